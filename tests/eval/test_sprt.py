@@ -1,0 +1,68 @@
+"""SPRT: decisions on simulated result streams, and the LLR against its normal form."""
+
+import numpy as np
+import pytest
+
+from drl.eval.elo import expected_score
+from drl.eval.sprt import llr, sprt
+
+
+def _run(rng, true_elo, elo0, elo1, draw=0.3, max_games=20000, every=10):
+    e = expected_score(true_elo)
+    p_draw = draw * 2 * min(e, 1 - e)
+    p_win = e - p_draw / 2
+    counts = np.zeros(3)
+    outcomes = rng.choice(3, size=max_games, p=[1 - p_win - p_draw, p_draw, p_win])
+    for start in range(0, max_games, every):
+        np.add.at(counts, outcomes[start:start + every], 1)
+        res = sprt(counts, elo0, elo1)
+        if res.decision != "continue":
+            return res
+    return res
+
+
+@pytest.mark.parametrize("true_elo, expected", [(80.0, "H1"), (-40.0, "H0")])
+def test_clear_streams_are_decided_right(true_elo, expected):
+    rng = np.random.default_rng(7)
+    for _ in range(5):
+        assert _run(rng, true_elo, 0.0, 30.0).decision == expected
+
+
+def test_error_rates_near_nominal():
+    rng = np.random.default_rng(11)
+    at_h0 = [_run(rng, 0.0, 0.0, 60.0, every=5).decision for _ in range(60)]
+    at_h1 = [_run(rng, 60.0, 0.0, 60.0, every=5).decision for _ in range(60)]
+    # alpha = beta = 0.05: a handful of wrong decisions at most out of 60.
+    assert at_h0.count("H1") <= 8
+    assert at_h1.count("H0") <= 8
+    assert "continue" not in at_h0 + at_h1
+
+
+def test_llr_matches_normal_approximation():
+    counts = np.array([2000.0, 3100.0, 2300.0])
+    a = np.array([0.0, 0.5, 1.0])
+    n = counts.sum()
+    p = counts / n
+    mean = (p * a).sum()
+    var = (p * (a - mean) ** 2).sum()
+    s0, s1 = expected_score(0.0), expected_score(5.0)
+    approx = n * (s1 - s0) * (2 * mean - s0 - s1) / (2 * var)
+    assert llr(counts, 0.0, 5.0) == pytest.approx(approx, rel=0.02)
+
+
+def test_pentanomial_counts():
+    strong = [5, 20, 60, 80, 40]   # pair points 0, 1/2, 1, 3/2, 2
+    weak = list(reversed(strong))
+    assert sprt(strong, 0, 20).llr > 0
+    assert sprt(weak, 0, 20).llr < 0
+    assert sprt(strong, 0, 20).samples == sum(strong)
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="elo0 < elo1"):
+        sprt([1, 1, 1], 10, 0)
+    with pytest.raises(ValueError, match="alpha"):
+        sprt([1, 1, 1], 0, 10, alpha=1.5)
+    with pytest.raises(ValueError, match="3 .trinomial. or 5"):
+        sprt([1, 1], 0, 10)
+    assert sprt([0, 0, 0], 0, 10).decision == "continue"
