@@ -1,0 +1,395 @@
+"""The compiled rules core: state layout, move generation, move application, outcome.
+
+Every kernel is ``@njit(cache=True)`` and works on plain ``int64`` arrays:
+
+- state ``int64[STATE_SIZE]`` (indices ``ST_*``),
+- params ``int64[PARAMS_SIZE]`` (``Variant.params``, indices ``P_*``),
+- moves ``int64[MAX_MOVES, MOVE_WIDTH]`` (columns ``M_*``; path entries past
+  ``M_PATH + nsteps`` are 0 in rows from :func:`generate_moves`).
+
+Layouts and meanings are fixed in ``docs/internals.md``. Rule sources are named on each
+kernel; capture rules are listed in ``drl.rules._movegen``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from drl.rules import _movegen as mg
+from drl.rules._bits import lowest_square, popcount
+from drl.rules._movegen import (CTX_SIZE, FLAG_CROWN, FLAG_KING, FLAG_REMOVE, M_CAPTURED,
+                                M_FLAGS, M_FROM, M_NSTEPS, M_PATH, M_TO, MAX_MOVES,
+                                MOVE_WIDTH)
+from drl.rules.geometry import ZOBRIST, ZOBRIST_SIDE
+from drl.rules.variant import (P_ASYMMETRIC, P_BLOCKED_GIVER, P_BOARD_SIZE, P_ELIM_WINNER,
+                               P_ENDGAME_RULE, P_FIRST, P_NO_PROGRESS, P_NSQ, P_OBJ_BLACK,
+                               P_ROLE_SWAP, P_ROWS, P_SIZE_IDX, P_TAKER_BLOCKED, PARAMS_SIZE)
+
+__all__ = [
+    "STATE_SIZE", "ST_BM", "ST_BK", "ST_WM", "ST_WK", "ST_TURN", "ST_NOPROG", "ST_HASH",
+    "ST_CAPTURED", "ST_ENDGAME", "ST_PLY", "PARAMS_SIZE", "MOVE_WIDTH", "MAX_MOVES",
+    "M_FROM", "M_TO", "M_CAPTURED", "M_NSTEPS", "M_FLAGS", "M_PATH", "FLAG_CROWN",
+    "FLAG_REMOVE", "FLAG_KING", "TAKE", "GIVE", "DRAW", "T_NO_PIECES", "T_BLOCKED",
+    "T_GIVER_ELIMINATED", "T_THREEFOLD_REPETITION", "T_NO_PROGRESS", "T_ENDGAME_RULE",
+    "initial_state", "make_state", "zobrist_hash", "generate_moves", "count_moves",
+    "apply_move", "apply_move_into", "objective", "status", "endgame_kind", "perft",
+    "move_buffer",
+]
+
+STATE_SIZE = 12
+ST_BM, ST_BK, ST_WM, ST_WK = 0, 1, 2, 3
+ST_TURN = 4
+ST_NOPROG = 5
+ST_HASH = 6
+ST_CAPTURED = 7
+ST_ENDGAME = 8
+ST_PLY = 9
+
+TAKE, GIVE = 0, 1
+DRAW = 2  # the "winner" of a drawn outcome in status()
+
+# Termination codes (drl.rules.Termination).
+T_NO_PIECES = 1
+T_BLOCKED = 2
+T_GIVER_ELIMINATED = 3
+T_THREEFOLD_REPETITION = 4
+T_NO_PROGRESS = 5
+T_ENDGAME_RULE = 6
+
+# FMJD endgame rules: plies after which the game is drawn.
+ENDGAME_16_MOVE = 1
+ENDGAME_5_MOVE = 2
+ENDGAME_16_PLIES = 32
+ENDGAME_5_PLIES = 10
+
+
+def move_buffer() -> np.ndarray:
+    """A zeroed move buffer, ``int64[MAX_MOVES, MOVE_WIDTH]``, for :func:`generate_moves`."""
+    return np.zeros((MAX_MOVES, MOVE_WIDTH), dtype=np.int64)
+
+
+@njit(cache=True)
+def zobrist_hash(state, params):
+    """Zobrist hash of the pieces and side to move, computed from scratch.
+
+    Args:
+        state: ``int64[STATE_SIZE]``.
+        params: ``int64[PARAMS_SIZE]``.
+
+    Returns:
+        int64 hash; ``apply_move`` keeps ``state[ST_HASH]`` equal to it incrementally.
+    """
+    z = params[P_SIZE_IDX]
+    h = 0
+    for p in range(4):
+        bb = state[p]
+        while bb:
+            s = lowest_square(bb)
+            bb &= bb - 1
+            h ^= ZOBRIST[z, p, s]
+    if state[ST_TURN] == 1:
+        h ^= ZOBRIST_SIDE
+    return h
+
+
+@njit(cache=True)
+def make_state(black_men, black_kings, white_men, white_kings, turn, params):
+    """A state from four bitboards and the side to move (counters 0, hash computed).
+
+    Args:
+        black_men, black_kings, white_men, white_kings: int64 bitboards (bit s = square s).
+        turn: 0 black to move, 1 white.
+        params: ``int64[PARAMS_SIZE]``.
+
+    Returns:
+        ``int64[STATE_SIZE]``. No validation: the FEN reader checks positions.
+    """
+    st = np.zeros(STATE_SIZE, dtype=np.int64)
+    st[ST_BM] = black_men
+    st[ST_BK] = black_kings
+    st[ST_WM] = white_men
+    st[ST_WK] = white_kings
+    st[ST_TURN] = turn
+    st[ST_HASH] = zobrist_hash(st, params)
+    return st
+
+
+@njit(cache=True)
+def initial_state(params):
+    """The start position: ``rows_of_men`` rows of men each, ``first_player`` to move.
+
+    Black (dark) men fill squares 1.. from the top, white men the last squares
+    (seed 003 "The board and the starting position"; FMJD art. 2 for 10x10).
+
+    Returns:
+        ``int64[STATE_SIZE]``.
+    """
+    half = params[P_BOARD_SIZE] // 2
+    nsq = params[P_NSQ]
+    n_men = params[P_ROWS] * half
+    black = (1 << n_men) - 1
+    white = ((1 << nsq) - 1) ^ ((1 << (nsq - n_men)) - 1)
+    return make_state(black, 0, white, 0, params[P_FIRST], params)
+
+
+@njit(cache=True)
+def generate_moves(state, params, out):
+    """Fill ``out[:k]`` with the legal moves of the side to move and return ``k``.
+
+    Captures are compulsory (seed 003, seed 002, FMJD art. 4); a multi-jump is one move
+    holding its whole path; max-capture, Turkish strike, flying-king landing squares,
+    promotion mid-capture and deduplication follow the variant (see ``_movegen``).
+
+    Args:
+        state: ``int64[STATE_SIZE]``.
+        params: ``int64[PARAMS_SIZE]``.
+        out: ``int64[MAX_MOVES, MOVE_WIDTH]``, written in place.
+
+    Returns:
+        The number of legal moves k (0 when the side to move is blocked or has no pieces).
+
+    Raises:
+        ValueError: if the moves do not fit in ``out``.
+    """
+    ctx = np.empty(mg.CTX_SIZE, dtype=np.int64)
+    k = mg.generate(state, params, out, ctx)
+    for i in range(k):
+        for j in range(M_PATH + out[i, M_NSTEPS], out.shape[1]):
+            out[i, j] = 0
+    return k
+
+
+@njit(cache=True)
+def count_moves(state, params):
+    """Number of legal moves (what ``generate_moves`` would return), counted in bulk.
+
+    Returns:
+        int; quiet moves are counted on bitboards without being generated.
+    """
+    cand = mg.capture_candidates(state, params)
+    if cand == 0:
+        return mg.count_quiet(state, params)
+    out = np.empty((MAX_MOVES, MOVE_WIDTH), dtype=np.int64)
+    ctx = np.empty(mg.CTX_SIZE, dtype=np.int64)
+    return mg.generate_captures(state, params, cand, out, ctx)
+
+
+@njit(cache=True)
+def endgame_kind(state):
+    """Which FMJD king-endgame rule describes the material (international, FMJD art. 8).
+
+    Returns:
+        1 (16-move rule: three kings, two kings and a man, or a king and two men against
+        a lone king), 2 (5-move rule: two kings, a king and a man, or a king against a
+        lone king), else 0.
+    """
+    bm = popcount(state[ST_BM])
+    bk = popcount(state[ST_BK])
+    wm = popcount(state[ST_WM])
+    wk = popcount(state[ST_WK])
+    kind = 0
+    for side in range(2):
+        if side == 0:
+            sm, sk, lm, lk = bm, bk, wm, wk
+        else:
+            sm, sk, lm, lk = wm, wk, bm, bk
+        if lm != 0 or lk != 1 or sk < 1:
+            continue
+        total = sm + sk
+        if total == 3:
+            kind = ENDGAME_16_MOVE
+        elif total <= 2:
+            return ENDGAME_5_MOVE
+    return kind
+
+
+@njit(cache=True)
+def apply_move_into(state, params, move, out):
+    """Play ``move`` (a row from ``generate_moves``) on ``state``, writing the result to
+    ``out`` (which may be ``state`` itself).
+
+    Updates the bitboards (captured pieces come off at the end of the move, the piece is
+    crowned or removed per the move flags), the side to move, ``ST_NOPROG`` (reset by a
+    capture or a man move, else +1), ``ST_CAPTURED``, ``ST_PLY``, the Zobrist hash
+    (incrementally) and, under the FMJD endgame rule, ``ST_ENDGAME`` (plies in the current
+    16-move / 5-move ending, restarted when the material changes). The move is not
+    checked for legality.
+
+    Args:
+        state: ``int64[STATE_SIZE]``.
+        params: ``int64[PARAMS_SIZE]``.
+        move: ``int64[MOVE_WIDTH]``.
+        out: ``int64[STATE_SIZE]``, written in place.
+    """
+    z = params[P_SIZE_IDX]
+    side = state[ST_TURN]
+    frm = move[M_FROM]
+    to = move[M_TO]
+    cap = move[M_CAPTURED]
+    flags = move[M_FLAGS]
+    own_m = 2 * side
+    own_k = own_m + 1
+    opp_m = 2 - own_m
+    opp_k = opp_m + 1
+    h = state[ST_HASH]
+    bm, bk, wm, wk = state[ST_BM], state[ST_BK], state[ST_WM], state[ST_WK]
+    noprog = state[ST_NOPROG]
+    captured = state[ST_CAPTURED]
+    endgame = state[ST_ENDGAME]
+    ply = state[ST_PLY]
+    for i in range(STATE_SIZE):
+        out[i] = state[i]
+    out[ST_BM] = bm
+    out[ST_BK] = bk
+    out[ST_WM] = wm
+    out[ST_WK] = wk
+
+    from_bit = 1 << frm
+    is_man = (out[own_m] & from_bit) != 0
+    kind = own_m if is_man else own_k
+    out[kind] &= ~from_bit
+    h ^= ZOBRIST[z, kind, frm]
+    if cap:
+        for p in (opp_m, opp_k):
+            bb = out[p] & cap
+            out[p] &= ~cap
+            while bb:
+                s = lowest_square(bb)
+                bb &= bb - 1
+                h ^= ZOBRIST[z, p, s]
+    if not flags & FLAG_REMOVE:
+        if flags & FLAG_CROWN:
+            kind = own_k
+        out[kind] |= 1 << to
+        h ^= ZOBRIST[z, kind, to]
+    out[ST_HASH] = h ^ ZOBRIST_SIDE
+    out[ST_TURN] = 1 - side
+    out[ST_NOPROG] = 0 if (cap or is_man) else noprog + 1
+    out[ST_CAPTURED] = captured + popcount(cap)
+    out[ST_PLY] = ply + 1
+    if params[P_ENDGAME_RULE]:
+        if cap or (flags & (FLAG_CROWN | FLAG_REMOVE)) or endgame_kind(out) == 0:
+            out[ST_ENDGAME] = 0
+        else:
+            out[ST_ENDGAME] = endgame + 1
+
+
+@njit(cache=True)
+def apply_move(state, params, move):
+    """Like :func:`apply_move_into` but returns a new ``int64[STATE_SIZE]`` array."""
+    out = np.empty(STATE_SIZE, dtype=np.int64)
+    apply_move_into(state, params, move, out)
+    return out
+
+
+@njit(cache=True)
+def objective(state, params, color):
+    """The objective of ``color`` (0 black, 1 white) now: 0 take, 1 give.
+
+    With ``role_swap_after_captures = N`` the two colours' objectives swap each time
+    another N pieces have been captured (seed 000 "Switched Roles", as an in-game swap).
+    """
+    n = params[P_ROLE_SWAP]
+    if n > 0 and (state[ST_CAPTURED] // n) % 2 == 1:
+        return params[P_OBJ_BLACK + 1 - color]
+    return params[P_OBJ_BLACK + color]
+
+
+@njit(cache=True)
+def status(state, params, n_legal):
+    """Outcome of the position, ignoring repetition (the Board keeps the history).
+
+    Resolution (DESIGN section 2 "Win/loss resolution"; seeds 000, 001, 003):
+
+    1. Give and Take (one Taker, one Giver): the Giver has no pieces -> the Taker wins
+       (``elimination_winner=giver``: the Giver wins), termination GIVER_ELIMINATED.
+    2. The side to move has no legal move: a taker loses (NO_PIECES or BLOCKED), except
+       that a blocked Taker with pieces draws under ``taker_blocked=draw``; a giver wins,
+       except that a blocked giver with pieces loses under ``blocked_giver=loses``.
+    3. The side not to move has no pieces (only in set-up positions): it loses if it
+       takes, wins if it gives (NO_PIECES).
+    4. Draws: ``no_progress_plies`` reached (NO_PROGRESS); FMJD 16-move / 5-move king
+       endgames after 32 / 10 plies (ENDGAME_RULE).
+
+    Args:
+        state: ``int64[STATE_SIZE]``.
+        params: ``int64[PARAMS_SIZE]``.
+        n_legal: number of legal moves in the position.
+
+    Returns:
+        -1 while the game goes on, else ``termination * 4 + winner`` (winner 0 black,
+        1 white, 2 draw).
+    """
+    side = state[ST_TURN]
+    other = 1 - side
+    count = (popcount(state[ST_BM] | state[ST_BK]), popcount(state[ST_WM] | state[ST_WK]))
+    own = count[0] if side == 0 else count[1]
+    opp = count[1] if side == 0 else count[0]
+    if params[P_ASYMMETRIC]:
+        giver = 0 if objective(state, params, 0) == GIVE else 1
+        giver_pieces = count[0] if giver == 0 else count[1]
+        if giver_pieces == 0:
+            winner = 1 - giver if params[P_ELIM_WINNER] == 0 else giver
+            return T_GIVER_ELIMINATED * 4 + winner
+    if n_legal == 0:
+        term = T_BLOCKED if own > 0 else T_NO_PIECES
+        if objective(state, params, side) == TAKE:
+            if own > 0 and params[P_ASYMMETRIC] and params[P_TAKER_BLOCKED] == 1:
+                return term * 4 + DRAW
+            return term * 4 + other
+        if own > 0 and params[P_BLOCKED_GIVER] == 1:
+            return term * 4 + other
+        return term * 4 + side
+    if opp == 0:
+        winner = side if objective(state, params, other) == TAKE else other
+        return T_NO_PIECES * 4 + winner
+    limit = params[P_NO_PROGRESS]
+    if limit > 0 and state[ST_NOPROG] >= limit:
+        return T_NO_PROGRESS * 4 + DRAW
+    if params[P_ENDGAME_RULE]:
+        kind = endgame_kind(state)
+        if (kind == ENDGAME_16_MOVE and state[ST_ENDGAME] >= ENDGAME_16_PLIES) or (
+                kind == ENDGAME_5_MOVE and state[ST_ENDGAME] >= ENDGAME_5_PLIES):
+            return T_ENDGAME_RULE * 4 + DRAW
+    return -1
+
+
+@njit(cache=True)
+def _perft(states, level, params, depth, moves, ctx):
+    st = states[level]
+    buf = moves[level]
+    if depth == 1:
+        return mg.count(st, params, buf, ctx)
+    k = mg.generate(st, params, buf, ctx)
+    nxt = states[level + 1]
+    total = 0
+    for i in range(k):
+        apply_move_into(st, params, buf[i], nxt)
+        total += _perft(states, level + 1, params, depth - 1, moves, ctx)
+    return total
+
+
+@njit(cache=True)
+def perft(state, params, depth):
+    """Number of leaf nodes of the legal-move tree ``depth`` plies deep.
+
+    A multi-jump counts as one move; duplicate captures count once; positions that are
+    finished (no legal move) contribute 0; draw rules are ignored. The last ply is
+    counted in bulk (quiet moves by popcount).
+
+    Args:
+        state: ``int64[STATE_SIZE]``.
+        params: ``int64[PARAMS_SIZE]``.
+        depth: plies, >= 0.
+
+    Returns:
+        int64 leaf count (1 for depth 0).
+    """
+    if depth <= 0:
+        return 1
+    states = np.empty((depth + 1, STATE_SIZE), dtype=np.int64)
+    states[0] = state
+    moves = np.empty((depth, MAX_MOVES, MOVE_WIDTH), dtype=np.int64)
+    ctx = np.empty(CTX_SIZE, dtype=np.int64)
+    return _perft(states, 0, params, depth, moves, ctx)
