@@ -27,7 +27,7 @@ FMJD rules for international):
 from __future__ import annotations
 
 import numpy as np
-from numba import int64, njit, void
+from numba import njit
 
 from drl.rules._bits import lowest_square, popcount, step
 from drl.rules.geometry import CROWN_MASK, FULL, MAX_STEPS, NEIGHBOR, RAY
@@ -62,7 +62,10 @@ C_MAX_CAPTURE = 7
 C_FROM = 8
 C_START_KING = 9
 C_PATH = 10
-CTX_SIZE = C_PATH + MAX_PATH
+C_STACK = C_PATH + MAX_PATH
+STACK_WIDTH = 5  # square, king, crowned, captured, nsteps
+STACK_DEPTH = 1024
+CTX_SIZE = C_STACK + STACK_WIDTH * STACK_DEPTH
 
 # RAY padded with one more -1 column so that a walk can read one square past the edge.
 _RAYX = np.full(RAY.shape[:3] + (MAX_STEPS + 1,), -1, dtype=np.int64)
@@ -139,80 +142,115 @@ def _emit(end, king, crowned, captured, nsteps, out, ctx):
     ctx[C_COUNT] = k + 1
 
 
-# Explicit signature: the search is recursive, so its argument types are fixed up front
-# (king and crowned are 0/1 integers).
-@njit(void(int64, int64, int64, int64, int64, int64, int64, int64, int64[:, ::1],
-           int64[::1]), cache=True)
-def _search(z, sq, king, crowned, captured, nsteps, opp, occ, out, ctx):
-    """Depth-first search of capture sequences continuing from ``sq``.
+@njit(cache=True, inline="always")
+def _push(ctx, top, sq, king, crowned, captured, nsteps):
+    if top >= STACK_DEPTH:
+        raise ValueError("capture search stack overflow")
+    base = C_STACK + STACK_WIDTH * top
+    ctx[base] = sq
+    ctx[base + 1] = king
+    ctx[base + 2] = crowned
+    ctx[base + 3] = captured
+    ctx[base + 4] = nsteps
+    return top + 1
 
-    ``king``: the piece currently moves as a king; ``crowned``: it was crowned during this
-    move (``continue_as_king``); ``nsteps`` jumps made so far. Finished sequences are
-    written to ``out`` by :func:`_emit`.
+
+@njit(cache=True)
+def _search(z, start, king0, opp, occ, out, ctx):
+    """Depth-first search of the capture sequences of the piece on ``start``.
+
+    An explicit stack of nodes (square, moves as king, crowned during this move, captured
+    set, jumps made) replaces recursion; ``ctx[C_PATH + i]`` holds the landing square of
+    jump i of the node being expanded (ancestors' entries stay valid in depth-first
+    order). Finished sequences are written to ``out`` by :func:`_emit`.
     """
-    flying = king != 0 and ctx[C_FLYING] != 0
-    dirs = 0b1111 if king else ctx[C_MEN_DIRS]
-    if nsteps >= MAX_PATH:
-        raise ValueError("capture sequence longer than the move row holds")
-    found = False
-    for d in range(4):
-        if not (dirs >> d) & 1:
-            continue
-        if flying:
-            k = 0
-            t = _RAYX[z, sq, d, 0]
-            while t >= 0 and not (occ >> t) & 1:
-                k += 1
-                t = _RAYX[z, sq, d, k]
-            if t < 0 or not (opp >> t) & 1 or (captured >> t) & 1:
+    top = _push(ctx, 0, start, king0, 0, 0, 0)
+    while top > 0:
+        top -= 1
+        base = C_STACK + STACK_WIDTH * top
+        sq = ctx[base]
+        king = ctx[base + 1]
+        crowned = ctx[base + 2]
+        captured = ctx[base + 3]
+        nsteps = ctx[base + 4]
+        if nsteps > 0:
+            ctx[C_PATH + nsteps - 1] = sq
+        if nsteps >= MAX_PATH:
+            raise ValueError("capture sequence longer than the move row holds")
+        flying = king != 0 and ctx[C_FLYING] != 0
+        dirs = 0b1111 if king != 0 else ctx[C_MEN_DIRS]
+        found = False
+        first_child = top
+        for d in range(4):
+            if not (dirs >> d) & 1:
                 continue
-            first = k + 1
-            land = _RAYX[z, sq, d, first]
-            if land < 0 or (occ >> land) & 1:
-                continue
-            found = True
-            newcap = captured | (1 << t)
-            # Landing squares from which the capture goes on, if any, are compulsory.
-            can_continue = False
-            j = first
-            while land >= 0 and not (occ >> land) & 1:
-                if _piece_has_capture(z, land, True, 0b1111, newcap, occ, opp):
-                    can_continue = True
-                    break
-                j += 1
-                land = _RAYX[z, sq, d, j]
-            j = first
-            land = _RAYX[z, sq, d, j]
-            while land >= 0 and not (occ >> land) & 1:
-                ctx[C_PATH + nsteps] = land
-                if not can_continue:
-                    _emit(land, 1, crowned, newcap, nsteps + 1, out, ctx)
-                elif _piece_has_capture(z, land, True, 0b1111, newcap, occ, opp):
-                    _search(z, land, 1, crowned, newcap, nsteps + 1, opp, occ, out, ctx)
-                j += 1
-                land = _RAYX[z, sq, d, j]
-        else:
-            t = NEIGHBOR[z, sq, d]
-            if t < 0 or not (opp >> t) & 1 or (captured >> t) & 1:
-                continue
-            land = NEIGHBOR[z, t, d]
-            if land < 0 or (occ >> land) & 1:
-                continue
-            found = True
-            newcap = captured | (1 << t)
-            ctx[C_PATH + nsteps] = land
-            if king == 0 and (ctx[C_CROWN] >> land) & 1:
-                promo = ctx[C_PROMO_MID]
-                if promo == PROMO_STOP or (promo == PROMO_AS_KING
-                                           and ctx[C_PROMOTION] == PROMOTION_REMOVE):
-                    _emit(land, 0, 0, newcap, nsteps + 1, out, ctx)
+            if flying:
+                k = 0
+                t = _RAYX[z, sq, d, 0]
+                while t >= 0 and not (occ >> t) & 1:
+                    k += 1
+                    t = _RAYX[z, sq, d, k]
+                if t < 0 or not (opp >> t) & 1 or (captured >> t) & 1:
                     continue
-                if promo == PROMO_AS_KING:
-                    _search(z, land, 1, 1, newcap, nsteps + 1, opp, occ, out, ctx)
+                first = k + 1
+                land = _RAYX[z, sq, d, first]
+                if land < 0 or (occ >> land) & 1:
                     continue
-            _search(z, land, king, crowned, newcap, nsteps + 1, opp, occ, out, ctx)
-    if not found and nsteps > 0:
-        _emit(sq, king, crowned, captured, nsteps, out, ctx)
+                found = True
+                newcap = captured | (1 << t)
+                # Landing squares from which the capture goes on, if any, are compulsory.
+                can_continue = False
+                j = first
+                while land >= 0 and not (occ >> land) & 1:
+                    if _piece_has_capture(z, land, True, 0b1111, newcap, occ, opp):
+                        can_continue = True
+                        break
+                    j += 1
+                    land = _RAYX[z, sq, d, j]
+                j = first
+                land = _RAYX[z, sq, d, j]
+                while land >= 0 and not (occ >> land) & 1:
+                    if not can_continue:
+                        ctx[C_PATH + nsteps] = land
+                        _emit(land, 1, crowned, newcap, nsteps + 1, out, ctx)
+                    elif _piece_has_capture(z, land, True, 0b1111, newcap, occ, opp):
+                        top = _push(ctx, top, land, 1, crowned, newcap, nsteps + 1)
+                    j += 1
+                    land = _RAYX[z, sq, d, j]
+            else:
+                t = NEIGHBOR[z, sq, d]
+                if t < 0 or not (opp >> t) & 1 or (captured >> t) & 1:
+                    continue
+                land = NEIGHBOR[z, t, d]
+                if land < 0 or (occ >> land) & 1:
+                    continue
+                found = True
+                newcap = captured | (1 << t)
+                if king == 0 and (ctx[C_CROWN] >> land) & 1:
+                    promo = ctx[C_PROMO_MID]
+                    if promo == PROMO_STOP or (promo == PROMO_AS_KING
+                                               and ctx[C_PROMOTION] == PROMOTION_REMOVE):
+                        ctx[C_PATH + nsteps] = land
+                        _emit(land, 0, 0, newcap, nsteps + 1, out, ctx)
+                        continue
+                    if promo == PROMO_AS_KING:
+                        top = _push(ctx, top, land, 1, 1, newcap, nsteps + 1)
+                        continue
+                top = _push(ctx, top, land, king, crowned, newcap, nsteps + 1)
+        if not found and nsteps > 0:
+            _emit(sq, king, crowned, captured, nsteps, out, ctx)
+        # Expand the children in the order they were found.
+        lo = first_child
+        hi = top - 1
+        while lo < hi:
+            a = C_STACK + STACK_WIDTH * lo
+            b = C_STACK + STACK_WIDTH * hi
+            for i in range(STACK_WIDTH):
+                tmp = ctx[a + i]
+                ctx[a + i] = ctx[b + i]
+                ctx[b + i] = tmp
+            lo += 1
+            hi -= 1
 
 
 @njit(cache=True)
@@ -261,7 +299,7 @@ def generate_captures(state, params, cand, out, ctx):
         is_king = (kings >> s) & 1
         ctx[C_FROM] = s
         ctx[C_START_KING] = is_king
-        _search(z, s, is_king, 0, 0, 0, opp, occ_all & ~(1 << s), out, ctx)
+        _search(z, s, is_king, opp, occ_all & ~(1 << s), out, ctx)
     return ctx[C_COUNT]
 
 
