@@ -1,0 +1,47 @@
+"""The rules of draughts and its variants: positions, legal moves, outcomes, FEN and PDN.
+
+>>> from drl.rules import Board
+>>> board = Board("russian")
+>>> board.turn
+<Color.WHITE: 1>
+>>> board.push("cd4")
+>>> str(board.move_stack[-1])
+'c3-d4'
+>>> board.outcome() is None
+True
+
+Everything here is usable without torch or gymnasium. The hot path (move generation,
+perft) is compiled; see ``docs/internals.md`` for the array layouts.
+"""
+
+from drl.rules.board import (
+    AmbiguousMoveError,
+    Board,
+    Color,
+    IllegalMoveError,
+    Move,
+    Outcome,
+    Termination,
+)
+from drl.rules.fen import FENError
+from drl.rules.pdn import Game, PDNError, read_games, replay, replay_file, write_game
+from drl.rules.variant import Variant, VariantError
+
+__all__ = [
+    "AmbiguousMoveError",
+    "Board",
+    "Color",
+    "FENError",
+    "Game",
+    "IllegalMoveError",
+    "Move",
+    "Outcome",
+    "PDNError",
+    "Termination",
+    "Variant",
+    "VariantError",
+    "read_games",
+    "replay",
+    "replay_file",
+    "write_game",
+]

@@ -1,0 +1,267 @@
+"""PDN reader, writer and replay (drl.rules.pdn)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from drl.rules import Board, PDNError, Variant, read_games, replay, replay_file, write_game
+from drl.rules.pdn import board_to_pdn, game_type_tag, normalize_result, variant_for_game
+
+
+def one(text: str, **kw):
+    games = list(read_games(text, **kw))
+    assert len(games) == 1, games
+    return games[0]
+
+
+# -- the PDN syntax test files (wiegerw/pdn) -------------------------------------------------
+
+SYNTAX = {
+    "succeed_alphanumeric.pdn": (["a3b4"], None),
+    "succeed_gameterminator.pdn": (["32-28"], "1/2-1/2"),
+    "succeed_linecomment.pdn": (["32-28", "19-23"], None),
+    "succeed_movestrength.pdn": (["32-28", "19-23", "28x19"], "*"),
+    "succeed_string.pdn": (["32-28"], None),
+    "succeed_unicode.pdn": (["32-28", "19-23"], None),
+    "succeed_variation.pdn": (["32-28", "19-23", "28x19", "14x23"], None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SYNTAX))
+def test_syntax_files_read(games_dir: Path, name: str):
+    game = one(games_dir / "pdn-syntax" / name)
+    moves, result = SYNTAX[name]
+    assert game.moves == moves
+    assert game.result == result
+
+
+def test_syntax_file_tags(games_dir: Path):
+    assert one(games_dir / "pdn-syntax/succeed_string.pdn").tags["White"] == \
+        'This is a string with an escaped character "'
+    unicode = one(games_dir / "pdn-syntax/succeed_unicode.pdn")
+    assert unicode.tags == {"White": "Сергей Фадеев", "Black": "高文龙"}
+    assert one(games_dir / "pdn-syntax/succeed_linecomment.pdn").tags == {"Date": "2012.02.01"}
+
+
+def test_syntax_file_fen_games(games_dir: Path):
+    games = list(read_games(games_dir / "pdn-syntax/succeed_fen.pdn"))
+    assert [g.fen for g in games] == ["?:W29,13,11:B22,4,2", "W:W31,29,K15:B14,13,12,9",
+                                      "W:W31-50:B1-20"]
+    assert all(g.moves == [] and g.result == "*" for g in games)
+    boards = [replay(g, "international") for g in games]
+    assert boards[0].turn == Board("international").turn  # "?" = the first player
+    assert boards[2].fen() == Board("international").fen()
+
+
+def test_nested_comment_is_a_clear_error(games_dir: Path):
+    path = games_dir / "pdn-syntax/fail_nested_comment.pdn"
+    with pytest.raises(PDNError, match=r"fail_nested_comment.pdn: line 1: .*do not nest"):
+        list(read_games(path))
+    (game,) = read_games(path, strict=False)
+    assert game.moves == ["33-29", "19-23", "35-30"]
+    assert "do not nest" in game.error
+    with pytest.raises(PDNError, match="do not nest"):
+        replay(game, "international")
+
+
+def test_alphanumeric_move_replays_on_8x8(games_dir: Path):
+    board = replay(one(games_dir / "pdn-syntax/succeed_alphanumeric.pdn"), "russian")
+    assert [str(m) for m in board.move_stack] == ["a3-b4"]
+
+
+# -- tokenizer details -------------------------------------------------------------------------
+
+def test_glued_numbers_spaces_strength_nags_and_ellipsis():
+    game = one("1.33-28 18-23 2. 28x19!? 14x23 $1 3.  1- 7?? 12... 35x 4 4. ... 10-15 *")
+    assert game.moves == ["33-28", "18-23", "28x19", "14x23", "1-7", "35x4", "10-15"]
+    assert game.move_numbers == [1, 1, 2, 2, 3, 12, 4]
+    assert game.result == "*"
+
+
+def test_comments_variations_and_line_comments():
+    text = ("% a line comment\n[Event \"x\"]\n1. 32-28 {[%eval 0.12][%depth 9]} 19-23 "
+            "(18-23 (17-22) 38-32 {a (paren) inside}) ; rest of line\n2. 28x19 14x23 2-0\n")
+    game = one(text)
+    assert game.moves == ["32-28", "19-23", "28x19", "14x23"]
+    assert game.result == "2-0"
+    assert game.move_lines == [3, 3, 4, 4]
+
+
+def test_russian_short_moves_and_colon_results():
+    games = list(read_games('[GameType "25"]\n1. ed4 dc5 2. fe3 1/2:1/2\n'
+                            '[GameType "25"]\n1. cd4 fg5 0:1\n'))
+    assert [g.moves for g in games] == [["ed4", "dc5", "fe3"], ["cd4", "fg5"]]
+    assert [normalize_result(g.result) for g in games] == ["1/2-1/2", "0-1"]
+    board = replay(games[0])
+    assert [str(m) for m in board.move_stack] == ["e3-d4", "d6-c5", "f2-e3"]
+
+
+def test_games_split_on_tags_without_result():
+    games = list(read_games('[Event "a"]\n1. 32-28\n[Event "b"]\n1. 33-29 *\n'))
+    assert [(g.tags["Event"], g.moves, g.index) for g in games] == \
+        [("a", ["32-28"], 1), ("b", ["33-29"], 2)]
+    assert games[1].line == 3
+
+
+def test_latin1_bytes_are_decoded():
+    game = one('[White "Jos\xe9 Mu\xf1oz"]\n1. 32-28 *\n'.encode("latin-1"))
+    assert game.tags["White"] == "José Muñoz"
+
+
+def test_unclosed_tag_string_is_read_to_the_bracket():
+    # A defect found in real files: [Round "11.1]
+    game = one('[Round "11.1]\n[GameType "25"]\n1. cd4 *')
+    assert game.tags == {"Round": "11.1", "GameType": "25"}
+
+
+@pytest.mark.parametrize("text, words", [
+    ("1. 32-28 { open comment", ["line 1", "never closed"]),
+    ("1. 32-28 )", ["')' without"]),
+    ("1. 32-28 (19-23", ["never closed"]),
+    ("1. 32-28 19-23hello", ["'19-23hello'"]),
+    ('[Event x]', ["malformed tag"]),
+    ("1. 32-28 19-", ["'19-'", "cut off"]),
+])
+def test_malformed_text(text, words):
+    with pytest.raises(PDNError) as info:
+        list(read_games(text))
+    for word in words:
+        assert word in str(info.value)
+
+
+def test_non_strict_reading_goes_on_at_the_next_game():
+    text = '[Event "a"]\n1. 32-28 19-23garbage 2. 33-29 *\n\n[Event "b"]\n1. 31-27 *\n'
+    a, b = read_games(text, strict=False)
+    assert a.moves == ["32-28"] and "19-23garbage" in a.error
+    assert b.moves == ["31-27"] and b.error is None
+
+
+@pytest.mark.parametrize("text, result", [
+    ("2-0", "1-0"), ("1-0", "1-0"), ("1:0", "1-0"), ("0-2", "0-1"), ("0-1", "0-1"),
+    ("0:1", "0-1"), ("1-1", "1/2-1/2"), ("1/2-1/2", "1/2-1/2"), ("1/2:1/2", "1/2-1/2"),
+    ("*", "*"),
+])
+def test_results(text, result):
+    assert normalize_result(text) == result
+    assert one(f"1. 32-28 {text}").result == text
+
+
+def test_bad_result():
+    with pytest.raises(PDNError, match="'3-0'"):
+        normalize_result("3-0")
+
+
+# -- GameType and Variant tags -----------------------------------------------------------------
+
+@pytest.mark.parametrize("value, name", [
+    ("20", "international"), ("20,W,10,10,N1,0", "international"), ("21", "english"),
+    ("25", "russian"), ("26", "brazilian")])
+def test_game_type_to_variant(value, name):
+    game = one(f'[GameType "{value}"]\n*')
+    assert variant_for_game(game) == Variant.preset(name)
+
+
+def test_unsupported_or_missing_game_type():
+    with pytest.raises(PDNError, match=r"GameType 22 \(Italian\) is not supported"):
+        variant_for_game(one('[GameType "22"]\n*'))
+    with pytest.raises(PDNError, match="no GameType or Variant tag"):
+        variant_for_game(one("1. 32-28 *"))
+    assert variant_for_game(one("1. 32-28 *"), "international").board_size == 10
+
+
+def test_variant_tag_wins_over_game_type():
+    game = one('[GameType "21"]\n[Variant "give_and_take:taker=white"]\n*')
+    assert variant_for_game(game) == Variant.parse("give_and_take:taker=white")
+
+
+@pytest.mark.parametrize("variant, game_type, tag", [
+    ("english", "21", None), ("russian", "25", None), ("brazilian", "26", None),
+    ("international", "20", None),
+    ("giveaway", "25", "giveaway"), ("losing", "21", "losing"),
+    ("give_and_take", "21", "give_and_take"),
+    ("give_and_take:board_size=10", "20", "give_and_take:board_size=10"),
+    ("english:max_capture=true", "21", "english:max_capture=true"),
+])
+def test_game_type_tag(variant, game_type, tag):
+    v = Variant.parse(variant)
+    number, variant_tag = game_type_tag(v)
+    assert number == game_type
+    assert variant_tag == (None if tag is None else str(Variant.parse(tag)))
+
+
+# -- writing -----------------------------------------------------------------------------------
+
+def test_write_then_read_back():
+    moves = ["11-15", "23-19", "8-11", "22-17", "9-13", "17x10x1"]
+    text = write_game(moves, {"Black": 'A "quoted" name', "Event": "test", "GameType": "21"},
+                      "1/2-1/2", width=30)
+    assert text.startswith('[Event "test"]\n[Black "A \\"quoted\\" name"]\n[Result "1/2-1/2"]')
+    assert max(len(line) for line in text.splitlines()[4:]) <= 30
+    game = one(text)
+    assert game.moves == moves
+    assert game.result == "1/2-1/2"
+    assert game.tags["Black"] == 'A "quoted" name'
+    assert game.move_numbers == [1, 1, 2, 2, 3, 3]
+
+
+def test_write_rejects_bad_result():
+    with pytest.raises(PDNError):
+        write_game(["11-15"], {}, "white wins")
+
+
+@pytest.mark.parametrize("variant, fen, moves", [
+    ("english", None, ["11-15", "23-19", "8-11", "22-17"]),
+    ("give_and_take:taker=white", None, ["11-15", "22-18", "15x22"]),
+    ("russian", "W:Wc3,e3:Bd4,f4", ["c3:e5:g3"]),
+    ("international", "W:WK46:B37,22,21,31", ["46x28x17x26"]),
+])
+def test_board_to_pdn_replays_to_the_same_position(variant, fen, moves):
+    board = Board(variant, fen=fen)
+    for m in moves:
+        board.push(m)
+    text = board_to_pdn(board, {"Event": "selfplay"})
+    game = one(text)
+    if Variant.parse(variant) != Variant.preset(Variant.parse(variant).name):
+        assert game.tags["Variant"] == str(board.variant)
+    assert ("FEN" in game.tags) == (fen is not None)
+    again = replay(game)
+    assert again.variant == board.variant
+    assert again.fen() == board.fen()
+    assert again.move_stack == board.move_stack
+
+
+def test_board_to_pdn_result_from_outcome():
+    board = Board("international", fen="W:W28:B23")
+    board.push("28x19")
+    game = one(board_to_pdn(board))
+    assert game.result == "1-0" and game.tags["Result"] == "1-0"
+
+
+# -- replay errors -----------------------------------------------------------------------------
+
+def test_replay_names_file_game_and_move():
+    text = ('[GameType "21"]\n1. 11-15 23-19 2. 8-11 *\n\n'
+            '[GameType "21"]\n1. 11-15 23-19\n2. 9-14 22-18 3. 15x24 *\n')
+    first, second = read_games(text)
+    assert len(replay(first).move_stack) == 3
+    with pytest.raises(PDNError) as info:
+        replay(second)
+    msg = str(info.value)
+    for word in ("<text>: game 2", "line 6", "move 3", "ply 5", "'15x24'",
+                 "legal moves", "14x23", "15x22"):
+        assert word in msg
+
+
+def test_replay_file_goes_on_after_a_bad_game(tmp_path: Path):
+    path = tmp_path / "three.pdn"
+    path.write_text('[GameType "21"]\n1. 11-15 23-19 *\n\n'
+                    '[GameType "21"]\n1. 11-15 11-16 *\n\n'
+                    '[GameType "21"]\n1. 9-13 *\n')
+    report = replay_file(path)
+    assert report.games_ok == 2 and report.games == 3
+    assert report.moves == 2 + 1 + 1
+    ((index, message),) = report.failures
+    assert index == 2 and "'11-16'" in message
+    assert "2/3 games ok" in str(report)
