@@ -1,0 +1,277 @@
+"""Single-agent Gymnasium env: the agent plays one colour, an opponent agent the other.
+
+One env step is one **step action** (one hop; a multi-jump takes several env steps and the
+agent keeps the turn until its move is complete); the opponent's full moves are played
+inside :meth:`DraughtsEnv.step`. Observations and actions follow :mod:`drl.encode`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Union
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from drl.encode.planes import N_CHANNELS
+from drl.envs.game import StepGame
+from drl.envs.opponents import RandomMover, make_opponent
+from drl.envs.render import render_ansi, render_rgb
+from drl.envs.variants import Options, build_variant, role_variants
+from drl.rules.board import Outcome
+from drl.rules.pdn import board_to_pdn
+from drl.rules.variant import Variant
+
+COLORS = ("black", "white")
+ILLEGAL_ACTIONS = ("raise", "lose")
+DEFAULT_MAX_PLIES = 400
+
+
+class DraughtsEnv(gym.Env):
+    """Draughts, losing draughts or Give and Take against a fixed opponent.
+
+    Args:
+        variant: variant string or :class:`~drl.rules.Variant` (``"english"``,
+            ``"give_and_take"``, ``"international"``, ...).
+        role: Give and Take only: ``"taker"`` or ``"giver"``, the agent's role; the
+            ``taker`` flag is then set each episode from the agent's colour. ``None`` keeps
+            the variant's flags as they are.
+        variant_options: more rule flags, a dict (``{"max_capture": True}``) or a string
+            (``"max_capture=true,board_size=10"``).
+        opponent: agent spec string for the other side (``"random"`` default; any spec of
+            ``drl.agents.make``) or an agent object with ``select_move(board)``/``reset(seed)``.
+        agent_color: ``"black"``, ``"white"`` or ``"random"`` (drawn each episode from the
+            env's seeded generator).
+        max_plies: the episode is truncated (not drawn) after this many plies (full moves
+            by either side) since reset; ``None`` for no limit.
+        illegal_action: ``"raise"`` a ``ValueError`` naming the action and the legal ones,
+            or ``"lose"``: end the episode with reward -1.
+        render_mode: ``None``, ``"ansi"`` (text) or ``"rgb_array"`` (``uint8[H, W, 3]``).
+
+    Spaces:
+        observation: ``Dict(observation=Box(0, 1, (C, n, n), float32),
+        action_mask=Box(0, 1, (A,), int8))`` with C = 22, A = 896 (8x8) or 1800 (10x10).
+        action: ``Discrete(A)``, step actions in the mover's frame (docs/internals.md).
+
+    Rewards: +1 / -1 / 0 from the agent's side when the game ends by rule, 0 otherwise
+    (also on truncation). ``info`` always holds ``action_mask``, ``agent_color``,
+    ``role`` (``"taker"``/``"giver"`` in Give and Take, else None), ``objective``
+    (``"take"``/``"give"``) and ``ply``; at the end also ``termination`` (a
+    :class:`~drl.rules.Termination` name, ``"max_plies"`` or ``"illegal_action"``),
+    ``winner`` (``"black"``/``"white"``/None), ``outcome`` (:class:`~drl.rules.Outcome` or
+    None), ``result`` and ``pdn`` (the game as PDN text).
+
+    Raises:
+        ValueError: on a bad argument (the message names it), on an illegal action with
+            ``illegal_action="raise"``, or when ``reset(options={"fen": ...})`` gives a
+            position that is decided before the agent can move.
+    """
+
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
+
+    def __init__(self, variant: Union[str, Variant] = "english", role: Optional[str] = None,
+                 variant_options: Options = None, opponent: Any = "random",
+                 agent_color: str = "random", max_plies: Optional[int] = DEFAULT_MAX_PLIES,
+                 illegal_action: str = "raise", render_mode: Optional[str] = None) -> None:
+        if agent_color not in COLORS + ("random",):
+            raise ValueError(f"agent_color must be 'black', 'white' or 'random', "
+                             f"got {agent_color!r}")
+        if max_plies is not None and (isinstance(max_plies, bool)
+                                      or not isinstance(max_plies, (int, np.integer))
+                                      or max_plies < 1):
+            raise ValueError(f"max_plies must be a positive integer or None, got {max_plies!r}")
+        if illegal_action not in ILLEGAL_ACTIONS:
+            raise ValueError(f"illegal_action must be 'raise' or 'lose', got {illegal_action!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None, 'ansi' or 'rgb_array', "
+                             f"got {render_mode!r}")
+        self.variant = build_variant(variant, variant_options)
+        self._variants = role_variants(self.variant, role)
+        self.role = role
+        self.agent_color = agent_color
+        self.max_plies = None if max_plies is None else int(max_plies)
+        self.illegal_action = illegal_action
+        self.render_mode = render_mode
+        self._opponent_spec = opponent
+        self.opponent = make_opponent(opponent)
+        self._fast_random = isinstance(self.opponent, RandomMover)
+
+        n = self.variant.board_size
+        self._game = StepGame(self._variants[0])
+        self._n_actions = self._game.n_actions
+        self.observation_space = spaces.Dict({
+            "observation": spaces.Box(0.0, 1.0, (N_CHANNELS, n, n), dtype=np.float32),
+            "action_mask": spaces.Box(0, 1, (self._n_actions,), dtype=np.int8),
+        })
+        self.action_space = spaces.Discrete(self._n_actions)
+        self._agent = 0
+        self._done = True
+        self._end_info: dict[str, Any] = {}
+
+    # ------------------------------------------------------------------ public API
+
+    @property
+    def board(self):
+        """A copy of the current :class:`~drl.rules.Board` (completed moves only)."""
+        return self._game.board.copy()
+
+    @property
+    def prefix(self) -> tuple[int, ...]:
+        """Step actions the agent has played in its move in progress."""
+        return tuple(int(a) for a in self._game.prefix[:self._game.plen])
+
+    def reset(self, *, seed: Optional[int] = None,
+              options: Optional[dict[str, Any]] = None) -> tuple[dict[str, np.ndarray], dict]:
+        """Start an episode.
+
+        Args:
+            seed: seeds the env's generator, which draws the agent's colour (if random) and
+                the opponent's seed, so the whole episode is reproducible.
+            options: ``{"fen": "..."}`` starts from that position instead of the start
+                position; ``{"agent_color": "black"}`` overrides the colour for this episode.
+
+        Returns:
+            ``(observation, info)`` at the agent's first turn.
+        """
+        super().reset(seed=seed)
+        options = dict(options or {})
+        color = options.pop("agent_color", self.agent_color)
+        fen = options.pop("fen", None)
+        if options:
+            raise ValueError(f"unknown reset options {sorted(options)}; valid: fen, agent_color")
+        if color == "random":
+            self._agent = int(self.np_random.integers(2))
+        elif color in COLORS:
+            self._agent = COLORS.index(color)
+        else:
+            raise ValueError(f"agent_color must be 'black', 'white' or 'random', got {color!r}")
+        opp_seed = int(self.np_random.integers(2**62))
+        if hasattr(self.opponent, "reset"):
+            self.opponent.reset(seed=opp_seed)
+        self._game = StepGame(self._variants[self._agent], fen=fen)
+        self._done = False
+        self._end_info = {}
+        truncated = self._opponent_turns()
+        if self._game.outcome is not None or truncated:
+            raise ValueError(f"the game is decided before the agent ({COLORS[self._agent]}) "
+                             f"can move, from {fen or 'the start position'}")
+        self._game.refresh()
+        return self._observation(), self._info()
+
+    def step(self, action: Any) -> tuple[dict[str, np.ndarray], float, bool, bool, dict]:
+        """Play one step action of the agent, then the opponent's moves if the agent's
+        move is complete.
+
+        Returns:
+            ``(observation, reward, terminated, truncated, info)``.
+
+        Raises:
+            ValueError: an illegal action with ``illegal_action="raise"`` (nothing played).
+            RuntimeError: stepping after the episode ended.
+        """
+        if self._done:
+            raise RuntimeError("the episode is over (or not started); call reset()")
+        game = self._game
+        try:
+            a = int(action)
+        except (TypeError, ValueError):
+            raise ValueError(f"action must be an integer step index, got {action!r}") from None
+        if not game.is_legal(a):
+            return self._illegal(a)
+        truncated = False
+        if game.play_step(a):
+            truncated = self._over_ply_limit() or self._opponent_turns()
+        reward = 0.0
+        outcome = game.outcome
+        if outcome is not None:
+            reward = float(outcome.value(self._agent))
+            self._finish(outcome)
+        elif truncated:
+            self._finish(None, termination="max_plies")
+        game.refresh()
+        return self._observation(), reward, outcome is not None, truncated, self._info()
+
+    def action_masks(self) -> np.ndarray:
+        """``bool[A]`` legal step actions now (sb3-contrib's ``MaskablePPO`` convention)."""
+        return self._game.mask.astype(bool)
+
+    def render(self) -> Union[str, np.ndarray, None]:
+        """The current position as text (``"ansi"``) or an ``uint8[H, W, 3]`` image."""
+        if self.render_mode is None:
+            return None
+        start, cur = self._game.jumper()
+        state = self._game.board.state
+        if self.render_mode == "ansi":
+            return render_ansi(state, self._game.size, cur, start)
+        return render_rgb(state, self._game.size, cur, start)
+
+    # ------------------------------------------------------------------ internals
+
+    def _opponent_turns(self) -> bool:
+        """Play the opponent's moves until the agent is to move; True if truncated."""
+        game = self._game
+        while game.outcome is None and game.turn != self._agent:
+            if self._fast_random:
+                game.play_row(self.opponent.select_index(game.n_rows))
+            else:
+                game.play_row(game.row_of(self.opponent.select_move(game.board.copy())))
+            if game.outcome is None and self._over_ply_limit():
+                return True
+        return False
+
+    def _over_ply_limit(self) -> bool:
+        return (self._game.outcome is None and self.max_plies is not None
+                and self._game.plies >= self.max_plies)
+
+    def _observation(self) -> dict[str, np.ndarray]:
+        return {"observation": self._game.planes.copy(), "action_mask": self._game.mask.copy()}
+
+    def _info(self) -> dict[str, Any]:
+        board = self._game.board
+        info = {
+            "action_mask": self._game.mask.copy(),
+            "agent_color": COLORS[self._agent],
+            "role": board.role(self._agent),
+            "objective": board.objective(self._agent),
+            "ply": board.ply,
+        }
+        info.update(self._end_info)
+        return info
+
+    def _finish(self, outcome: Optional[Outcome], termination: Optional[str] = None,
+                winner: Optional[int] = None) -> None:
+        self._done = True
+        if outcome is not None:
+            termination = outcome.termination.name
+            winner = None if outcome.winner is None else int(outcome.winner)
+            result = outcome.result
+        elif winner is not None:
+            result = "1-0" if winner == 1 else "0-1"
+        else:
+            result = "*"
+        agent = COLORS[self._agent]
+        opponent = self._opponent_spec if isinstance(self._opponent_spec, str) \
+            else type(self._opponent_spec).__name__
+        tags = {"Event": f"drl env {self.spec.id if self.spec else type(self).__name__}",
+                "Black": "agent" if agent == "black" else opponent,
+                "White": "agent" if agent == "white" else opponent,
+                "Termination": termination}
+        self._end_info = {
+            "termination": termination,
+            "winner": None if winner is None else COLORS[winner],
+            "outcome": outcome,
+            "result": result,
+            "pdn": board_to_pdn(self._game.board, tags, result),
+        }
+
+    def _illegal(self, a: int):
+        game = self._game
+        if self.illegal_action == "raise":
+            legal = ", ".join(f"{i} ({game.step_text(int(i))})" for i in np.flatnonzero(game.mask))
+            progress = f" after steps {list(self.prefix)}" if game.plen else ""
+            raise ValueError(f"illegal action {a} ({game.step_text(a)}) for "
+                             f"{COLORS[game.turn]} in {game.board.fen()}{progress}; "
+                             f"legal actions: {legal or 'none'}")
+        self._finish(None, termination="illegal_action", winner=1 - self._agent)
+        self._end_info["illegal_action"] = a
+        return self._observation(), -1.0, True, False, self._info()

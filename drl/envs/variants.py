@@ -1,0 +1,86 @@
+"""Variant building for the envs: a preset or variant string plus extra rule flags."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Optional, Union
+
+from drl.rules.variant import Variant
+
+Options = Optional[Union[str, Mapping[str, Any]]]
+
+
+def _format(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "none"
+    if isinstance(value, (tuple, list)):
+        return "/".join(str(v) for v in value)
+    return str(value)
+
+
+def options_text(options: Options) -> str:
+    """Rule flags as ``flag=value,...`` text.
+
+    Args:
+        options: ``None``, a ``"flag=value,..."`` string, or a mapping of flag to value
+            (booleans, integers, ``None``, strings, or a pair for ``objectives``).
+
+    Raises:
+        ValueError: for any other type.
+    """
+    if options is None:
+        return ""
+    if isinstance(options, str):
+        return options.strip().strip(",")
+    if isinstance(options, Mapping):
+        return ",".join(f"{k}={_format(v)}" for k, v in options.items())
+    raise ValueError(f"variant_options must be a dict or a 'flag=value,...' string, "
+                     f"got {type(options).__name__}")
+
+
+def build_variant(variant: Union[str, Variant], options: Options = None,
+                  extra: str = "") -> Variant:
+    """The variant ``variant`` with ``options`` (and then ``extra``) flags applied.
+
+    Args:
+        variant: a :class:`~drl.rules.Variant` or a variant string (``"english"``,
+            ``"give_and_take:max_capture=true"``).
+        options: more flags (see :func:`options_text`).
+        extra: flags set by the env itself (e.g. ``"taker=white"``).
+
+    Raises:
+        VariantError: an unknown flag or value, or a flag given twice.
+    """
+    text = str(Variant.parse(variant))
+    flags = ",".join(t for t in (options_text(options), extra) if t)
+    if flags:
+        text += ("," if ":" in text else ":") + flags
+    return Variant.parse(text)
+
+
+def role_variants(variant: Variant, role: Optional[str]) -> dict[int, Variant]:
+    """The variant to play for each agent colour (0 black, 1 white).
+
+    Args:
+        variant: the rules.
+        role: ``"taker"`` or ``"giver"``: the agent's role in Give and Take; the ``taker``
+            flag then follows the agent's colour. ``None``: the same variant for both.
+
+    Raises:
+        ValueError: an unknown role, or a role for a variant without one Taker and one
+            Giver.
+    """
+    if role is None:
+        return {0: variant, 1: variant}
+    if role not in ("taker", "giver"):
+        raise ValueError(f"role must be 'taker', 'giver' or None, got {role!r}")
+    if not variant.is_asymmetric:
+        raise ValueError(f"role={role!r} needs a variant with one Taker and one Giver; "
+                         f"{variant} has objectives {'/'.join(variant.objectives)}")
+    out = {}
+    for color in (0, 1):
+        taker = ("black", "white")[color if role == "taker" else 1 - color]
+        out[color] = variant.replace(
+            taker=taker, objectives=("take", "give") if taker == "black" else ("give", "take"))
+    return out
