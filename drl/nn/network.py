@@ -1,0 +1,152 @@
+"""Residual convolutional policy-value network.
+
+The network reads the encoder's observation planes (``[B, C, H, W]`` float32, from the
+view of the player to move) and returns policy logits over the step actions
+(``from * 4 * D + dir * D + dist - 1``), a value in ``[-1, 1]`` for the player to move
+and, optionally, two auxiliary predictions used only as extra training signal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+__all__ = ["NetConfig", "NetOutput", "PolicyValueNet"]
+
+
+@dataclass(frozen=True)
+class NetConfig:
+    """Shape and size of a :class:`PolicyValueNet`.
+
+    Attributes:
+        in_channels: observation planes C.
+        board_size: H = W (8 or 10).
+        num_actions: A, the number of step actions (896 on 8x8, 1800 on 10x10).
+        channels: width of the residual tower.
+        blocks: number of residual blocks.
+        policy_channels: 1x1-conv channels feeding the policy's linear layer.
+        value_channels: 1x1-conv channels feeding the value MLP.
+        value_hidden: hidden units of the value MLP.
+        aux_heads: also predict pieces left per side at the end and plies to the end.
+    """
+
+    in_channels: int
+    board_size: int
+    num_actions: int
+    channels: int = 32
+    blocks: int = 3
+    policy_channels: int = 4
+    value_channels: int = 2
+    value_hidden: int = 64
+    aux_heads: bool = True
+
+    def __post_init__(self) -> None:
+        for name in ("in_channels", "board_size", "num_actions", "channels",
+                     "policy_channels", "value_channels", "value_hidden"):
+            if int(getattr(self, name)) < 1:
+                raise ValueError(f"NetConfig.{name} must be >= 1, got {getattr(self, name)}")
+        if self.blocks < 0:
+            raise ValueError(f"NetConfig.blocks must be >= 0, got {self.blocks}")
+
+    def to_dict(self) -> dict:
+        """Plain-dict form, stored in checkpoints."""
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class NetOutput:
+    """What the network returns for a batch of B positions.
+
+    Attributes:
+        policy_logits: ``[B, A]`` float32, unmasked; mask illegal steps before any softmax.
+        value: ``[B]`` float32 in ``[-1, 1]``, expected result for the player to move.
+        pieces_left: ``[B, 2]`` float32 in ``[0, 1]`` or None: predicted fraction of the
+            starting men left at the end of the game for (player to move, opponent).
+        plies_left: ``[B]`` float32 >= 0 or None: predicted plies to the end of the game,
+            divided by the configured scale.
+    """
+
+    policy_logits: torch.Tensor
+    value: torch.Tensor
+    pieces_left: torch.Tensor | None = None
+    plies_left: torch.Tensor | None = None
+
+
+class _ResidualBlock(nn.Module):
+    def __init__(self, channels: int) -> None:
+        super().__init__()
+        self.conv1 = nn.Conv2d(channels, channels, 3, padding=1, bias=False)
+        self.bn1 = nn.BatchNorm2d(channels)
+        self.conv2 = nn.Conv2d(channels, channels, 3, padding=1, bias=False)
+        self.bn2 = nn.BatchNorm2d(channels)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = F.relu(self.bn1(self.conv1(x)))
+        y = self.bn2(self.conv2(y))
+        return F.relu(x + y)
+
+
+class PolicyValueNet(nn.Module):
+    """AlphaZero-style residual tower with policy, value and optional auxiliary heads.
+
+    Args:
+        config: sizes, see :class:`NetConfig`.
+
+    The policy head is a 1x1 convolution followed by a linear layer to A logits, so it
+    makes no assumption about how step indices map to board coordinates.
+    """
+
+    def __init__(self, config: NetConfig) -> None:
+        super().__init__()
+        self.config = config
+        c, n = config.channels, config.board_size
+        self.stem = nn.Sequential(
+            nn.Conv2d(config.in_channels, c, 3, padding=1, bias=False),
+            nn.BatchNorm2d(c),
+            nn.ReLU(inplace=True),
+        )
+        self.tower = nn.Sequential(*[_ResidualBlock(c) for _ in range(config.blocks)])
+        pc, vc = config.policy_channels, config.value_channels
+        self.policy_conv = nn.Sequential(nn.Conv2d(c, pc, 1, bias=False), nn.BatchNorm2d(pc),
+                                         nn.ReLU(inplace=True))
+        self.policy_fc = nn.Linear(pc * n * n, config.num_actions)
+        self.value_conv = nn.Sequential(nn.Conv2d(c, vc, 1, bias=False), nn.BatchNorm2d(vc),
+                                        nn.ReLU(inplace=True))
+        self.value_fc = nn.Sequential(nn.Linear(vc * n * n, config.value_hidden),
+                                      nn.ReLU(inplace=True))
+        self.value_out = nn.Linear(config.value_hidden, 1)
+        self.aux_out = nn.Linear(config.value_hidden, 3) if config.aux_heads else None
+
+    def forward(self, obs: torch.Tensor) -> NetOutput:
+        """Evaluate a batch.
+
+        Args:
+            obs: ``[B, C, H, W]`` float32 observation planes.
+
+        Returns:
+            A :class:`NetOutput`.
+
+        Raises:
+            ValueError: if ``obs`` does not have the configured ``[C, H, W]``.
+        """
+        cfg = self.config
+        if obs.dim() != 4 or tuple(obs.shape[1:]) != (cfg.in_channels, cfg.board_size,
+                                                      cfg.board_size):
+            raise ValueError(
+                f"expected observations of shape [B, {cfg.in_channels}, {cfg.board_size}, "
+                f"{cfg.board_size}], got {list(obs.shape)}")
+        x = self.tower(self.stem(obs))
+        logits = self.policy_fc(self.policy_conv(x).flatten(1))
+        h = self.value_fc(self.value_conv(x).flatten(1))
+        value = torch.tanh(self.value_out(h)).squeeze(1)
+        if self.aux_out is None:
+            return NetOutput(logits, value)
+        aux = self.aux_out(h)
+        return NetOutput(logits, value, torch.sigmoid(aux[:, :2]), F.softplus(aux[:, 2]))
+
+    def num_parameters(self) -> int:
+        """Number of trainable parameters."""
+        return sum(p.numel() for p in self.parameters() if p.requires_grad)
