@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import IntEnum
+from functools import lru_cache
 
 import numpy as np
 
@@ -96,7 +97,15 @@ class IllegalMoveError(ValueError):
 
 class AmbiguousMoveError(IllegalMoveError):
     """Short move text that matches more than one legal move (e.g. ``4x15`` when two
-    different captures lead from 4 to 15); the message lists the candidates."""
+    different captures lead from 4 to 15); the message lists the candidates.
+
+    Attributes:
+        candidates: the legal moves the text matches.
+    """
+
+    def __init__(self, message: str, candidates: tuple[Move, ...] | list[Move] = ()) -> None:
+        super().__init__(message)
+        self.candidates = tuple(candidates)
 
 
 @dataclass(frozen=True, eq=False)
@@ -157,34 +166,32 @@ class Move:
 
     @classmethod
     def from_row(cls, row: np.ndarray, board_size: int, notation: str = "numeric") -> Move:
-        """Build a move from a kernel row (``int64[MOVE_WIDTH]``, docs/internals.md)."""
-        nsteps = int(row[core.M_NSTEPS])
-        path = (int(row[core.M_FROM]),) + tuple(
-            int(row[core.M_PATH + i]) for i in range(nsteps))
-        captured = int(row[core.M_CAPTURED])
+        """Build a move from a kernel row (``int64[MOVE_WIDTH]``, docs/internals.md).
+
+        The row is kept as given (not copied); rows from a :class:`Board` are read-only.
+        """
+        values = row.tolist()
+        nsteps = values[core.M_NSTEPS]
+        path = (values[core.M_FROM],) + tuple(values[core.M_PATH:core.M_PATH + nsteps])
+        captured = values[core.M_CAPTURED]
         captures: tuple[int, ...] = ()
         if captured:
-            captures = _captures_in_order(path, captured, board_size)
+            z = 0 if board_size == 8 else 1
+            captures = tuple(next(s for s in _between(z, a, b) if captured >> s & 1)
+                             for a, b in zip(path, path[1:]))
         return cls(path=path, captures=captures, board_size=board_size, notation=notation,
-                   row=np.array(row, dtype=np.int64))
+                   row=row)
 
 
-def _captures_in_order(path: tuple[int, ...], captured: int, board_size: int) -> tuple[int, ...]:
-    """The captured square jumped on each step of ``path`` (0-based, jump order)."""
-    z = 0 if board_size == 8 else 1
-    out = []
-    for a, b in zip(path, path[1:]):
-        ra, ca = square_to_rowcol(a, board_size)
-        rb, cb = square_to_rowcol(b, board_size)
-        d = (0 if cb < ca else 1) if rb < ra else (2 if cb < ca else 3)
-        for k in range(int(RAY_LEN[z, a, d])):
-            s = int(RAY[z, a, d, k])
-            if s == b:
-                break
-            if captured >> s & 1:
-                out.append(s)
-                break
-    return tuple(out)
+@lru_cache(maxsize=None)
+def _between(z: int, a: int, b: int) -> tuple[int, ...]:
+    """Squares strictly between ``a`` and ``b`` on their common diagonal (board size
+    index ``z``); empty if they share none."""
+    for d in range(4):
+        ray = RAY[z, a, d, :RAY_LEN[z, a, d]].tolist()
+        if b in ray:
+            return tuple(ray[:ray.index(b)])
+    return ()
 
 
 def _state_from_fen(pos: FenPosition, variant: Variant) -> np.ndarray:
@@ -266,6 +273,7 @@ class Board:
             out = np.zeros((core.MAX_MOVES, core.MOVE_WIDTH), dtype=np.int64)
             k = int(core.generate_moves(self._state, self._params, out))
             self._rows = out[:k].copy()
+            self._rows.setflags(write=False)
         return self._rows
 
     @property
@@ -365,7 +373,7 @@ class Board:
             raise IllegalMoveError(f"{text!r} is not a legal move in {self.fen()}; legal "
                                    f"moves: {', '.join(map(str, legal)) or 'none'}")
         raise AmbiguousMoveError(f"{text!r} is ambiguous in {self.fen()}: it matches "
-                                 f"{', '.join(map(str, cands))}; write the full path")
+                                 f"{', '.join(map(str, cands))}; write the full path", cands)
 
     def _find(self, move: Move) -> Move:
         for m in self.legal_moves:

@@ -38,6 +38,7 @@ __all__ = [
     "read_games",
     "replay",
     "replay_file",
+    "result_for_white",
     "variant_for_game",
     "write_game",
 ]
@@ -76,8 +77,9 @@ _PARTIAL_MOVE = re.compile(rf"(?:\d{{1,2}}|{_NUMERIC}+|[a-z]\d{{1,2}}|{_ALGEBRAI
 def normalize_result(text: str) -> str:
     """Map any PDN result spelling to ``"1-0"``, ``"0-1"``, ``"1/2-1/2"``, ``"0-0"`` or ``"*"``.
 
-    The first number is White's (light pieces') score, as in the PDN standard. Note that
-    English files from CheckerBoard and similar programs use the first number for Black.
+    Only the spelling changes (``2-0`` -> ``1-0``, ``0:1`` -> ``0-1``, ``1-1`` ->
+    ``1/2-1/2``); whose score comes first depends on the variant, see
+    :func:`result_for_white`.
 
     Raises:
         PDNError: not a result.
@@ -86,6 +88,31 @@ def normalize_result(text: str) -> str:
         return _RESULTS[text.strip()]
     except KeyError:
         raise PDNError(f"{text!r} is not a PDN result") from None
+
+
+def _first_is_black(variant: Variant) -> bool:
+    """English-board files (GameType 21) put Black's score first; the others White's."""
+    return _base_preset(variant) == "english"
+
+
+def _swap(result: str) -> str:
+    return {"1-0": "0-1", "0-1": "1-0"}.get(result, result)
+
+
+def result_for_white(text: str, variant: Variant) -> str:
+    """A result as written in a file of ``variant`` -> ``"1-0"`` White (light pieces) won,
+    ``"0-1"`` Black won, ``"1/2-1/2"``, ``"0-0"`` or ``"*"`` (the convention of
+    :attr:`drl.rules.Outcome.result`).
+
+    The PDN standard gives White's score first, and so do International, Russian and
+    Brazilian files; English/American files (GameType 21: CheckerBoard, the ACF) give
+    the first player's, Black's, first -- their ``1-0`` means Black won.
+
+    Raises:
+        PDNError: not a result.
+    """
+    result = normalize_result(text)
+    return _swap(result) if _first_is_black(variant) else result
 
 
 @dataclass
@@ -477,7 +504,8 @@ def board_to_pdn(board: Board, tags: Mapping[str, str] | None = None,
 
     Adds ``GameType`` (and ``Variant`` where needed, see :func:`game_type_tag`), and
     ``SetUp``/``FEN`` when the game did not start from the variant's start position.
-    ``result`` defaults to the board's outcome (``"*"`` while the game goes on).
+    ``result`` defaults to the board's outcome (``"*"`` while the game goes on), written
+    in the convention of the variant's GameType (see :func:`result_for_white`).
     """
     from drl.rules.board import Board
 
@@ -493,6 +521,8 @@ def board_to_pdn(board: Board, tags: Mapping[str, str] | None = None,
     if result is None:
         outcome = board.outcome()
         result = "*" if outcome is None else outcome.result
+        if _first_is_black(board.variant):
+            result = _swap(result)
     return write_game([str(m) for m in board.move_stack], all_tags, result)
 
 
@@ -533,6 +563,11 @@ def variant_for_game(game: Game, default: Variant | str | None = None) -> Varian
 def replay(game: Game, variant: Variant | str | None = None) -> Board:
     """Play every move of a game from its start position (or its ``FEN`` tag).
 
+    Short move text that fits several legal moves (Russian ``hg7`` when a man on h6 and
+    a king on h8 can both go to g7) is resolved by the rest of the game: the candidate
+    after which every later recorded move is legal is taken; if none or several are,
+    the move is reported as ambiguous.
+
     Args:
         game: a game from :func:`read_games`.
         variant: the rules to use; default: from the game's tags (:func:`variant_for_game`).
@@ -542,35 +577,71 @@ def replay(game: Game, variant: Variant | str | None = None) -> Board:
 
     Raises:
         PDNError: a game that was cut short by a syntax error (``Game.error``), a bad FEN,
-            or the first move that cannot be played; the message names
-            the file, the game number, the move number and text, and why (the legal
-            moves, or the candidates of an ambiguous short form).
+            or the first move that cannot be played; the message names the file, the game
+            number, the move number and text, and why (the legal moves, or the candidates
+            of an ambiguous short form).
     """
-    from drl.rules.board import Board, FENError, IllegalMoveError
+    board, error = _replay(game, variant)
+    if error is not None:
+        raise error
+    return board
+
+
+def _replay(game: Game, variant: Variant | str | None) -> tuple[Board | None, PDNError | None]:
+    """(board after the legal prefix of the game, the error that stopped it or None)."""
+    from drl.rules.board import Board, FENError
     from drl.rules.variant import Variant
 
-    if variant is None:
-        var = variant_for_game(game)
-    else:
-        var = variant if isinstance(variant, Variant) else Variant.parse(variant)
     where = f"{game.source}: game {game.index}"
-    if game.error is not None:
-        raise PDNError(f"{where}: unreadable: {game.error}")
     try:
+        if variant is None:
+            var = variant_for_game(game)
+        else:
+            var = variant if isinstance(variant, Variant) else Variant.parse(variant)
         board = Board(var, fen=game.fen)
     except FENError as err:
-        raise PDNError(f"{where}: {err}") from None
-    for ply, text in enumerate(game.moves):
+        return None, PDNError(f"{where}: {err}")
+    except PDNError as err:
+        return None, err
+    board, stop, err = _play(board, game.moves, 0)
+    if err is not None:
+        number = game.move_numbers[stop] if stop < len(game.move_numbers) else None
+        if number is None:
+            number = stop // 2 + 1
+        line = game.move_lines[stop] if stop < len(game.move_lines) else game.line
+        return board, PDNError(f"{where} (line {line}): move {number} (ply {stop + 1}, "
+                               f"{game.moves[stop]!r}): {err}")
+    if game.error is not None:
+        return board, PDNError(f"{where}: unreadable after ply {len(game.moves)}: {game.error}")
+    return board, None
+
+
+def _play(board: Board, moves: Sequence[str], start: int
+          ) -> tuple[Board, int, Exception | None]:
+    """Push ``moves[start:]`` on ``board``, resolving ambiguous text by the rest of the
+    game. Returns (board, index of the first move not played, its error or None)."""
+    from drl.rules.board import AmbiguousMoveError, IllegalMoveError
+
+    for i in range(start, len(moves)):
         try:
-            board.push(text)
+            board.push(moves[i])
+        except AmbiguousMoveError as err:
+            complete = []
+            for move in err.candidates:
+                trial = board.copy()
+                trial.push(move)
+                trial, _, trial_err = _play(trial, moves, i + 1)
+                if trial_err is None:
+                    complete.append(trial)
+            if len(complete) == 1:
+                return complete[0], len(moves), None
+            why = "none" if not complete else "more than one"
+            return board, i, AmbiguousMoveError(
+                f"{err} ({why} of the candidates lets the rest of the game replay)",
+                err.candidates)
         except IllegalMoveError as err:
-            number = game.move_numbers[ply] if ply < len(game.move_numbers) else None
-            if number is None:
-                number = ply // 2 + 1
-            line = game.move_lines[ply] if ply < len(game.move_lines) else game.line
-            raise PDNError(f"{where} (line {line}): move {number} (ply {ply + 1}, "
-                           f"{text!r}): {err}") from None
-    return board
+            return board, i, err
+    return board, len(moves), None
 
 
 @dataclass
@@ -607,48 +678,20 @@ def replay_file(path: str | os.PathLike, variant: Variant | str | None = None,
 
     Args:
         path: the PDN file.
-        variant: rules for games without GameType/Variant tags (and overriding them if given).
-        games: already-read games of ``path`` (default: read the file).
+        variant: the rules for every game (default: each game's tags, see
+            :func:`variant_for_game`).
+        games: already-read games of ``path`` (default: read the file with
+            ``strict=False``, so that a syntax error fails only the game it is in).
 
     Returns:
-        A :class:`ReplayReport`. A syntax error that stops the reader is recorded as a
-        failure of the game being read, and ends the report.
+        A :class:`ReplayReport`.
     """
     report = ReplayReport(source=str(path))
-    iterator = iter(games if games is not None else read_games(path))
-    while True:
-        try:
-            game = next(iterator)
-        except StopIteration:
-            break
-        except PDNError as err:
-            report.failures.append((report.games + 1, str(err)))
-            break
-        try:
-            board = replay(game, variant)
-        except PDNError as err:
-            report.failures.append((game.index, str(err)))
-            report.moves += _replayed_before_failure(game, variant)
-            continue
-        report.games_ok += 1
-        report.moves += len(board.move_stack)
+    for game in games if games is not None else read_games(path, strict=False):
+        board, error = _replay(game, variant)
+        report.moves += 0 if board is None else len(board.move_stack)
+        if error is None:
+            report.games_ok += 1
+        else:
+            report.failures.append((game.index, str(error)))
     return report
-
-
-def _replayed_before_failure(game: Game, variant: Variant | str | None) -> int:
-    """Plies of a failed game that were legal (for the report's move count)."""
-    from drl.rules.board import Board, IllegalMoveError
-    from drl.rules.variant import Variant
-
-    try:
-        var = variant_for_game(game) if variant is None else (
-            variant if isinstance(variant, Variant) else Variant.parse(variant))
-        board = Board(var, fen=game.fen)
-    except (PDNError, ValueError):
-        return 0
-    for text in game.moves:
-        try:
-            board.push(text)
-        except IllegalMoveError:
-            break
-    return len(board.move_stack)

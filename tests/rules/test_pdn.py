@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from drl.rules import Board, PDNError, Variant, read_games, replay, replay_file, write_game
-from drl.rules.pdn import board_to_pdn, game_type_tag, normalize_result, variant_for_game
+from drl.rules.pdn import (board_to_pdn, game_type_tag, normalize_result, result_for_white,
+                           variant_for_game)
 
 
 def one(text: str, **kw):
@@ -237,6 +238,21 @@ def test_board_to_pdn_result_from_outcome():
     board.push("28x19")
     game = one(board_to_pdn(board))
     assert game.result == "1-0" and game.tags["Result"] == "1-0"
+
+
+def test_english_files_put_blacks_score_first():
+    # Tricks_traps_and_shots.pdn, "TTS Example 3": White to move, "{white wins} 0-1".
+    english = Variant.preset("english")
+    assert result_for_white("0-1", english) == "1-0"
+    assert result_for_white("1/2-1/2", english) == "1/2-1/2"
+    assert result_for_white("0-1", Variant.preset("international")) == "0-1"
+    assert result_for_white("2-0", Variant.preset("international")) == "1-0"
+    board = Board("english", fen="W:W22:B18")
+    board.push("22x15")
+    assert board.outcome().result == "1-0"  # White won: Black has no pieces
+    game = one(board_to_pdn(board))
+    assert game.result == "0-1"
+    assert result_for_white(game.result, english) == "1-0"
 
 
 # -- replay errors -----------------------------------------------------------------------------
