@@ -5,7 +5,8 @@ Grammar (PDN 3.0 FEN, with the spellings found in real files):
 * first field: side to move, ``W`` or ``B`` (``?`` = unknown, read as ``None``);
 * then one field per colour, in either order: the colour letter and a comma-separated
   list of squares; ``K`` before a square marks a king; ``31-50`` is a range of men
-  (``K31-35`` a range of kings); a colour may have no pieces (``B:W50:B``);
+  (``K31-35`` a range of kings); a colour may have no pieces (``B:W50:B``) and its
+  list may then be left out (``W:W28``, as in the DCTL test suite);
 * squares are numbers or, on 8x8 boards, algebraic names (``c3``);
 * optional lidraughts counters ``H<n>`` (plies without progress) and ``F<n>`` (move
   number); trailing dots and whitespace are ignored.
@@ -77,8 +78,8 @@ def parse_fen(fen: str, board_size: int) -> FenPosition:
         The position as a :class:`FenPosition`.
 
     Raises:
-        FENError: unknown side to move, unknown field, a square out of range or on a light
-            square, a square listed twice, or a man standing on its own crowning row
+        FENError: unknown side to move, no piece list at all, unknown field, a square out
+            of range or on a light square, a square listed twice, or a man standing on its own crowning row
             (it would already have been crowned; rule case 020). The message names the
             offending token.
     """
@@ -123,9 +124,8 @@ def parse_fen(fen: str, board_size: int) -> FenPosition:
                                    f"is listed {where} (token {item!r})")
                 owner[sq] = (head, item)
                 (kings if is_king else men)[head].add(sq)
-    if seen_colours != {"W", "B"}:
-        missing = {"W", "B"} - seen_colours
-        raise FENError(f"FEN {fen!r}: missing piece list for {' and '.join(sorted(missing))}")
+    if not seen_colours:
+        raise FENError(f"FEN {fen!r}: no piece list (expected e.g. W:W31,32:B1,2)")
     half = board_size // 2
     for sq in men["W"]:
         if sq < half:

@@ -8,6 +8,8 @@ Black men move towards row 1, white men towards row 8.
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -15,6 +17,7 @@ from hypothesis import strategies as st
 
 from drl.rules import (AmbiguousMoveError, Board, Color, IllegalMoveError, Move, Outcome,
                        Termination, Variant)
+from conftest import SHARED_DATA
 from drl.rules import core
 
 # -- basics ------------------------------------------------------------------------------------
@@ -97,6 +100,22 @@ def test_ambiguous_short_form_lists_candidates():
     assert board.ply == 0
     board.push("h8-g7")
     assert board.move_stack[-1].start == 3  # h8 = square 4
+
+
+DCTL = SHARED_DATA / "positions" / "international_legal_moves_dctl_french_tutorial.json"
+DCTL_POSITIONS = json.loads(DCTL.read_text())["positions"] if DCTL.exists() else []
+
+
+@pytest.mark.parametrize("position", DCTL_POSITIONS, ids=[p["name"] for p in DCTL_POSITIONS])
+def test_dctl_international_legal_moves(position):
+    """Complete legal-move lists (start and end only, zero-padded) from the DCTL suite."""
+    board = Board(position["variant"], fen=position["fen"])
+    got = sorted(f"{m.start + 1:02d}{'x' if m.is_capture else '-'}{m.end + 1:02d}"
+                 for m in board.legal_moves)
+    assert got == sorted(position["legal"])
+    for text in position["legal"]:  # zero-padded squares read as numbers
+        move = board.parse_move(text)
+        assert (move.start + 1, move.end + 1) == (int(text[:2]), int(text[3:]))
 
 
 # -- Move --------------------------------------------------------------------------------------

@@ -34,6 +34,7 @@ def test_ranges_expand():
 
 def test_empty_side_trailing_dot_whitespace_and_quotes():
     assert parse_fen("B:W50:B", 10).black_men == frozenset()
+    assert parse_fen("W:W28", 10) == parse_fen("W:W28:B", 10)  # DCTL leaves empty lists out
     pos = parse_fen('  "W:W29,25,21,18,15:B13,8,6,5,4."  ', 8)
     assert pos.white_men == {28, 24, 20, 17, 14}
     assert pos.black_men == {12, 7, 5, 4, 3}
@@ -63,7 +64,7 @@ def test_unknown_side_and_lidraughts_counters():
     ("W:W5x:B3", 8, ["'5x'"]),
     ("W:Wa2:B3", 8, ["'a2'", "light square"]),
     ("W:W20-10:B3", 8, ["'20-10'", "backwards"]),
-    ("W:W5", 8, ["missing", "B"]),
+    ("W", 8, ["no piece list"]),
     ("W:W5:B3:W6", 8, ["W piece list appears twice"]),
     ("W:Q5:B3", 8, ["'Q5'", "must start with W or B"]),
     ("", 8, ["empty"]),
