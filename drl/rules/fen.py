@@ -79,9 +79,9 @@ def parse_fen(fen: str, board_size: int) -> FenPosition:
 
     Raises:
         FENError: unknown side to move, no piece list at all, unknown field, a square out
-            of range or on a light square, a square listed twice, or a man standing on its own crowning row
-            (it would already have been crowned; rule case 020). The message names the
-            offending token.
+            of range or on a light square, a square listed twice, or a man standing on its
+            own crowning row (it would already have been crowned; rule case 020). The
+            message names the offending token.
     """
     text = fen.strip().strip('"').strip().rstrip(".").strip()
     if not text:

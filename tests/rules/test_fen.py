@@ -129,7 +129,8 @@ def test_board_rejects_bad_fen_without_building():
 
 
 def test_start_position_fen_of_each_preset():
-    assert Board("english").fen() == "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12"
+    assert Board("english").fen() == ("B:W21,22,23,24,25,26,27,28,29,30,31,32"
+                                      ":B1,2,3,4,5,6,7,8,9,10,11,12")
     assert Board("international").fen() == format_fen(parse_fen("W:W31-50:B1-20", 10), 10)
     assert Board("russian").fen() == ("W:Wa1,a3,b2,c1,c3,d2,e1,e3,f2,g1,g3,h2"
                                       ":Ba7,b6,b8,c7,d6,d8,e7,f6,f8,g7,h6,h8")
