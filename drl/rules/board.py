@@ -236,13 +236,10 @@ class Board:
         else:
             state = _state_from_fen(parse_fen(fen, self._size), self.variant)
         self._state = state
-        self._states: list[np.ndarray] = []      # state before each pushed move
+        self._states: list[np.ndarray] = []  # the state before each pushed move
         self._stack: list[Move] = []
-        self._hashes: list[int] = [int(state[core.ST_HASH])]
-        self._resets: list[int] = [0]  # index of the last irreversible position
         self._legal: list[Move] | None = None
         self._rows: np.ndarray | None = None
-        self._count: int | None = None
 
     # ------------------------------------------------------------------ queries
 
@@ -270,7 +267,7 @@ class Board:
 
     def _generate(self) -> np.ndarray:
         if self._rows is None:
-            out = np.zeros((core.MAX_MOVES, core.MOVE_WIDTH), dtype=np.int64)
+            out = core.move_buffer()
             k = int(core.generate_moves(self._state, self._params, out))
             self._rows = out[:k].copy()
             self._rows.setflags(write=False)
@@ -305,9 +302,15 @@ class Board:
 
     def repetitions(self) -> int:
         """How many times the current position (pieces and side to move) has occurred
-        since the last irreversible move (capture or man move), this one included."""
-        h = self._hashes[-1]
-        return self._hashes[self._resets[-1]:].count(h)
+        since the last irreversible move (capture or man move), this one included.
+
+        The window is the kernel's no-progress counter (``ST_NOPROG``: plies since the last
+        capture or man move), cut to the moves pushed on this board.
+        """
+        h = self._state[core.ST_HASH]
+        window = min(int(self._state[core.ST_NOPROG]), len(self._states))
+        return 1 + sum(1 for s in self._states[len(self._states) - window:]
+                       if s[core.ST_HASH] == h)
 
     def outcome(self, claim_draw: bool = True) -> Outcome | None:
         """The result if the game is over, else None.
@@ -321,9 +324,7 @@ class Board:
             claim_draw: include the repetition draw (``variant.repetition_draw``
                 occurrences). False reports only what the position itself decides.
         """
-        if self._count is None:
-            self._count = len(self._generate())
-        code = int(core.status(self._state, self._params, self._count))
+        code = int(core.status(self._state, self._params, len(self._generate())))
         if code >= 0:
             winner = code % 4
             return Outcome(Termination(code // 4), None if winner == 2 else Color(winner))
@@ -396,14 +397,10 @@ class Board:
         """Play a legal move without checking it (for search). ``move.row`` must be the
         kernel row of a legal move of this position; anything else corrupts the board."""
         row = move.row if move.row is not None else self._find(move).row
-        new = np.asarray(core.apply_move(self._state, self._params, row), dtype=np.int64)
         self._states.append(self._state)
         self._stack.append(move)
-        irreversible = bool(row[core.M_CAPTURED]) or _moved_man(self._state, int(row[core.M_FROM]))
-        self._hashes.append(int(new[core.ST_HASH]))
-        self._resets.append(len(self._hashes) - 1 if irreversible else self._resets[-1])
-        self._state = new
-        self._legal = self._rows = self._count = None
+        self._state = core.apply_move(self._state, self._params, row)
+        self._legal = self._rows = None
 
     def pop(self) -> Move:
         """Take back the last move and return it.
@@ -415,9 +412,7 @@ class Board:
             raise IndexError("pop from a board with no moves played")
         move = self._stack.pop()
         self._state = self._states.pop()
-        self._hashes.pop()
-        self._resets.pop()
-        self._legal = self._rows = self._count = None
+        self._legal = self._rows = None
         return move
 
     def copy(self) -> Board:
@@ -426,8 +421,6 @@ class Board:
         new.__dict__.update(self.__dict__)
         new._states = list(self._states)
         new._stack = list(self._stack)
-        new._hashes = list(self._hashes)
-        new._resets = list(self._resets)
         return new
 
     def root(self) -> Board:
@@ -469,7 +462,3 @@ def _is_subsequence(short: tuple[int, ...], long: tuple[int, ...]) -> bool:
     it = iter(long)
     return all(any(x == y for y in it) for x in short)
 
-
-def _moved_man(state: np.ndarray, start: int) -> bool:
-    bit = 1 << start
-    return bool((int(state[core.ST_BM]) | int(state[core.ST_WM])) & bit)
