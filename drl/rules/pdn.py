@@ -63,6 +63,9 @@ _RESULTS = {
     "0-0": "0-0", "0:0": "0-0", "*": "*",
 }
 _MOVE_NUMBER = re.compile(r"^(\d+)\.+")
+_TAG_OPEN = re.compile(r"\[\s*([A-Za-z0-9_]+)\s*\"")
+_TAG_CLOSE = re.compile(r"\"?\s*\]")
+_WORD = re.compile(r"[^\s{}()\[\];]+")
 _NAG = re.compile(r"^\$\d+$")
 _STRENGTH = re.compile(r"[!?]+$")
 # Move shapes: numeric squares joined by separators (11-15, 15x24x31), algebraic squares
@@ -194,6 +197,7 @@ class _Reader:
         self.pending: str | None = None  # move text ending in a separator ("1-")
         self.pending_line = 1
         self.number: int | None = None
+        self.out: list[Game] = []  # finished games not yet yielded
 
     def error(self, why: str, line: int | None = None) -> PDNError:
         return PDNError(f"{self.source}: line {line or self.line}: {why}")
@@ -258,7 +262,7 @@ class _Reader:
 
     def read_tag(self) -> None:
         start = self.line
-        m = re.compile(r"\[\s*([A-Za-z0-9_]+)\s*\"").match(self.text, self.pos)
+        m = _TAG_OPEN.match(self.text, self.pos)
         if m is None:
             raise self.error("malformed tag: expected [Name \"value\"]", start)
         i = m.end()
@@ -282,7 +286,7 @@ class _Reader:
                 break
             value.append(ch)
             i += 1
-        close = re.compile(r"\"?\s*\]").match(self.text, i)
+        close = _TAG_CLOSE.match(self.text, i)
         if close is None:
             raise self.error(f"tag {m.group(1)}: expected '\"]' after the value", start)
         game = self.game
@@ -368,13 +372,12 @@ class _Reader:
             self.depth -= 1
             self.advance()
         else:
-            m = re.compile(r"[^\s{}()\[\];]+").match(text, self.pos)
+            m = _WORD.match(text, self.pos)
             assert m is not None
             self.word(m.group(0))
             self.advance(m.end() - self.pos)
 
     def games(self) -> Iterator[Game]:
-        self.out: list[Game] = []
         n = len(self.text)
         at_line_start = True
         while self.pos < n:
