@@ -1,0 +1,94 @@
+"""``drl-train``: AlphaZero-style self-play training (Hydra).
+
+Examples::
+
+    drl-train                                   # give_and_take, ~10 min on 2 CPU cores
+    drl-train variant=english model=medium search=puct train.iterations=50
+    drl-train run_dir=runs/gt-1                 # continue that run if it exists
+    drl-train resume=true                       # continue the newest run of the variant
+    drl-train runtime=ray runtime.actors=4      # self-play in Ray actors
+    drl-train --multirun search=gumbel,puct seed=0,1
+
+The configs are the repository's ``configs/`` folder (groups ``variant``, ``model``,
+``search``, ``train``, ``runtime``); this works from any working directory with the
+package installed in editable mode. The run ends with a table of the trained network
+against the baselines of ``train.final_eval`` in both colours and (Give and Take) roles.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+import hydra
+from omegaconf import DictConfig, OmegaConf
+
+from drl.train.config import register_configs
+
+CONFIG_DIR = str(Path(__file__).resolve().parents[2] / "configs")
+
+
+def _fmt_elo(elo: float) -> str:
+    if math.isnan(elo):
+        return "-"
+    if math.isinf(elo):
+        return "+inf" if elo > 0 else "-inf"
+    return f"{round(elo):+d}"
+
+
+def results_table(results: list, title: str):
+    """A rich table of :class:`~drl.train.evaluate.BaselineResult` s (by colour and role)."""
+    from rich.table import Table
+
+    table = Table(title=title)
+    for col in ("opponent", "as", "games", "win", "draw", "loss", "score (95% CI)", "Elo diff"):
+        table.add_column(col, justify="left" if col in ("opponent", "as") else "right")
+    for r in results:
+        keys = [k for k in ("all", "taker", "giver", "black", "white") if k in r.summary]
+        for key in keys:
+            w = r.summary[key]
+            lo, hi = w.score_interval
+            elo = _fmt_elo(w.elo)
+            table.add_row(r.baseline if key == "all" else "", key, str(w.games), str(w.wins),
+                          str(w.draws), str(w.losses), f"{w.score:.2f} ({lo:.2f}-{hi:.2f})", elo)
+    return table
+
+
+def _run(cfg: DictConfig) -> None:
+    from rich.console import Console
+
+    from drl.train.checkpoint import CheckpointError
+    from drl.train.config import validate
+    from drl.train.loop import resolve_run_dir, train
+
+    console = Console()
+    conf = OmegaConf.to_object(cfg)
+    try:
+        validate(conf)
+        run_dir = resolve_run_dir(conf)
+    except (ValueError, FileNotFoundError) as err:
+        sys.exit(f"drl-train: {err}")
+    console.print(f"[bold]drl-train[/] {conf.variant.spec} -> {run_dir}")
+    try:
+        result = train(conf, run_dir)
+    except (ValueError, CheckpointError, RuntimeError) as err:
+        sys.exit(f"drl-train: {err}")
+    console.print(f"{result.iterations} iterations, {result.learner_steps} learner steps, "
+                  f"{result.games} games, {result.positions} positions; "
+                  f"checkpoint {result.checkpoint}")
+    if result.final_eval:
+        sims = conf.train.final_eval.simulations
+        console.print(results_table(result.final_eval,
+                                    f"trained network (search {sims} sims) vs baselines, "
+                                    f"{conf.variant.spec}"))
+
+
+def main() -> None:
+    """Console entry point."""
+    register_configs()
+    hydra.main(config_path=CONFIG_DIR, config_name="config", version_base="1.3")(_run)()
+
+
+if __name__ == "__main__":
+    main()

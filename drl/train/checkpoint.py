@@ -1,0 +1,163 @@
+"""Atomic checkpoints with integrity checks and fallback to the last good one.
+
+A checkpoint ``ckpt-00000123.pt`` (123 = learner steps) is a ``torch.save`` payload:
+model and optimizer state, the network's :class:`~drl.nn.NetConfig`, counters, RNG
+states, the replay-buffer position and the resolved config as YAML. Next to it,
+``ckpt-00000123.pt.sha256`` holds its SHA-256. Both are written to a temporary name and
+renamed into place, the digest last, so a checkpoint without a matching digest is
+incomplete or damaged and is never trusted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import logging
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import torch
+
+__all__ = ["CheckpointError", "list_checkpoints", "load_checkpoint", "load_latest",
+           "save_checkpoint"]
+
+log = logging.getLogger(__name__)
+
+_CKPT_RE = re.compile(r"^ckpt-(\d{8,})\.pt$")
+_REQUIRED = ("model", "net_config", "counters")
+
+
+class CheckpointError(RuntimeError):
+    """A checkpoint file is missing, truncated, corrupt or not a drl checkpoint."""
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def list_checkpoints(directory: str | os.PathLike) -> list[Path]:
+    """Checkpoint files in ``directory``, oldest (fewest steps) first."""
+    d = Path(directory)
+    if not d.is_dir():
+        return []
+    found = [(int(m.group(1)), p) for p in d.iterdir() if (m := _CKPT_RE.match(p.name))]
+    return [p for _, p in sorted(found)]
+
+
+def save_checkpoint(directory: str | os.PathLike, step: int, payload: dict[str, Any],
+                    keep: int = 3) -> Path:
+    """Write ``payload`` as checkpoint ``step`` and delete all but the newest ``keep``.
+
+    Args:
+        directory: checkpoint folder (created if missing).
+        step: learner step count, used in the file name.
+        payload: must hold at least ``model``, ``net_config`` and ``counters``.
+        keep: number of checkpoints to keep (>= 1).
+
+    Returns:
+        Path of the new checkpoint.
+
+    Raises:
+        ValueError: if a required key is missing or ``keep < 1``.
+    """
+    missing = [k for k in _REQUIRED if k not in payload]
+    if missing:
+        raise ValueError(f"checkpoint payload lacks {missing}")
+    if keep < 1:
+        raise ValueError(f"keep must be >= 1, got {keep}")
+    d = Path(directory)
+    d.mkdir(parents=True, exist_ok=True)
+    buf = io.BytesIO()
+    torch.save(payload, buf)
+    data = buf.getvalue()
+    path = d / f"ckpt-{step:08d}.pt"
+    _write_atomic(path, data)
+    _write_atomic(path.with_name(path.name + ".sha256"),
+                  (hashlib.sha256(data).hexdigest() + "\n").encode())
+    for old in list_checkpoints(d)[:-keep]:
+        old.unlink(missing_ok=True)
+        old.with_name(old.name + ".sha256").unlink(missing_ok=True)
+    for tmp in d.glob("*.tmp"):
+        tmp.unlink(missing_ok=True)
+    return path
+
+
+def load_checkpoint(path: str | os.PathLike, map_location: str | torch.device = "cpu",
+                    verify: bool = True) -> dict[str, Any]:
+    """Read and check one checkpoint.
+
+    Args:
+        path: the ``.pt`` file.
+        map_location: device for the tensors.
+        verify: compare against the ``.sha256`` digest written with it (a file without
+            a digest, e.g. copied by hand, is accepted when ``verify=False``).
+
+    Returns:
+        The payload dict.
+
+    Raises:
+        CheckpointError: if the file is missing, its digest is missing or differs
+            (truncated or corrupt), it cannot be unpickled, or required keys are absent.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise CheckpointError(f"checkpoint {p} does not exist")
+    data = p.read_bytes()
+    if verify:
+        digest_file = p.with_name(p.name + ".sha256")
+        if not digest_file.is_file():
+            raise CheckpointError(f"checkpoint {p} has no {digest_file.name}: its write was "
+                                  "cut short or the file was copied without it")
+        expected = digest_file.read_text().strip()
+        actual = hashlib.sha256(data).hexdigest()
+        if actual != expected:
+            raise CheckpointError(f"checkpoint {p} is truncated or corrupt ({len(data)} bytes, "
+                                  f"SHA-256 {actual[:12]}... differs from the recorded "
+                                  f"{expected[:12]}...)")
+    try:
+        payload = torch.load(io.BytesIO(data), map_location=map_location, weights_only=True)
+    except Exception as exc:  # torch raises several types for damaged archives
+        raise CheckpointError(f"checkpoint {p} is truncated or corrupt: {exc}") from exc
+    if not isinstance(payload, dict) or any(k not in payload for k in _REQUIRED):
+        raise CheckpointError(f"{p} is not a drl checkpoint (needs keys {list(_REQUIRED)})")
+    return payload
+
+
+def load_latest(directory: str | os.PathLike, map_location: str | torch.device = "cpu",
+                quarantine: bool = False) -> tuple[Path, dict[str, Any]] | None:
+    """Load the newest good checkpoint, falling back past damaged ones.
+
+    Each damaged checkpoint is reported with a warning naming it and why.
+
+    Args:
+        directory: checkpoint folder.
+        map_location: device for the tensors.
+        quarantine: rename damaged checkpoints to ``*.corrupt`` so that later saves and
+            loads no longer see them (the training loop does this on resume).
+
+    Returns:
+        ``(path, payload)``, or None if the folder holds no checkpoint at all.
+
+    Raises:
+        CheckpointError: if checkpoints exist but none of them is good.
+    """
+    paths = list_checkpoints(directory)
+    errors = []
+    for p in reversed(paths):
+        try:
+            return p, load_checkpoint(p, map_location)
+        except CheckpointError as exc:
+            log.warning("%s; falling back to the previous checkpoint", exc)
+            errors.append(str(exc))
+            if quarantine:
+                os.replace(p, p.with_name(p.name + ".corrupt"))
+    if errors:
+        raise CheckpointError("no good checkpoint in " f"{directory}:\n  " + "\n  ".join(errors))
+    return None

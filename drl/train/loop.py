@@ -1,0 +1,354 @@
+"""The training loop: self-play -> replay buffer -> learner -> checkpoint -> evaluation.
+
+It reads top to bottom and calls tested pieces: :class:`~drl.train.selfplay.SelfPlayActor`
+(through a runtime), :class:`~drl.train.buffer.ReplayBuffer`,
+:func:`~drl.train.learner.train_step`, :mod:`drl.train.checkpoint` and
+:mod:`drl.train.evaluate`.
+
+Run folder layout::
+
+    config.yaml          resolved configuration
+    checkpoints/         ckpt-<learner steps>.pt + .sha256 (the newest K good ones)
+    replay/              shard-NNNNNN.npz, one per batch of finished games
+    games/               selfplay-NNNNNN.pdn, the same games as PDN
+    eval/                evaluation results (JSON) and games (PDN)
+    tb/                  TensorBoard scalars
+    metrics.jsonl        one line of scalars per iteration
+
+Resuming: a run folder with checkpoints continues from the newest good one (a damaged
+checkpoint is reported, set aside as ``*.corrupt`` and the previous one is used). Games
+finished after that checkpoint are already in the replay folder and count towards the
+iteration in progress, so a killed run loses only the games that were in flight.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+from omegaconf import OmegaConf
+
+from drl.encode.actions import num_actions
+from drl.encode.planes import N_CHANNELS
+from drl.eval.arena import role_variant, write_pdn
+from drl.nn import NetConfig, NetworkEvaluator, PolicyValueNet
+from drl.rules import Variant
+from drl.search import SearchConfig
+from drl.train.buffer import GameBatch, ReplayBuffer
+from drl.train.checkpoint import CheckpointError, load_latest, save_checkpoint
+from drl.train.config import Config, EvalCfg, validate
+from drl.train.evaluate import BaselineResult, elo_for_log, evaluate_against
+from drl.train.learner import LossConfig, train_step
+from drl.train.runtime import make_runtime
+from drl.train.selfplay import SelfPlayConfig, SelfPlayStats
+
+__all__ = ["TrainResult", "build_network", "run_variants", "train"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class TrainResult:
+    """What a training run ends with.
+
+    Attributes:
+        run_dir: the run folder.
+        iterations: iterations completed (over all sessions of the run).
+        learner_steps: learner steps completed (over all sessions).
+        games: self-play games in the replay folder.
+        positions: positions in the replay folder.
+        checkpoint: the last checkpoint written (or resumed from).
+        resumed_from: the checkpoint this session started from, if any.
+        final_eval: results of the final evaluation (empty if switched off).
+    """
+
+    run_dir: Path
+    iterations: int
+    learner_steps: int
+    games: int
+    positions: int
+    checkpoint: Path | None
+    resumed_from: Path | None = None
+    final_eval: list[BaselineResult] = field(default_factory=list)
+
+
+def run_variants(cfg: Config) -> list[Variant]:
+    """The variants self-play alternates between (both Taker colours in Give and Take)."""
+    v = Variant.parse(cfg.variant.spec)
+    if v.is_asymmetric and cfg.variant.alternate_roles:
+        return [role_variant(v, "black"), role_variant(v, "white")]
+    return [v]
+
+
+def build_network(cfg: Config, board_size: int) -> PolicyValueNet:
+    """The network of ``cfg.model`` for a board size."""
+    m = cfg.model
+    return PolicyValueNet(NetConfig(
+        in_channels=N_CHANNELS, board_size=board_size, num_actions=num_actions(board_size),
+        channels=m.channels, blocks=m.blocks, policy_channels=m.policy_channels,
+        value_channels=m.value_channels, value_hidden=m.value_hidden, aux_heads=m.aux_heads))
+
+
+def _search_config(cfg: Config, simulations: int | None = None) -> SearchConfig:
+    s = cfg.search
+    return SearchConfig(
+        num_simulations=simulations or s.num_simulations, root_selection=s.root_selection,
+        c_puct=s.c_puct, fpu_reduction=s.fpu_reduction, dirichlet_alpha=s.dirichlet_alpha,
+        dirichlet_epsilon=s.dirichlet_epsilon, gumbel_max_considered=s.gumbel_max_considered,
+        gumbel_c_visit=s.gumbel_c_visit, gumbel_c_scale=s.gumbel_c_scale)
+
+
+def _device(name: str) -> torch.device:
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name == "cuda" and not torch.cuda.is_available():
+        raise RuntimeError("device=cuda but torch sees no CUDA device; use device=cpu")
+    return torch.device(name)
+
+
+def _cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - non-Linux
+        return os.cpu_count() or 1
+
+
+def _write_text_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _optimizer(cfg: Config, net: PolicyValueNet) -> torch.optim.Optimizer:
+    t = cfg.train
+    if t.optimizer == "sgd":
+        return torch.optim.SGD(net.parameters(), lr=t.lr, momentum=t.momentum,
+                               weight_decay=t.weight_decay, nesterov=True)
+    return torch.optim.AdamW(net.parameters(), lr=t.lr, weight_decay=t.weight_decay)
+
+
+class _Logger:
+    """TensorBoard scalars (optional) and metrics.jsonl."""
+
+    def __init__(self, run_dir: Path, tensorboard: bool) -> None:
+        self.writer = None
+        if tensorboard:
+            from torch.utils.tensorboard import SummaryWriter
+
+            self.writer = SummaryWriter(str(run_dir / "tb"))
+        self.jsonl = run_dir / "metrics.jsonl"
+
+    def log(self, step: int, scalars: dict[str, float]) -> None:
+        if self.writer is not None:
+            for k, v in scalars.items():
+                self.writer.add_scalar(k, v, step)
+            self.writer.flush()
+        with open(self.jsonl, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps({"iteration": step, **scalars}) + "\n")
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+
+
+def _selfplay_scalars(st: SelfPlayStats, net_seconds: float, in_flight: int) -> dict[str, float]:
+    secs = max(st.seconds, 1e-9)
+    out = {
+        "selfplay/games": st.games,
+        "selfplay/positions_per_s": st.positions / secs,
+        "selfplay/sims_per_s": st.simulations / secs,
+        "selfplay/batch_fill": st.leaf_evals / max(st.net_batches * in_flight, 1),
+        "selfplay/net_time_fraction": net_seconds / secs,
+        "selfplay/game_length": float(np.mean(st.game_plies)) if st.game_plies else 0.0,
+        "selfplay/target_entropy": st.target_entropy,
+    }
+    out.update({f"outcome/{k}": v for k, v in st.outcome_mix().items()})
+    return out
+
+
+def _eval_scalars(results: list[BaselineResult], prefix: str) -> dict[str, float]:
+    out = {}
+    for r in results:
+        for key, w in r.summary.items():
+            out[f"{prefix}/{r.baseline}/{key}/score"] = w.score
+        out[f"{prefix}/{r.baseline}/elo"] = elo_for_log(r.summary["all"])
+    return out
+
+
+def _save_eval(run_dir: Path, tag: str, results: list[BaselineResult]) -> None:
+    d = run_dir / "eval"
+    d.mkdir(parents=True, exist_ok=True)
+    data = {r.baseline: {k: w.to_dict() for k, w in r.summary.items()} for r in results}
+    _write_text_atomic(d / f"{tag}.json", json.dumps(data, indent=2))
+    for r in results:
+        safe = "".join(c if c.isalnum() else "_" for c in r.baseline)
+        write_pdn(r.records, d / f"{tag}-{safe}.pdn")
+
+
+def _evaluate(cfg: Config, net: PolicyValueNet, device: torch.device, ev: EvalCfg,
+              seed: int) -> list[BaselineResult]:
+    if ev.games < 1 or not ev.baselines:
+        return []
+    evaluator = NetworkEvaluator(net, device)
+    return evaluate_against(evaluator, _search_config(cfg, ev.simulations), list(ev.baselines),
+                            cfg.variant.spec, ev.games, ev.openings, seed, ev.max_plies)
+
+
+def train(cfg: Config, run_dir: str | os.PathLike, progress: bool | None = None) -> TrainResult:
+    """Train (or continue training) in ``run_dir``.
+
+    Args:
+        cfg: the configuration (validated here).
+        run_dir: the run folder; created if missing, continued if it holds checkpoints.
+        progress: show a progress bar (default ``cfg.progress``).
+
+    Returns:
+        :class:`TrainResult`.
+
+    Raises:
+        ValueError: invalid configuration, or a checkpoint whose network does not match
+            ``cfg.model``.
+        CheckpointError: the run folder has checkpoints but none is good.
+    """
+    validate(cfg)
+    t = cfg.train
+    run_dir = Path(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "games").mkdir(exist_ok=True)
+    _write_text_atomic(run_dir / "config.yaml", OmegaConf.to_yaml(OmegaConf.structured(cfg)))
+    torch.set_num_threads(cfg.threads if cfg.threads > 0 else _cpus())
+    torch.manual_seed(cfg.seed)
+    device = _device(cfg.device)
+
+    variants = run_variants(cfg)
+    board_size = variants[0].board_size
+    n_actions = num_actions(board_size)
+    net = build_network(cfg, board_size).to(device)
+    optimizer = _optimizer(cfg, net)
+    iteration, learner_steps, games_at_ckpt = 0, 0, 0
+    resumed_from = None
+    found = load_latest(run_dir / "checkpoints", map_location=device, quarantine=True)
+    if found is not None:
+        resumed_from, payload = found
+        if payload["net_config"] != net.config.to_dict():
+            raise ValueError(f"checkpoint {resumed_from} holds a network {payload['net_config']}"
+                             f" but the config asks for {net.config.to_dict()}; use another "
+                             "run_dir or the run's own model settings")
+        net.load_state_dict(payload["model"])
+        optimizer.load_state_dict(payload["optimizer"])
+        c = payload["counters"]
+        iteration, learner_steps, games_at_ckpt = c["iteration"], c["learner_steps"], c["games"]
+        torch.set_rng_state(payload["rng"]["torch"])
+        log.info("resumed from %s (iteration %d, %d learner steps)", resumed_from, iteration,
+                 learner_steps)
+    buffer = ReplayBuffer(run_dir / "replay", t.replay_window)
+    sp_cfg = SelfPlayConfig(
+        games_in_flight=t.games_in_flight, max_plies=cfg.variant.max_plies,
+        temperature=t.temperature, temperature_plies=t.temperature_plies,
+        full_search_prob=t.full_search_prob, fast_simulations=t.fast_simulations,
+        record_forced=t.record_forced)
+    runtime = make_runtime(cfg.runtime.name, variants, _search_config(cfg), sp_cfg, net, device,
+                           cfg.seed, cfg.runtime.actors, cfg.runtime.address,
+                           cfg.runtime.cpus_per_actor)
+    runtime.set_next_game_index(buffer.num_games)
+    loss_cfg = LossConfig(value=t.value_loss_weight, aux=t.aux_loss_weight,
+                          plies_scale=t.plies_scale, grad_clip=t.grad_clip)
+    logger = _Logger(run_dir, cfg.tensorboard)
+    checkpoint = resumed_from
+
+    def on_games(batch: GameBatch, pdns: list[str]) -> None:
+        _write_text_atomic(run_dir / "games" / f"selfplay-{buffer.num_shards:06d}.pdn",
+                           "".join(pdns))
+        buffer.add(batch)
+
+    from tqdm.auto import tqdm
+
+    show = cfg.progress if progress is None else progress
+    bar = tqdm(total=t.iterations * t.games_per_iteration, unit="game", disable=not show,
+               desc=f"{cfg.variant.name}", dynamic_ncols=True)
+    bar.update(min(iteration * t.games_per_iteration, bar.total))
+    try:
+        while iteration < t.iterations:
+            # Games finished after the last checkpoint belong to this iteration already.
+            done_before = max(0, buffer.num_games - games_at_ckpt)
+            todo = t.games_per_iteration - done_before
+            bar.update(min(done_before, t.games_per_iteration))
+            scalars: dict[str, float] = {}
+            if todo > 0:
+                base = bar.n
+                st = runtime.play(net, todo, [cfg.seed, iteration], on_games, t.shard_games,
+                                  lambda k: bar.update(base + k - bar.n))
+                scalars.update(_selfplay_scalars(st, runtime.net_seconds, t.games_in_flight))
+            scalars["replay/positions"] = buffer.num_positions
+            scalars["replay/games"] = buffer.num_games
+            if len(buffer) >= t.min_replay and t.steps_per_iteration > 0:
+                rng = np.random.default_rng([cfg.seed, iteration, 1])
+                sums: dict[str, float] = {}
+                t0 = time.perf_counter()
+                for _ in range(t.steps_per_iteration):
+                    batch = buffer.sample(t.batch_size, rng, n_actions)
+                    for k, v in train_step(net, optimizer, batch, loss_cfg, device).items():
+                        sums[k] = sums.get(k, 0.0) + v
+                    learner_steps += 1
+                scalars.update({f"loss/{k}": v / t.steps_per_iteration for k, v in sums.items()})
+                scalars["learner/steps_per_s"] = t.steps_per_iteration / (time.perf_counter() - t0)
+                bar.set_postfix(loss=f"{scalars['loss/loss']:.3f}", refresh=False)
+            scalars["learner/steps"] = learner_steps
+            iteration += 1
+            games_at_ckpt = buffer.num_games
+            checkpoint = save_checkpoint(run_dir / "checkpoints", learner_steps, {
+                "model": net.state_dict(),
+                "optimizer": optimizer.state_dict(),
+                "net_config": net.config.to_dict(),
+                "counters": {"iteration": iteration, "learner_steps": learner_steps,
+                             "games": buffer.num_games, "positions": buffer.num_positions,
+                             "shards": buffer.num_shards},
+                "rng": {"torch": torch.get_rng_state(), "seed": cfg.seed},
+                "variant": cfg.variant.spec,
+                "config_yaml": OmegaConf.to_yaml(OmegaConf.structured(cfg)),
+            }, keep=t.keep_checkpoints)
+            if t.eval.every > 0 and iteration % t.eval.every == 0 and iteration < t.iterations:
+                results = _evaluate(cfg, net, device, t.eval, cfg.seed + iteration)
+                scalars.update(_eval_scalars(results, "eval"))
+                _save_eval(run_dir, f"iter-{iteration:04d}", results)
+            logger.log(iteration, scalars)
+    finally:
+        bar.close()
+        runtime.close()
+    final = _evaluate(cfg, net, device, t.final_eval, cfg.seed + 10_000)
+    if final:
+        _save_eval(run_dir, "final", final)
+        logger.log(iteration, _eval_scalars(final, "final_eval"))
+    logger.close()
+    return TrainResult(run_dir=run_dir, iterations=iteration, learner_steps=learner_steps,
+                       games=buffer.num_games, positions=buffer.num_positions,
+                       checkpoint=checkpoint, resumed_from=resumed_from, final_eval=final)
+
+
+def resolve_run_dir(cfg: Config, runs_root: str | os.PathLike = "runs") -> Path:
+    """The run folder: ``cfg.run_dir``; else with ``resume`` the newest run of this
+    variant under ``runs_root``; else a new ``runs_root/<variant>-<time>`` folder.
+
+    Raises:
+        FileNotFoundError: ``resume=true`` but no earlier run of this variant exists.
+    """
+    if cfg.run_dir:
+        return Path(cfg.run_dir)
+    root = Path(runs_root)
+    if cfg.resume:
+        runs = sorted((p for p in root.glob(f"{cfg.variant.name}-*") if p.is_dir()),
+                      key=lambda p: p.stat().st_mtime)
+        if not runs:
+            raise FileNotFoundError(f"resume=true but there is no run of {cfg.variant.name} "
+                                    f"under {root.resolve()}; pass run_dir=PATH")
+        return runs[-1]
+    return root / f"{cfg.variant.name}-{time.strftime('%Y%m%d-%H%M%S')}"
+
+
+__all__ += ["CheckpointError", "resolve_run_dir"]

@@ -1,0 +1,415 @@
+"""Self-play actor: B games in flight, one batched search per step, games recorded.
+
+Every slot holds one game. At each step every slot whose position has a single legal
+step plays it at once (recorded with policy weight 0); the others are searched together
+by :class:`~drl.search.BatchedMCTS` (one network call per batch of leaves). A finished
+slot starts a new game at once, so the batch stays full; games still in flight when
+:meth:`SelfPlayActor.play` returns go on at the next call.
+
+In Give and Take the actor can alternate which colour is the Taker from game to game
+(``variants`` holds both role assignments), so the one network learns both roles; the
+observation's objective planes tell it which role it is playing.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from drl.encode.actions import num_actions as _num_actions
+from drl.encode.mask import MAX_STEPS, legal_step_mask, step_outcome
+from drl.encode.planes import N_CHANNELS, encode_planes
+from drl.rules import Move, Variant
+from drl.rules.core import (
+    MAX_MOVES,
+    MOVE_WIDTH,
+    ST_BK,
+    ST_BM,
+    ST_HASH,
+    ST_NOPROG,
+    ST_PLY,
+    ST_TURN,
+    ST_WK,
+    ST_WM,
+    apply_move,
+    generate_moves,
+    initial_state,
+    status,
+)
+from drl.rules.pdn import game_type_tag, write_game
+from drl.rules.variant import P_REPETITION
+from drl.search import BatchedMCTS, Evaluator, Roots, SearchConfig
+from drl.train.buffer import GameBatch
+
+__all__ = ["RESULT_DRAW", "RESULT_TRUNCATED", "SelfPlayActor", "SelfPlayConfig", "SelfPlayStats"]
+
+RESULT_DRAW = 2
+RESULT_TRUNCATED = 3
+_RESULT_TEXT = {0: "0-1", 1: "1-0", RESULT_DRAW: "1/2-1/2", RESULT_TRUNCATED: "*"}
+
+
+@dataclass(frozen=True)
+class SelfPlayConfig:
+    """Self-play settings.
+
+    Attributes:
+        games_in_flight: B, games played side by side (the search batch).
+        max_plies: a game reaching this many plies is truncated (value target 0,
+            reported as truncation, never as a draw by rule).
+        temperature: PUCT: sample the move from visits^(1/T) during the first
+            ``temperature_plies`` plies, then play the most visited step.
+        temperature_plies: see ``temperature``.
+        full_search_prob: playout-cap randomisation: probability of a full search
+            (``num_simulations``, root noise, policy recorded for training); otherwise a
+            fast search of ``fast_simulations`` without noise whose policy is not trained
+            on. 1.0 turns the option off.
+        fast_simulations: budget of the fast searches.
+        record_forced: keep positions with a single legal step (value training only).
+    """
+
+    games_in_flight: int = 128
+    max_plies: int = 200
+    temperature: float = 1.0
+    temperature_plies: int = 16
+    full_search_prob: float = 1.0
+    fast_simulations: int = 8
+    record_forced: bool = True
+
+    def __post_init__(self) -> None:
+        if self.games_in_flight < 1:
+            raise ValueError(f"games_in_flight must be >= 1, got {self.games_in_flight}")
+        if self.max_plies < 1:
+            raise ValueError(f"max_plies must be >= 1, got {self.max_plies}")
+        if not 0.0 < self.full_search_prob <= 1.0:
+            raise ValueError(f"full_search_prob must lie in (0, 1], got {self.full_search_prob}")
+        if self.fast_simulations < 1:
+            raise ValueError(f"fast_simulations must be >= 1, got {self.fast_simulations}")
+        if self.temperature < 0:
+            raise ValueError(f"temperature must be >= 0, got {self.temperature}")
+
+
+@dataclass
+class SelfPlayStats:
+    """Counters of one :meth:`SelfPlayActor.play` call (for logging).
+
+    Attributes:
+        games: games finished.
+        positions: positions recorded.
+        searched: full searches run (their policies are training targets).
+        simulations: simulations run.
+        leaf_evals: positions sent to the network.
+        net_batches: network calls.
+        seconds: wall time.
+        game_plies: length of each finished game in plies.
+        results: per game: 0 black won, 1 white won, 2 draw, 3 truncated.
+        takers: per game: the Taker's colour, -1 outside Give and Take.
+        target_entropy: mean entropy (nats) of the recorded search policies.
+    """
+
+    games: int = 0
+    positions: int = 0
+    searched: int = 0
+    simulations: int = 0
+    leaf_evals: int = 0
+    net_batches: int = 0
+    seconds: float = 0.0
+    game_plies: list[int] = field(default_factory=list)
+    results: list[int] = field(default_factory=list)
+    takers: list[int] = field(default_factory=list)
+    target_entropy: float = 0.0
+
+    def outcome_mix(self) -> dict[str, float]:
+        """Fractions of finished games by outcome (and by role in Give and Take)."""
+        n = max(len(self.results), 1)
+        res = np.asarray(self.results)
+        tak = np.asarray(self.takers)
+        out = {"draw": float(np.sum(res == RESULT_DRAW)) / n,
+               "truncated": float(np.sum(res == RESULT_TRUNCATED)) / n}
+        if len(tak) and np.all(tak >= 0):
+            out["taker_win"] = float(np.sum((res < 2) & (res == tak))) / n
+            out["giver_win"] = float(np.sum((res < 2) & (res != tak))) / n
+        else:
+            out["black_win"] = float(np.sum(res == 0)) / n
+            out["white_win"] = float(np.sum(res == 1)) / n
+        return out
+
+
+class _Game:
+    """One game in a slot: its position in step space and its recorded positions."""
+
+    def __init__(self, index: int, variant: Variant, hist_cap: int) -> None:
+        self.index = index
+        self.variant = variant
+        self.params = np.ascontiguousarray(variant.params, dtype=np.int64)
+        self.state = initial_state(self.params)
+        self.prefix = np.zeros(MAX_STEPS, np.int64)
+        self.plen = 0
+        self.reps = 0
+        self.hist = np.zeros(hist_cap, np.int64)
+        self.hist[int(self.state[ST_PLY])] = self.state[ST_HASH]
+        self.obs: list[np.ndarray] = []
+        self.legal: list[np.ndarray] = []
+        self.policy: list[np.ndarray] = []
+        self.weight: list[float] = []
+        self.player: list[int] = []
+        self.ply: list[int] = []
+        self.moves: list[str] = []
+        self.result = -1
+        self.taker = -1
+        if variant.is_asymmetric:
+            self.taker = 0 if variant.taker == "black" else 1
+
+
+class SelfPlayActor:
+    """Plays self-play games with a network and records training positions.
+
+    Args:
+        variants: the variants games are played under, used in turn (e.g. Give and Take
+            with the Taker black, then white). All must share one board size.
+        search: search settings for the full searches.
+        config: :class:`SelfPlayConfig`.
+        seed: seeds move sampling and search noise.
+
+    Raises:
+        ValueError: if ``variants`` is empty or mixes board sizes.
+    """
+
+    def __init__(self, variants: Sequence[Variant], search: SearchConfig,
+                 config: SelfPlayConfig, seed: int = 0) -> None:
+        if not variants:
+            raise ValueError("self-play needs at least one variant")
+        sizes = {v.board_size for v in variants}
+        if len(sizes) != 1:
+            raise ValueError(f"self-play variants mix board sizes {sorted(sizes)}")
+        self.variants = list(variants)
+        self.board_size = sizes.pop()
+        self.num_actions = _num_actions(self.board_size)
+        self.config = config
+        self.search_config = search
+        self.rng = np.random.default_rng(seed)
+        self.mcts = BatchedMCTS(search, config.games_in_flight, self.board_size,
+                                max_plies=config.max_plies)
+        self._slots: list[_Game | None] = [None] * config.games_in_flight
+        self._next_index = 0
+        self.index_stride = 1
+        self._moves = np.empty((MAX_MOVES, MOVE_WIDTH), np.int64)
+        self._mask = np.zeros(self.num_actions, np.bool_)
+
+    @property
+    def next_game_index(self) -> int:
+        """Index the next new game will get (games are numbered over the whole run)."""
+        return self._next_index
+
+    @next_game_index.setter
+    def next_game_index(self, value: int) -> None:
+        self._next_index = int(value)
+
+    def _new_game(self) -> _Game:
+        v = self.variants[(self._next_index // self.index_stride) % len(self.variants)]
+        g = _Game(self._next_index, v, self.config.max_plies + 2)
+        self._next_index += self.index_stride
+        return g
+
+    def play(self, evaluate: Evaluator, num_games: int,
+             on_games: Callable[[GameBatch, list[str]], None] | None = None,
+             chunk: int = 32, progress: Callable[[int], None] | None = None) -> SelfPlayStats:
+        """Play until ``num_games`` more games have finished.
+
+        Args:
+            evaluate: the network.
+            num_games: games to finish in this call (>= 1).
+            on_games: called with each chunk of finished games (positions and PDN texts,
+                one per game) as soon as ``chunk`` games have finished, and with the rest
+                at the end; the training loop writes them to the replay buffer here.
+            chunk: games per ``on_games`` call.
+            progress: called with the number of games finished after each finish.
+
+        Returns:
+            :class:`SelfPlayStats` of this call.
+        """
+        if num_games < 1:
+            raise ValueError(f"num_games must be >= 1, got {num_games}")
+        t0 = time.perf_counter()
+        stats = SelfPlayStats()
+        pending: list[tuple[GameBatch, str]] = []
+        ent_sum, ent_n = 0.0, 0
+        cfg = self.config
+        b = cfg.games_in_flight
+        while stats.games < num_games:
+            for i in range(b):
+                if self._slots[i] is None:
+                    self._slots[i] = self._new_game()
+            slots: list[_Game] = self._slots  # type: ignore[assignment]
+            forced = np.full(b, -1, np.int64)
+            for i, g in enumerate(slots):
+                k = legal_step_mask(g.state, g.params, g.prefix, g.plen, self._mask)
+                if k == 1:
+                    forced[i] = int(np.flatnonzero(self._mask)[0])
+            search_rows = np.flatnonzero(forced < 0)
+            actions = forced.copy()
+            full = np.zeros(b, np.bool_)
+            result = None
+            if len(search_rows):
+                full = self.rng.random(b) < cfg.full_search_prob
+                budgets = np.where(full, self.search_config.num_simulations,
+                                   min(cfg.fast_simulations, self.search_config.num_simulations))
+                roots = self._roots(slots)
+                result = self.mcts.run(roots, evaluate, self.rng, active=forced < 0,
+                                       budgets=budgets, explore=full)
+                stats.simulations += result.simulations
+                stats.leaf_evals += result.leaf_evals
+                stats.net_batches += result.net_batches
+                for i in search_rows:
+                    actions[i] = self._choose(result, i, slots[i], bool(full[i]))
+            finished_now: list[int] = []
+            for i, g in enumerate(slots):
+                if forced[i] >= 0:
+                    if cfg.record_forced:
+                        self._record(g, np.array([forced[i]]), np.ones(1, np.float32), 0.0)
+                else:
+                    legal = np.flatnonzero(result.legal[i])
+                    pol = result.policy[i, legal]
+                    w = 1.0 if full[i] else 0.0
+                    self._record(g, legal, pol, w)
+                    if w:
+                        p = pol[pol > 0]
+                        ent_sum += float(-(p * np.log(p)).sum())
+                        ent_n += 1
+                        stats.searched += 1
+                if self._advance(g, int(actions[i])):
+                    finished_now.append(i)
+            for i in finished_now:
+                g = slots[i]
+                batch, pdn = self._finish(g, stats)
+                pending.append((batch, pdn))
+                self._slots[i] = None
+                if progress is not None:
+                    progress(stats.games)
+                if on_games is not None and len(pending) >= chunk:
+                    on_games(GameBatch.concat([p[0] for p in pending]), [p[1] for p in pending])
+                    pending = []
+        if on_games is not None and pending:
+            on_games(GameBatch.concat([p[0] for p in pending]), [p[1] for p in pending])
+        stats.seconds = time.perf_counter() - t0
+        stats.target_entropy = ent_sum / max(ent_n, 1)
+        return stats
+
+    # -- one step ---------------------------------------------------------------------
+    def _roots(self, slots: list[_Game]) -> Roots:
+        b = len(slots)
+        cap = self.config.max_plies + 2
+        states = np.stack([g.state for g in slots])
+        hist = np.stack([g.hist for g in slots])
+        hist_len = states[:, ST_PLY] + 1
+        return Roots(states=states, prefixes=np.stack([g.prefix for g in slots]),
+                     prefix_lens=np.array([g.plen for g in slots], np.int64),
+                     repetitions=np.array([g.reps for g in slots], np.int64),
+                     params=np.stack([g.params for g in slots]),
+                     history=hist[:, :cap], history_len=hist_len)
+
+    def _choose(self, result, i: int, g: _Game, full: bool) -> int:
+        cfg = self.config
+        if self.search_config.root_selection == "gumbel":
+            return int(result.action[i])
+        visits = result.visits[i].astype(np.float64)
+        if full and cfg.temperature > 0 and int(g.state[ST_PLY]) < cfg.temperature_plies:
+            p = visits ** (1.0 / cfg.temperature)
+            p /= p.sum()
+            return int(self.rng.choice(len(p), p=p))
+        return int(result.action[i])
+
+    def _record(self, g: _Game, legal: np.ndarray, policy: np.ndarray, weight: float) -> None:
+        obs = np.empty((N_CHANNELS, self.board_size, self.board_size), np.float32)
+        encode_planes(g.state, g.params, g.prefix, g.plen, g.reps, obs)
+        g.obs.append(obs.astype(np.float16))
+        g.legal.append(legal.astype(np.int16))
+        g.policy.append(np.asarray(policy, np.float32))
+        g.weight.append(weight)
+        g.player.append(int(g.state[ST_TURN]))
+        g.ply.append(int(g.state[ST_PLY]))
+
+    def _advance(self, g: _Game, action: int) -> bool:
+        """Play one step; returns True when the game is over."""
+        n = generate_moves(g.state, g.params, self._moves)
+        turn = int(g.state[ST_TURN])
+        g.prefix[g.plen] = action
+        k = step_outcome(self._moves, n, turn, g.params, g.prefix, g.plen + 1)
+        if k == -2:
+            raise RuntimeError(f"self-play chose an illegal step {action}")
+        if k == -1:
+            g.plen += 1
+            return False
+        row = self._moves[k].copy()
+        g.moves.append(str(Move.from_row(row, self.board_size, g.variant.notation)))
+        g.state = apply_move(g.state, g.params, row)
+        g.prefix[:] = 0
+        g.plen = 0
+        ply = int(g.state[ST_PLY])
+        h = g.state[ST_HASH]
+        lo = max(0, ply - int(g.state[ST_NOPROG]))
+        g.reps = int(np.count_nonzero(g.hist[lo:ply] == h))
+        if ply < len(g.hist):
+            g.hist[ply] = h
+        code = status(g.state, g.params, generate_moves(g.state, g.params, self._moves))
+        if code >= 0:
+            g.result = int(code % 4)
+            return True
+        limit = int(g.params[P_REPETITION])
+        if limit > 0 and g.reps >= limit - 1:
+            g.result = RESULT_DRAW
+            return True
+        if ply >= self.config.max_plies:
+            g.result = RESULT_TRUNCATED
+            return True
+        return False
+
+    def _finish(self, g: _Game, stats: SelfPlayStats) -> tuple[GameBatch, str]:
+        result = g.result
+        player = np.asarray(g.player, np.int64)
+        if result in (0, 1):
+            value = np.where(player == result, 1.0, -1.0).astype(np.float32)
+        else:
+            value = np.zeros(len(player), np.float32)
+        men = g.variant.rows_of_men * g.variant.board_size // 2
+        black = bin(int(g.state[ST_BM] | g.state[ST_BK])).count("1") / men
+        white = bin(int(g.state[ST_WM] | g.state[ST_WK])).count("1") / men
+        pieces = np.where(player[:, None] == 0, [[black, white]], [[white, black]])
+        final_ply = int(g.state[ST_PLY])
+        offsets = np.zeros(len(player) + 1, np.int64)
+        offsets[1:] = np.cumsum([len(a) for a in g.legal])
+        batch = GameBatch(
+            obs=np.stack(g.obs),
+            legal_offsets=offsets,
+            legal_actions=np.concatenate(g.legal),
+            policy=np.concatenate(g.policy),
+            policy_weight=np.asarray(g.weight, np.float32),
+            value=value,
+            pieces_left=pieces.astype(np.float32),
+            plies_left=(final_ply - np.asarray(g.ply)).astype(np.float32),
+            game_index=np.full(len(player), g.index, np.int64),
+            game_plies=np.array([final_ply], np.int64),
+            game_result=np.array([result], np.int64),
+            game_taker=np.array([g.taker], np.int64),
+        )
+        stats.games += 1
+        stats.positions += len(player)
+        stats.game_plies.append(final_ply)
+        stats.results.append(result)
+        stats.takers.append(g.taker)
+        return batch, self._pdn(g)
+
+    def _pdn(self, g: _Game) -> str:
+        game_type, variant_tag = game_type_tag(g.variant)
+        tags = {"Event": "drl self-play", "Round": str(g.index + 1), "Black": "self-play",
+                "White": "self-play", "GameType": game_type}
+        if variant_tag is not None:
+            tags["Variant"] = variant_tag
+        if g.taker >= 0:
+            tags["BlackRole"] = "taker" if g.taker == 0 else "giver"
+            tags["WhiteRole"] = "giver" if g.taker == 0 else "taker"
+        if g.result == RESULT_TRUNCATED:
+            tags["Termination"] = "max_plies"
+        return write_game(g.moves, tags, _RESULT_TEXT[g.result])
