@@ -1,21 +1,27 @@
 """``StepGame``: a game played one step action at a time, shared by the envs.
 
-It keeps the :class:`~drl.rules.Board` (completed moves), the legal move rows of the
-current position (generated once per position by the compiled kernel), the steps of the
-move in progress, and the mask and planes buffers that the envs hand out.
+The game runs in the compiled loop of :mod:`drl.envs._kernels` (one kernel call per env
+step: the step, the random opponent's replies, the new mask and planes). A
+:class:`~drl.rules.Board` with the same moves is built only when asked for
+(:attr:`StepGame.board`: rendering, other opponents, the user), and the PDN is written
+straight from the move log.
 """
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Optional
 
 import numpy as np
 
 from drl.encode.actions import num_actions, step_squares
-from drl.encode.mask import MAX_STEPS, mask_from_moves, step_outcome
-from drl.encode.planes import N_CHANNELS, encode_planes_as
-from drl.rules.board import Board, Move, Outcome
-from drl.rules.core import M_CAPTURED, MAX_MOVES, MOVE_WIDTH, generate_moves
+from drl.encode.mask import MAX_STEPS
+from drl.encode.planes import N_CHANNELS
+from drl.envs import _kernels as K
+from drl.rules.board import Board, Color, Move, Outcome, Termination
+from drl.rules.core import M_CAPTURED, M_FROM, M_NSTEPS, M_PATH, MAX_MOVES, MOVE_WIDTH
+from drl.rules.geometry import square_name
+from drl.rules.pdn import game_type_tag, write_game
 from drl.rules.variant import Variant
 
 
@@ -25,73 +31,131 @@ class StepGame:
     Args:
         variant: the rules.
         fen: start position (default: the variant's).
+        agent: colour whose opponent is played by the random kernel in :meth:`step`
+            (``random_opponent=True``) and stopped at ``ply_limit``; ``None``: nobody.
+        ply_limit: plies after which random replies stop (``None``: no limit).
+        seed: seed of the random replies.
 
     Attributes:
-        board: the board after the completed moves.
-        rows: ``int64[MAX_MOVES, MOVE_WIDTH]``; the first ``n_rows`` are the legal moves.
-        prefix: ``int64[MAX_STEPS]``; the first ``plen`` are the steps of the move in progress.
-        mask: ``int8[A]`` legal steps, valid after :meth:`refresh`.
-        planes: ``float32[C, n, n]`` observation, valid after :meth:`refresh`.
-        outcome: the result once the game is over by rule, else None.
+        mask: ``int8[A]`` legal steps of the player to move (after :meth:`refresh` or
+            :meth:`step`).
+        planes: ``float32[C, n, n]`` observation (idem).
     """
 
-    def __init__(self, variant: Variant, fen: Optional[str] = None) -> None:
+    def __init__(self, variant: Variant, fen: Optional[str] = None, agent: Optional[int] = None,
+                 ply_limit: Optional[int] = None, seed: int = 0) -> None:
         self.variant = variant
         self.params = variant.params
         self.size = variant.board_size
         self.n_actions = num_actions(self.size)
-        self.board = Board(variant, fen=fen)
-        self.start_ply = self.board.ply
+        self._root = Board(variant, fen=fen)
+        self._board = self._root.copy()
+        self._synced = 0
+        self._fen = None if fen is None else self._root.fen()
+        cap = 256 if ply_limit is None else ply_limit + 2
+        self.ws = np.zeros(K.W_SIZE, dtype=np.int64)
+        self.ws[K.W_AGENT] = -1 if agent is None else int(agent)
+        self.ws[K.W_PLY_LIMIT] = -1 if ply_limit is None else int(ply_limit)
+        self.state = np.array(self._root.state, dtype=np.int64)
         self.rows = np.zeros((MAX_MOVES, MOVE_WIDTH), dtype=np.int64)
-        self.n_rows = 0
         self.prefix = np.zeros(MAX_STEPS, dtype=np.int64)
-        self.plen = 0
+        self.log = np.zeros((cap, MOVE_WIDTH), dtype=np.int64)
+        self.hashes = np.zeros(cap + 1, dtype=np.int64)
+        self.rng = np.array([seed % 2**64], dtype=np.uint64)
         self.mask = np.zeros(self.n_actions, dtype=np.int8)
         self.planes = np.zeros((N_CHANNELS, self.size, self.size), dtype=np.float32)
-        self.outcome: Optional[Outcome] = None
-        self._new_position()
+        K.game_start(self.ws, self.state, self.params, self.rows, self.hashes)
+
+    # ------------------------------------------------------------------ queries
 
     @property
     def turn(self) -> int:
         """Colour to move (0 black, 1 white); unchanged during a move in progress."""
-        return int(self.board.turn)
+        return int(self.state[4])
 
     @property
     def plies(self) -> int:
-        """Plies completed since this game object was created."""
-        return self.board.ply - self.start_ply
+        """Plies completed in this game."""
+        return int(self.ws[K.W_PLY])
 
-    def _new_position(self) -> None:
-        self.n_rows = int(generate_moves(self.board.state, self.params, self.rows))
-        self.outcome = self.board.outcome()
+    @property
+    def plen(self) -> int:
+        """Steps played in the move in progress."""
+        return int(self.ws[K.W_PLEN])
+
+    @property
+    def n_rows(self) -> int:
+        """Number of legal moves of the current position."""
+        return int(self.ws[K.W_NROWS])
+
+    @property
+    def outcome(self) -> Optional[Outcome]:
+        """The result once the game is over by rule (as ``Board.outcome()``), else None."""
+        code = int(self.ws[K.W_CODE])
+        if code < 0:
+            return None
+        winner = code % 4
+        return Outcome(Termination(code // 4), None if winner == 2 else Color(winner))
+
+    @property
+    def board(self) -> Board:
+        """The :class:`~drl.rules.Board` after the completed moves (kept in step, do not
+        modify; use ``.copy()``)."""
+        board = self._board
+        while self._synced < self.plies:
+            board.push_unchecked(Move.from_row(self.log[self._synced], self.size,
+                                               self.variant.notation))
+            self._synced += 1
+        return board
 
     def is_legal(self, action: int) -> bool:
-        """True if ``action`` is a legal step now (needs a current :meth:`refresh`)."""
+        """True if ``action`` is a legal step now (needs a current mask)."""
         return 0 <= action < self.n_actions and bool(self.mask[action])
 
-    def play_step(self, action: int) -> bool:
-        """Play a legal step; returns True if it completed a move (then pushed on the board).
+    # ------------------------------------------------------------------ playing
 
-        The caller checks legality first (:meth:`is_legal`); the mask and planes are stale
-        until the next :meth:`refresh`.
+    def _ensure_capacity(self) -> None:
+        if self.plies + 2 >= len(self.log):
+            self.grow()
+
+    def grow(self) -> None:
+        """Double the room of the move log (called before it fills up)."""
+        grow = len(self.log)
+        self.log = np.concatenate([self.log, np.zeros_like(self.log[:grow])])
+        self.hashes = np.concatenate([self.hashes, np.zeros(grow, dtype=np.int64)])
+
+    def step(self, action: int, random_opponent: bool = False) -> int:
+        """Play a step action; then, if a move was completed and ``random_opponent``,
+        random replies for the agent's opponent; then refresh mask and planes (mover's view).
+
+        Returns:
+            ``K.STEP_ILLEGAL`` (nothing played), ``K.STEP_IN_PROGRESS`` or
+            ``K.STEP_MOVE_DONE``.
         """
-        self.prefix[self.plen] = action
-        self.plen += 1
-        k = step_outcome(self.rows, self.n_rows, self.turn, self.params, self.prefix, self.plen)
-        if k < 0:
-            return False
-        self.play_row(k)
-        return True
+        self._ensure_capacity()
+        return int(K.game_step(self.ws, self.state, self.params, self.rows, self.prefix,
+                               self.log, self.hashes, self.rng, action, random_opponent,
+                               self.mask, self.planes))
 
-    def play_row(self, k: int) -> None:
-        """Play legal move row ``k`` of the cache as a whole move."""
-        move = Move.from_row(self.rows[k], self.size, self.variant.notation)
-        self.plen = 0
-        self.board.push_unchecked(move)
-        self._new_position()
+    def random_replies(self) -> None:
+        """Random moves for the agent's opponent until the agent is to move (or the end)."""
+        self._ensure_capacity()
+        K.random_replies(self.ws, self.state, self.params, self.rows, self.log, self.hashes,
+                         self.rng)
+
+    def play_move(self, move: Move) -> None:
+        """Play a legal :class:`~drl.rules.Move` as a whole move.
+
+        Raises:
+            ValueError: the move is not legal here.
+        """
+        self._ensure_capacity()
+        K.play_row(self.ws, self.state, self.params, self.rows, self.row_of(move), self.log,
+                   self.hashes)
 
     def row_of(self, move: Move) -> int:
-        """Cache index of a legal :class:`~drl.rules.Move` (start, end and captured set).
+        """Index among the legal move rows of a :class:`~drl.rules.Move` (start, end and
+        captured set).
 
         Raises:
             ValueError: the move is not legal here.
@@ -106,16 +170,12 @@ class StepGame:
             raise ValueError(f"{move} is not legal in {self.board.fen()}")
         return int(hits[0])
 
-    def refresh(self, viewer: Optional[int] = None, mask: bool = True) -> None:
-        """Recompute the mask (if ``mask``) and the planes (from ``viewer``'s view, default
-        the player to move)."""
-        turn = self.turn
-        if mask:
-            mask_from_moves(self.rows, self.n_rows, turn, self.params, self.prefix, self.plen,
-                            self.mask)
-        encode_planes_as(self.board.state, self.params, self.prefix, self.plen,
-                         self.board.repetitions() - 1, turn if viewer is None else viewer,
-                         self.planes)
+    def refresh(self, viewer: Optional[int] = None) -> None:
+        """Recompute the mask and the planes (from ``viewer``'s view, default the mover)."""
+        K.observe(self.ws, self.state, self.params, self.rows, self.prefix,
+                  -1 if viewer is None else int(viewer), self.mask, self.planes)
+
+    # ------------------------------------------------------------------ text
 
     def step_text(self, action: int) -> str:
         """``"28x19"``-style text of a step action for the player to move."""
@@ -135,3 +195,33 @@ class StepGame:
         start = int(step_squares(self.prefix[0], self.turn, self.params)[0])
         cur = int(step_squares(self.prefix[self.plen - 1], self.turn, self.params)[1])
         return start, cur
+
+    def pdn(self, tags: Optional[dict] = None, result: str = "*") -> str:
+        """The game as PDN text (``GameType``/``Variant`` and ``FEN`` tags as
+        ``drl.rules.pdn.board_to_pdn`` writes them)."""
+        all_tags = dict(tags or {})
+        game_type, variant_tag = _game_type(self.variant)
+        all_tags.setdefault("GameType", game_type)
+        if variant_tag is not None:
+            all_tags.setdefault("Variant", variant_tag)
+        if self._fen is not None and self._fen != Board(self.variant).fen():
+            all_tags.setdefault("SetUp", "1")
+            all_tags.setdefault("FEN", self._fen)
+        names = _square_names(self.size, self.variant.notation)
+        capture = ":" if self.variant.notation == "algebraic" else "x"
+        moves = []
+        for row in self.log[:self.plies].tolist():
+            path = [row[M_FROM]] + row[M_PATH:M_PATH + row[M_NSTEPS]]
+            moves.append((capture if row[M_CAPTURED] else "-").join([names[s] for s in path]))
+        return write_game(moves, all_tags, result)
+
+
+@lru_cache(maxsize=64)
+def _game_type(variant: Variant) -> tuple[str, Optional[str]]:
+    return game_type_tag(variant)
+
+
+@lru_cache(maxsize=None)
+def _square_names(board_size: int, notation: str) -> tuple[str, ...]:
+    """PDN names of all squares (what ``drl.rules.notation.format_move`` writes)."""
+    return tuple(square_name(s, board_size, notation) for s in range(board_size ** 2 // 2))

@@ -14,12 +14,13 @@ import numpy as np
 from gymnasium import spaces
 
 from drl.encode.planes import N_CHANNELS
+from drl.envs import _kernels as K
 from drl.envs.game import StepGame
-from drl.envs.opponents import RandomMover, make_opponent
+from drl.envs.opponents import make_opponent
 from drl.envs.render import render_ansi, render_rgb
 from drl.envs.variants import Options, build_variant, role_variants
 from drl.rules.board import Outcome
-from drl.rules.pdn import board_to_pdn
+from drl.rules.core import objective
 from drl.rules.variant import Variant
 
 COLORS = ("black", "white")
@@ -38,8 +39,10 @@ class DraughtsEnv(gym.Env):
             the variant's flags as they are.
         variant_options: more rule flags, a dict (``{"max_capture": True}``) or a string
             (``"max_capture=true,board_size=10"``).
-        opponent: agent spec string for the other side (``"random"`` default; any spec of
-            ``drl.agents.make``) or an agent object with ``select_move(board)``/``reset(seed)``.
+        opponent: agent spec string for the other side, or an agent object with
+            ``select_move(board)``/``reset(seed)``. ``"random"`` (default: uniformly random
+            legal moves) is played inside the env's compiled step, seeded from the env's
+            generator; any other spec is built by ``drl.agents.make``.
         agent_color: ``"black"``, ``"white"`` or ``"random"`` (drawn each episode from the
             env's seeded generator).
         max_plies: the episode is truncated (not drawn) after this many plies (full moves
@@ -93,11 +96,12 @@ class DraughtsEnv(gym.Env):
         self.illegal_action = illegal_action
         self.render_mode = render_mode
         self._opponent_spec = opponent
-        self.opponent = make_opponent(opponent)
-        self._fast_random = isinstance(self.opponent, RandomMover)
+        self._fast_random = isinstance(opponent, str) and opponent.strip().lower() == "random"
+        self.opponent = None if self._fast_random else make_opponent(opponent)
+        self._has_roles = self.variant.role(0) is not None
 
         n = self.variant.board_size
-        self._game = StepGame(self._variants[0])
+        self._game = StepGame(self._variants[0], ply_limit=self.max_plies)
         self._n_actions = self._game.n_actions
         self.observation_space = spaces.Dict({
             "observation": spaces.Box(0.0, 1.0, (N_CHANNELS, n, n), dtype=np.float32),
@@ -146,9 +150,10 @@ class DraughtsEnv(gym.Env):
         else:
             raise ValueError(f"agent_color must be 'black', 'white' or 'random', got {color!r}")
         opp_seed = int(self.np_random.integers(2**62))
-        if hasattr(self.opponent, "reset"):
+        if self.opponent is not None and hasattr(self.opponent, "reset"):
             self.opponent.reset(seed=opp_seed)
-        self._game = StepGame(self._variants[self._agent], fen=fen)
+        self._game = StepGame(self._variants[self._agent], fen=fen, agent=self._agent,
+                              ply_limit=self.max_plies, seed=opp_seed)
         self._done = False
         self._end_info = {}
         truncated = self._opponent_turns()
@@ -176,11 +181,21 @@ class DraughtsEnv(gym.Env):
             a = int(action)
         except (TypeError, ValueError):
             raise ValueError(f"action must be an integer step index, got {action!r}") from None
-        if not game.is_legal(a):
+        if not 0 <= a < self._n_actions:
+            return self._illegal(a)
+        if game.plies + 2 >= len(game.log):
+            game.grow()
+        code = K.game_step(game.ws, game.state, game.params, game.rows, game.prefix, game.log,
+                           game.hashes, game.rng, a, self._fast_random, game.mask, game.planes)
+        if code == K.STEP_ILLEGAL:
             return self._illegal(a)
         truncated = False
-        if game.play_step(a):
-            truncated = self._over_ply_limit() or self._opponent_turns()
+        if code == K.STEP_MOVE_DONE:
+            if self._fast_random:  # the compiled step has played the replies already
+                truncated = self._over_ply_limit()
+            else:
+                truncated = self._opponent_turns()
+                game.refresh()
         reward = 0.0
         outcome = game.outcome
         if outcome is not None:
@@ -188,7 +203,6 @@ class DraughtsEnv(gym.Env):
             self._finish(outcome)
         elif truncated:
             self._finish(None, termination="max_plies")
-        game.refresh()
         return self._observation(), reward, outcome is not None, truncated, self._info()
 
     def action_masks(self) -> np.ndarray:
@@ -200,7 +214,7 @@ class DraughtsEnv(gym.Env):
         if self.render_mode is None:
             return None
         start, cur = self._game.jumper()
-        state = self._game.board.state
+        state = self._game.state
         if self.render_mode == "ansi":
             return render_ansi(state, self._game.size, cur, start)
         return render_rgb(state, self._game.size, cur, start)
@@ -210,32 +224,34 @@ class DraughtsEnv(gym.Env):
     def _opponent_turns(self) -> bool:
         """Play the opponent's moves until the agent is to move; True if truncated."""
         game = self._game
-        while game.outcome is None and game.turn != self._agent:
-            if self._fast_random:
-                game.play_row(self.opponent.select_index(game.n_rows))
-            else:
-                game.play_row(game.row_of(self.opponent.select_move(game.board.copy())))
-            if game.outcome is None and self._over_ply_limit():
-                return True
-        return False
+        if self._fast_random:
+            game.random_replies()
+        else:
+            while (game.outcome is None and game.turn != self._agent
+                   and not self._over_ply_limit()):
+                game.play_move(self.opponent.select_move(game.board.copy()))
+        return self._over_ply_limit()
 
     def _over_ply_limit(self) -> bool:
         return (self._game.outcome is None and self.max_plies is not None
                 and self._game.plies >= self.max_plies)
 
     def _observation(self) -> dict[str, np.ndarray]:
-        return {"observation": self._game.planes.copy(), "action_mask": self._game.mask.copy()}
+        self._mask_out = self._game.mask.copy()
+        return {"observation": self._game.planes.copy(), "action_mask": self._mask_out}
 
     def _info(self) -> dict[str, Any]:
-        board = self._game.board
+        game = self._game
+        obj = int(objective(game.state, game.params, self._agent))
         info = {
-            "action_mask": self._game.mask.copy(),
+            "action_mask": self._mask_out,
             "agent_color": COLORS[self._agent],
-            "role": board.role(self._agent),
-            "objective": board.objective(self._agent),
-            "ply": board.ply,
+            "role": ("taker", "giver")[obj] if self._has_roles else None,
+            "objective": ("take", "give")[obj],
+            "ply": game.plies,
         }
-        info.update(self._end_info)
+        if self._end_info:
+            info.update(self._end_info)
         return info
 
     def _finish(self, outcome: Optional[Outcome], termination: Optional[str] = None,
@@ -261,7 +277,7 @@ class DraughtsEnv(gym.Env):
             "winner": None if winner is None else COLORS[winner],
             "outcome": outcome,
             "result": result,
-            "pdn": board_to_pdn(self._game.board, tags, result),
+            "pdn": self._game.pdn(tags, result),
         }
 
     def _illegal(self, a: int):

@@ -24,10 +24,11 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from drl.encode.planes import N_CHANNELS
+from drl.envs import _kernels as K
 from drl.envs.game import StepGame
 from drl.envs.render import render_ansi, render_rgb
 from drl.envs.variants import Options, build_variant
-from drl.rules.pdn import board_to_pdn
+from drl.rules.core import objective
 from drl.rules.variant import Variant
 
 AGENTS = ("black", "white")
@@ -76,6 +77,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.possible_agents = list(AGENTS)
         n = self.variant.board_size
         self._game = StepGame(self.variant)
+        self._has_roles = self.variant.role(0) is not None
         a = self._game.n_actions
         obs_space = spaces.Dict({
             "observation": spaces.Box(0.0, 1.0, (N_CHANNELS, n, n), dtype=np.float32),
@@ -119,7 +121,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         """``agent``'s observation: planes from its own view and its legal-step mask."""
         game = self._game
         viewer = AGENTS.index(agent)
-        game.refresh(viewer=viewer, mask=False)
+        game.refresh(viewer=viewer)
         planes = game.planes.copy()
         if viewer != game.turn or self.terminations[agent] or self.truncations[agent]:
             return {"observation": planes, "action_mask": self._zero_mask.copy()}
@@ -138,8 +140,10 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             a = int(action)
         except (TypeError, ValueError):
             raise ValueError(f"action must be an integer step index, got {action!r}") from None
-        if not game.is_legal(a):
+        code = game.step(a) if 0 <= a < game.n_actions else K.STEP_ILLEGAL
+        if code == K.STEP_ILLEGAL:
             if self.illegal_action == "raise":
+                game.refresh()
                 legal = ", ".join(f"{i} ({game.step_text(int(i))})"
                                   for i in np.flatnonzero(game.mask))
                 raise ValueError(f"illegal action {a} ({game.step_text(a)}) for {agent} in "
@@ -147,7 +151,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             self._end(1 - AGENTS.index(agent), "illegal_action")
             self._accumulate_rewards()
             return
-        if game.play_step(a):
+        if code == K.STEP_MOVE_DONE:
             outcome = game.outcome
             if outcome is not None:
                 self._end(outcome.winner, outcome.termination.name)
@@ -156,7 +160,6 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
                     self.truncations[ag] = True
                 self._update_infos(termination="max_plies", winner=None, result="*")
             self.agent_selection = AGENTS[game.turn]
-        game.refresh()
         if not (self.terminations[agent] or self.truncations[agent]):
             self._update_infos()
         self._accumulate_rewards()
@@ -167,8 +170,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             return None
         start, cur = self._game.jumper()
         if self.render_mode == "ansi":
-            return render_ansi(self._game.board.state, self._game.size, cur, start)
-        return render_rgb(self._game.board.state, self._game.size, cur, start)
+            return render_ansi(self._game.state, self._game.size, cur, start)
+        return render_rgb(self._game.state, self._game.size, cur, start)
 
     def close(self) -> None:
         """Nothing to release."""
@@ -185,14 +188,16 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
                            result=result)
 
     def _update_infos(self, **end: Any) -> None:
-        board = self._game.board
+        game = self._game
         pdn = None
         if end:
-            pdn = board_to_pdn(board, {"Event": "drl pettingzoo", "Black": "black",
-                                       "White": "white", "Termination": end["termination"]},
-                               end["result"] if end["termination"] != "illegal_action" else "*")
+            result = end["result"] if end["termination"] != "illegal_action" else "*"
+            pdn = game.pdn({"Event": "drl pettingzoo", "Black": "black", "White": "white",
+                            "Termination": end["termination"]}, result)
         for i, ag in enumerate(AGENTS):
-            info = {"role": board.role(i), "objective": board.objective(i), "ply": board.ply}
+            obj = int(objective(game.state, game.params, i))
+            info = {"role": ("taker", "giver")[obj] if self._has_roles else None,
+                    "objective": ("take", "give")[obj], "ply": game.plies}
             if end:
                 info.update(end, pdn=pdn)
             self.infos[ag] = info
