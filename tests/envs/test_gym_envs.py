@@ -245,3 +245,39 @@ def test_render_ansi_and_rgb():
     env = gym.make("drl/International-v0", render_mode="rgb_array")
     env.reset(seed=0)
     assert env.render().shape == (320, 320, 3)
+
+
+def test_other_opponents_come_from_the_agent_registry_or_an_object():
+    env = gym.make("drl/GiveAndTake-Taker-v0", opponent="greedy", max_plies=40)
+    _, reward, terminated, truncated, info = _play_random(env, 0)
+    assert terminated or truncated
+    if terminated:
+        assert info["outcome"] == env.unwrapped.board.outcome()
+
+    class FirstMove:
+        """Always the first legal move; remembers the boards it was shown."""
+
+        def __init__(self):
+            self.seen = 0
+
+        def reset(self, seed=None):
+            self.seen = 0
+
+        def select_move(self, board):
+            self.seen += 1
+            return board.legal_moves[0]
+
+    opponent = FirstMove()
+    env = gym.make("drl/English-v0", opponent=opponent, agent_color="white", max_plies=6)
+    _, reward, terminated, truncated, info = _play_random(env, 0)
+    assert truncated and opponent.seen == 3
+    board = env.unwrapped.board
+    black_moves = board.move_stack[0::2]
+    replay_board = Board("english")
+    for i, move in enumerate(board.move_stack):
+        if i % 2 == 0:
+            assert move == replay_board.legal_moves[0]
+        replay_board.push(move)
+    assert len(black_moves) == 3
+    with pytest.raises(ValueError, match="unknown|agent|spec"):
+        DraughtsEnv(opponent="no_such_agent")
