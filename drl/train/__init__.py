@@ -1,0 +1,21 @@
+"""Self-play training: actors, replay buffer, learner, checkpoints, the training loop.
+
+Importing the package registers the ``az:ckpt=PATH,sims=N`` agent kind with
+:mod:`drl.agents`.
+"""
+
+from drl.train.az import AZAgent, NetworkPlayer
+from drl.train.buffer import GameBatch, ReplayBuffer, SampleBatch, ShardError
+from drl.train.checkpoint import (CheckpointError, load_checkpoint, load_latest,
+                                  save_checkpoint)
+from drl.train.config import Config
+from drl.train.learner import LossConfig, train_step
+from drl.train.loop import TrainResult, train
+from drl.train.selfplay import SelfPlayActor, SelfPlayConfig, SelfPlayStats
+
+__all__ = [
+    "AZAgent", "CheckpointError", "Config", "GameBatch", "LossConfig", "NetworkPlayer",
+    "ReplayBuffer", "SampleBatch", "SelfPlayActor", "SelfPlayConfig", "SelfPlayStats",
+    "ShardError", "TrainResult", "load_checkpoint", "load_latest", "save_checkpoint", "train",
+    "train_step",
+]

@@ -49,6 +49,7 @@ class GameBatch:
         pieces_left: ``[N, 2]`` float32 pieces left at the end for (mover, opponent),
             as a fraction of the starting men per side.
         plies_left: ``[N]`` float32 plies from this position to the end.
+        player: ``[N]`` int8 colour to move (0 black, 1 white).
         game_index: ``[N]`` int64 game number (global, counted over the whole run).
         game_plies: ``[G]`` int64 length of each game in plies (full moves).
         game_result: ``[G]`` int64 winner colour 0 black / 1 white, 2 draw, 3 truncated.
@@ -63,6 +64,7 @@ class GameBatch:
     value: np.ndarray
     pieces_left: np.ndarray
     plies_left: np.ndarray
+    player: np.ndarray
     game_index: np.ndarray
     game_plies: np.ndarray
     game_result: np.ndarray
@@ -85,7 +87,7 @@ class GameBatch:
             ShardError: naming the first inconsistent array.
         """
         n = self.num_positions
-        for name in ("policy_weight", "plies_left", "game_index"):
+        for name in ("policy_weight", "plies_left", "player", "game_index"):
             if len(getattr(self, name)) != n:
                 raise ShardError(f"{name} has {len(getattr(self, name))} rows, expected {n}")
         if self.obs.ndim != 4 or len(self.obs) != n:

@@ -115,7 +115,7 @@ def play_lockstep(evaluate: Evaluator, search: SearchConfig, baseline: str,
             roles=roles, opening=fen, opening_index=t.opening_index,
             moves=tuple(str(m) for m in board.move_stack), result=result, winner=winner,
             termination=termination, plies=board.ply, seed=t.seed,
-            pdn=board_to_pdn(board, tags, result), seconds=seconds / len(tasks)))
+            pdn=board_to_pdn(board, tags, None if outcome else "*"), seconds=seconds / len(tasks)))
     return records
 
 

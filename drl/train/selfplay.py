@@ -22,7 +22,7 @@ import numpy as np
 from drl.encode.actions import num_actions as _num_actions
 from drl.encode.mask import MAX_STEPS, legal_step_mask, step_outcome
 from drl.encode.planes import N_CHANNELS, encode_planes
-from drl.rules import Move, Variant
+from drl.rules import Board, Move, Variant
 from drl.rules.core import (
     MAX_MOVES,
     MOVE_WIDTH,
@@ -39,7 +39,7 @@ from drl.rules.core import (
     initial_state,
     status,
 )
-from drl.rules.pdn import game_type_tag, write_game
+from drl.rules.pdn import board_to_pdn
 from drl.rules.variant import P_REPETITION
 from drl.search import BatchedMCTS, Evaluator, Roots, SearchConfig
 from drl.train.buffer import GameBatch
@@ -48,7 +48,6 @@ __all__ = ["RESULT_DRAW", "RESULT_TRUNCATED", "SelfPlayActor", "SelfPlayConfig",
 
 RESULT_DRAW = 2
 RESULT_TRUNCATED = 3
-_RESULT_TEXT = {0: "0-1", 1: "1-0", RESULT_DRAW: "1/2-1/2", RESULT_TRUNCATED: "*"}
 
 
 @dataclass(frozen=True)
@@ -156,7 +155,7 @@ class _Game:
         self.weight: list[float] = []
         self.player: list[int] = []
         self.ply: list[int] = []
-        self.moves: list[str] = []
+        self.moves: list[Move] = []
         self.result = -1
         self.taker = -1
         if variant.is_asymmetric:
@@ -343,7 +342,7 @@ class SelfPlayActor:
             g.plen += 1
             return False
         row = self._moves[k].copy()
-        g.moves.append(str(Move.from_row(row, self.board_size, g.variant.notation)))
+        g.moves.append(Move.from_row(row, self.board_size, g.variant.notation))
         g.state = apply_move(g.state, g.params, row)
         g.prefix[:] = 0
         g.plen = 0
@@ -389,6 +388,7 @@ class SelfPlayActor:
             value=value,
             pieces_left=pieces.astype(np.float32),
             plies_left=(final_ply - np.asarray(g.ply)).astype(np.float32),
+            player=player.astype(np.int8),
             game_index=np.full(len(player), g.index, np.int64),
             game_plies=np.array([final_ply], np.int64),
             game_result=np.array([result], np.int64),
@@ -402,14 +402,15 @@ class SelfPlayActor:
         return batch, self._pdn(g)
 
     def _pdn(self, g: _Game) -> str:
-        game_type, variant_tag = game_type_tag(g.variant)
+        board = Board(g.variant)
+        for move in g.moves:
+            board.push_unchecked(move)
         tags = {"Event": "drl self-play", "Round": str(g.index + 1), "Black": "self-play",
-                "White": "self-play", "GameType": game_type}
-        if variant_tag is not None:
-            tags["Variant"] = variant_tag
+                "White": "self-play"}
         if g.taker >= 0:
             tags["BlackRole"] = "taker" if g.taker == 0 else "giver"
             tags["WhiteRole"] = "giver" if g.taker == 0 else "taker"
         if g.result == RESULT_TRUNCATED:
             tags["Termination"] = "max_plies"
-        return write_game(g.moves, tags, _RESULT_TEXT[g.result])
+            return board_to_pdn(board, tags, "*")
+        return board_to_pdn(board, tags)  # the result in the GameType's convention

@@ -1,0 +1,152 @@
+"""``drl-play``: play a trained checkpoint in the terminal.
+
+Examples::
+
+    drl-play ckpt=runs/give_and_take-20260101-120000            # newest checkpoint of a run
+    drl-play ckpt=runs/x/checkpoints/ckpt-00001200.pt color=white role=giver sims=128
+
+Moves are typed in PDN (``11-15``, ``15x24``, ``15x24x31``; algebraic ``c3-d4`` for
+variants written that way). An illegal or ambiguous move is asked again, listing the
+legal moves. Commands: ``moves`` (list the legal moves), ``undo`` (take back your last
+move), ``quit``.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+import hydra
+from hydra.core.config_store import ConfigStore
+from omegaconf import OmegaConf
+
+
+@dataclass
+class PlayConfig:
+    """Settings of ``drl-play``.
+
+    Attributes:
+        ckpt: checkpoint file or run folder (required).
+        variant: variant string (default: the one the checkpoint was trained on).
+        color: the colour you play, ``black`` (dark, moves first in most variants) or
+            ``white``.
+        role: Give and Take: ``taker`` or ``giver`` (sets which colour takes).
+        sims: the network's simulations per step (default: as trained).
+        fen: start position (default: the variant's start position).
+        pdn: write the finished game to this PDN file.
+        device: ``auto``, ``cpu`` or ``cuda``.
+    """
+
+    ckpt: Optional[str] = None
+    variant: Optional[str] = None
+    color: str = "black"
+    role: str = "taker"
+    sims: Optional[int] = None
+    fen: Optional[str] = None
+    pdn: Optional[str] = None
+    device: str = "auto"
+    defaults: list[Any] = field(default_factory=lambda: [
+        "_self_", {"override hydra/job_logging": "stdout"}])
+    hydra: Any = field(default_factory=lambda: {"run": {"dir": "."}, "output_subdir": None,
+                                                "job": {"chdir": False}})
+
+
+def play_session(cfg: PlayConfig, read: Callable[[str], str] = input,
+                 write: Callable[[str], None] = print) -> str:
+    """Run one game between the user (``read``/``write``) and the checkpoint.
+
+    Returns:
+        The PDN result (``"1-0"``, ``"0-1"``, ``"1/2-1/2"``, or ``"*"`` if the user quit).
+
+    Raises:
+        ValueError: no ``ckpt``, a bad variant, colour, role, FEN or checkpoint.
+    """
+    from drl.eval.arena import role_variant
+    from drl.rules import Board, IllegalMoveError, Variant
+    from drl.rules.pdn import board_to_pdn
+    from drl.train.az import AZAgent
+
+    if not cfg.ckpt:
+        raise ValueError("give the checkpoint: drl-play ckpt=PATH (a ckpt-*.pt file or a run "
+                         "folder)")
+    if cfg.color not in ("black", "white"):
+        raise ValueError(f"color must be black or white, got {cfg.color!r}")
+    if cfg.role not in ("taker", "giver"):
+        raise ValueError(f"role must be taker or giver, got {cfg.role!r}")
+    agent = AZAgent(cfg.ckpt, sims=cfg.sims, device=cfg.device)
+    from drl.train.checkpoint import load_checkpoint
+
+    spec = cfg.variant or load_checkpoint(agent.path).get("variant", "english")
+    variant = Variant.parse(spec)
+    if variant.is_asymmetric:
+        other = "white" if cfg.color == "black" else "black"
+        variant = role_variant(variant, cfg.color if cfg.role == "taker" else other)
+    board = Board(variant, fen=cfg.fen)
+    me = 0 if cfg.color == "black" else 1
+    write(f"You play {cfg.color}" + (f" ({board.role(me)})" if board.role(me) else "")
+          + f" in {variant} against {agent.name} from {agent.path}.")
+    write("Type moves in PDN (e.g. 11-15, 15x24), 'moves', 'undo' or 'quit'.")
+    while not board.is_game_over():
+        write("")
+        write(str(board))
+        if int(board.turn) != me:
+            move = agent.select_move(board)
+            write(f"network plays {move}")
+            board.push(move)
+            continue
+        legal = board.legal_moves
+        text = read(f"your move ({board.turn.name.lower()}): ").strip()
+        if text in ("quit", "exit"):
+            write("game abandoned")
+            return "*"
+        if text in ("moves", "?", "help"):
+            write("legal moves: " + ", ".join(str(m) for m in legal))
+            continue
+        if text == "undo":
+            if board.ply >= 2:
+                board.pop()
+                board.pop()
+            else:
+                write("nothing to take back")
+            continue
+        try:
+            move = board.parse_move(text)
+        except (IllegalMoveError, ValueError) as err:
+            write(f"{err}")
+            write("legal moves: " + ", ".join(str(m) for m in legal))
+            continue
+        board.push(move)
+    write("")
+    write(str(board))
+    outcome = board.outcome()
+    result = outcome.result if outcome is not None else "*"
+    write(f"game over: {result} ({outcome.termination.name.lower()})" if outcome else result)
+    if cfg.pdn:
+        from pathlib import Path
+
+        Path(cfg.pdn).write_text(board_to_pdn(board, {"Event": "drl-play"},
+                                              None if outcome else "*"),
+                                 encoding="utf-8")
+        write(f"game written to {cfg.pdn}")
+    return result
+
+
+def _run(cfg: Any) -> None:
+    conf = OmegaConf.to_object(cfg)
+    try:
+        play_session(conf)
+    except (ValueError, RuntimeError) as err:
+        sys.exit(f"drl-play: {err}")
+    except (EOFError, KeyboardInterrupt):
+        sys.exit("\ndrl-play: game abandoned")
+
+
+def main() -> None:
+    """Console entry point."""
+    ConfigStore.instance().store(name="drl_play", node=PlayConfig)
+    hydra.main(config_path=None, config_name="drl_play", version_base="1.3")(_run)()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,61 @@
+"""The az agent through the agents registry and the arena; drl-play with scripted input."""
+
+import pytest
+
+from drl.agents import make
+from drl.eval.arena import play_match
+from drl.rules import Board
+from drl.train.loop import train
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory, tiny):
+    run = tmp_path_factory.mktemp("az") / "run"
+    result = train(tiny(iterations=1), run)
+    return run, result.checkpoint
+
+
+def test_az_agent_plays_legal_moves_through_the_registry(trained):
+    run, ckpt = trained
+    agent = make(f"az:ckpt={ckpt},sims=4")
+    assert agent.name == "az:ckpt=" + str(ckpt) + ",sims=4"
+    board = Board("give_and_take")
+    for _ in range(6):
+        move = agent.select_move(board)
+        assert move in board.legal_moves
+        board.push(move)
+    # a run folder works too (newest good checkpoint)
+    assert make(f"az:ckpt={run},sims=2").select_move(Board("give_and_take")) in \
+        Board("give_and_take").legal_moves
+
+
+def test_az_agent_in_the_arena(trained):
+    _, ckpt = trained
+    res = play_match(f"az:ckpt={ckpt},sims=2", "random", "give_and_take", games=4,
+                     openings=None, workers=1, max_plies=40, progress=False)
+    assert len(res.records) == 4
+    roles = {r.role_of(res.players[0]) for r in res.records}
+    assert roles == {"taker", "giver"}
+
+
+def test_az_spec_errors(tmp_path):
+    with pytest.raises(ValueError, match="ckpt"):
+        make("az:sims=4")
+    with pytest.raises(ValueError, match="does not exist"):
+        make(f"az:ckpt={tmp_path / 'missing.pt'}")
+
+
+def test_drl_play_reasks_illegal_moves(trained):
+    from drl.cli.play import PlayConfig, play_session
+
+    _, ckpt = trained
+    answers = iter(["15-19", "moves", "9-13", "quit"])
+    out = []
+    result = play_session(PlayConfig(ckpt=str(ckpt), sims=2, color="black", role="taker"),
+                          read=lambda prompt: next(answers), write=out.append)
+    text = "\n".join(out)
+    assert result == "*"
+    # 15-19 is not legal at the start: the legal moves are listed and the move asked again
+    assert "legal moves: 9-13, 9-14, 10-14, 10-15, 11-15, 11-16, 12-16" in text
+    assert "network plays" in text
+    assert "(taker)" in text

@@ -1,0 +1,76 @@
+"""Checkpoints: atomic, verified, the newest K kept, damaged ones fall back."""
+
+import logging
+
+import pytest
+import torch
+
+from drl.train.checkpoint import (CheckpointError, list_checkpoints, load_checkpoint,
+                                  load_latest, save_checkpoint)
+
+
+def _payload(step):
+    return {"model": {"w": torch.full((3,), float(step))}, "net_config": {"c": 1},
+            "counters": {"learner_steps": step}}
+
+
+def test_round_trip_and_keep_last_k(tmp_path):
+    for step in (10, 20, 30, 40):
+        save_checkpoint(tmp_path, step, _payload(step), keep=2)
+    paths = list_checkpoints(tmp_path)
+    assert [p.name for p in paths] == ["ckpt-00000030.pt", "ckpt-00000040.pt"]
+    got = load_checkpoint(paths[-1])
+    assert got["counters"]["learner_steps"] == 40
+    assert torch.equal(got["model"]["w"], torch.full((3,), 40.0))
+    assert not list(tmp_path.glob("*.tmp"))
+
+
+def test_truncated_checkpoint_gives_a_clear_error_and_falls_back(tmp_path, caplog):
+    save_checkpoint(tmp_path, 1, _payload(1))
+    p2 = save_checkpoint(tmp_path, 2, _payload(2))
+    data = p2.read_bytes()
+    p2.write_bytes(data[: len(data) // 2])
+    with pytest.raises(CheckpointError, match="truncated or corrupt"):
+        load_checkpoint(p2)
+    with caplog.at_level(logging.WARNING):
+        path, payload = load_latest(tmp_path)
+    assert path.name == "ckpt-00000001.pt" and payload["counters"]["learner_steps"] == 1
+    assert "ckpt-00000002.pt" in caplog.text
+
+
+def test_corrupt_bytes_are_detected(tmp_path):
+    p = save_checkpoint(tmp_path, 5, _payload(5))
+    data = bytearray(p.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    p.write_bytes(bytes(data))
+    with pytest.raises(CheckpointError, match="truncated or corrupt"):
+        load_checkpoint(p)
+
+
+def test_missing_digest_and_garbage(tmp_path):
+    p = save_checkpoint(tmp_path, 5, _payload(5))
+    (tmp_path / "ckpt-00000005.pt.sha256").unlink()
+    with pytest.raises(CheckpointError, match="sha256"):
+        load_checkpoint(p)
+    assert load_checkpoint(p, verify=False)["counters"]["learner_steps"] == 5
+    junk = tmp_path / "junk.pt"
+    junk.write_bytes(b"\x00" * 50)
+    with pytest.raises(CheckpointError, match="truncated or corrupt"):
+        load_checkpoint(junk, verify=False)
+    with pytest.raises(CheckpointError, match="does not exist"):
+        load_checkpoint(tmp_path / "nope.pt")
+
+
+def test_quarantine_and_all_bad(tmp_path):
+    p = save_checkpoint(tmp_path, 3, _payload(3))
+    p.write_bytes(b"broken")
+    with pytest.raises(CheckpointError, match="no good checkpoint"):
+        load_latest(tmp_path, quarantine=True)
+    assert (tmp_path / "ckpt-00000003.pt.corrupt").exists()
+    assert load_latest(tmp_path) is None
+    assert load_latest(tmp_path / "missing") is None
+
+
+def test_payload_needs_required_keys(tmp_path):
+    with pytest.raises(ValueError, match="counters"):
+        save_checkpoint(tmp_path, 1, {"model": {}, "net_config": {}})
