@@ -6,6 +6,8 @@ Measures, with uniformly random legal actions:
   ``gymnasium.make`` (which adds the checker and order-enforcing wrappers). One env step
   is one step action of the agent plus, when its move is complete, the random
   opponent's reply, and returns the planes and the mask;
+- the vector env (``DraughtsVectorEnv``, 256 games stepped in one compiled call), with
+  random legal actions drawn by a small compiled sampler;
 - the batched encoder: states/s for batches of 256 positions (planes + masks);
 - OpenSpiel ``checkers`` stepped through ``pyspiel``: ``legal_actions()`` +
   ``apply_action()`` per step, and again with ``observation_tensor()`` per step (what an
@@ -20,6 +22,41 @@ import argparse
 import time
 
 import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def _random_legal(masks, uniforms, out):
+    """A uniformly random legal action per row of ``masks`` (``int8[B, A]``)."""
+    for i in range(masks.shape[0]):
+        count = 0
+        for a in range(masks.shape[1]):
+            count += masks[i, a]
+        pick = int(uniforms[i] * count)
+        for a in range(masks.shape[1]):
+            if masks[i, a]:
+                if pick == 0:
+                    out[i] = a
+                    break
+                pick -= 1
+
+
+def vector_env_steps(variant: str, num_envs: int, steps: int, seed: int = 0) -> float:
+    """Env steps/s (games x steps) of the vector env with random legal actions."""
+    from drl.envs.vector import DraughtsVectorEnv
+
+    envs = DraughtsVectorEnv(num_envs, variant, copy=False)
+    rng = np.random.default_rng(seed)
+    actions = np.zeros(num_envs, dtype=np.int64)
+    obs, _ = envs.reset(seed=seed)
+    _random_legal(obs["action_mask"], rng.random(num_envs), actions)
+    envs.step(actions)
+    calls = max(1, steps // num_envs)
+    t0 = time.perf_counter()
+    for _ in range(calls):
+        _random_legal(obs["action_mask"], rng.random(num_envs), actions)
+        obs, *_ = envs.step(actions)
+    return calls * num_envs / (time.perf_counter() - t0)
 
 
 def drl_env_steps(env, steps: int, seed: int = 0) -> float:
@@ -118,6 +155,8 @@ def main(argv=None) -> None:
         wrapped = drl_env_steps(gym.make(env_id), args.steps)
         rows.append((f"drl {variant} env (DraughtsEnv)", direct, plain))
         rows.append((f"drl {variant} env (gym.make, wrapped)", wrapped, plain))
+        rows.append((f"drl {variant} vector env, 256 games",
+                     vector_env_steps(variant, 256, 10 * args.steps), plain))
     for variant in ("english", "international"):
         rows.append((f"drl encoder {variant}, batch 256 (planes+masks)",
                      encoder_states_per_s(variant), None))

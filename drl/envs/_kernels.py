@@ -79,14 +79,13 @@ def game_start(ws, state, params, rows, hashes):
 
 
 @njit(cache=True)
-def play_row(ws, state, params, rows, k, log, hashes):
-    """Play legal move ``rows[k]`` as a whole move (the move in progress is dropped)."""
+def apply_row(ws, state, params, rows, k, hashes):
+    """Play legal move ``rows[k]`` (whole move; a move in progress is dropped), without
+    logging it."""
     ply = ws[W_PLY]
-    for j in range(rows.shape[1]):
-        log[ply, j] = rows[k, j]
     start_bit = np.int64(1) << rows[k, M_FROM]
     irreversible = rows[k, M_CAPTURED] != 0 or ((state[ST_BM] | state[ST_WM]) & start_bit) != 0
-    apply_move_into(state, params, log[ply], state)
+    apply_move_into(state, params, rows[k], state)
     ply += 1
     ws[W_PLY] = ply
     hashes[ply] = state[ST_HASH]
@@ -94,6 +93,15 @@ def play_row(ws, state, params, rows, k, log, hashes):
         ws[W_RESET] = ply
     ws[W_PLEN] = 0
     _enter_position(ws, state, params, rows, hashes)
+
+
+@njit(cache=True)
+def play_row(ws, state, params, rows, k, log, hashes):
+    """Play legal move ``rows[k]`` as a whole move and append it to ``log``."""
+    ply = ws[W_PLY]
+    for j in range(rows.shape[1]):
+        log[ply, j] = rows[k, j]
+    apply_row(ws, state, params, rows, k, hashes)
 
 
 @njit(cache=True)
@@ -154,3 +162,74 @@ def game_step(ws, state, params, rows, prefix, log, hashes, rng, action, random_
         result = STEP_MOVE_DONE
     observe(ws, state, params, rows, prefix, -1, mask, planes)
     return result
+
+
+# ---------------------------------------------------------------------- many games at once
+
+@njit(cache=True)
+def _random_replies_unlogged(ws, state, params, rows, hashes, rng):
+    agent = ws[W_AGENT]
+    while (ws[W_CODE] < 0 and state[ST_TURN] != agent
+           and (ws[W_PLY_LIMIT] < 0 or ws[W_PLY] < ws[W_PLY_LIMIT])):
+        apply_row(ws, state, params, rows, _random_index(rng, ws[W_NROWS]), hashes)
+
+
+@njit(cache=True)
+def vector_step(ws, states, params2, init_state, rows, prefixes, hashes, rngs, actions,
+                needs_reset, new_agents, lose_on_illegal, masks, planes, rewards, terminated,
+                truncated):
+    """One step of B games against random opponents (the vector env's whole step).
+
+    Game ``i`` is reset (agent colour ``new_agents[i]``, random opponent moves first if it
+    must) when ``needs_reset[i]``, and its action ignored; otherwise ``actions[i]`` is
+    played as in :func:`game_step`. An illegal action ends the game with reward -1 when
+    ``lose_on_illegal``, else is ignored (the caller checks legality first).
+
+    Args:
+        ws: ``int64[B, W_SIZE]``; states: ``int64[B, STATE_SIZE]``; params2:
+            ``int64[2, PARAMS_SIZE]`` the rules when the agent plays black / white;
+            init_state: ``int64[STATE_SIZE]``; rows: ``int64[B, MAX_MOVES, MOVE_WIDTH]``;
+            prefixes: ``int64[B, MAX_STEPS]``; hashes: ``int64[B, ply_limit + 2]``;
+            rngs: ``uint64[B]``; actions, new_agents: ``int64[B]``; needs_reset: ``bool[B]``.
+        masks, planes, rewards, terminated, truncated: outputs ``int8[B, A]``,
+            ``float32[B, C, n, n]``, ``float32[B]``, ``bool[B]``, ``bool[B]``.
+    """
+    for i in range(states.shape[0]):
+        rewards[i] = 0.0
+        terminated[i] = False
+        truncated[i] = False
+        w = ws[i]
+        state = states[i]
+        if needs_reset[i]:
+            agent = new_agents[i]
+            params = params2[agent]
+            for j in range(state.shape[0]):
+                state[j] = init_state[j]
+            w[W_AGENT] = agent
+            game_start(w, state, params, rows[i], hashes[i])
+            _random_replies_unlogged(w, state, params, rows[i], hashes[i], rngs[i:i + 1])
+        else:
+            agent = w[W_AGENT]
+            params = params2[agent]
+            prefix = prefixes[i]
+            plen = w[W_PLEN]
+            prefix[plen] = actions[i]
+            k = step_outcome(rows[i], w[W_NROWS], state[ST_TURN], params, prefix, plen + 1)
+            if k == ILLEGAL:
+                if lose_on_illegal:
+                    rewards[i] = -1.0
+                    terminated[i] = True
+            elif k == IN_PROGRESS:
+                w[W_PLEN] = plen + 1
+            else:
+                apply_row(w, state, params, rows[i], k, hashes[i])
+                _random_replies_unlogged(w, state, params, rows[i], hashes[i], rngs[i:i + 1])
+                code = w[W_CODE]
+                if code >= 0:
+                    terminated[i] = True
+                    winner = code % 4
+                    if winner != 2:
+                        rewards[i] = 1.0 if winner == agent else -1.0
+                elif w[W_PLY_LIMIT] >= 0 and w[W_PLY] >= w[W_PLY_LIMIT]:
+                    truncated[i] = True
+        observe(w, state, params, rows[i], prefixes[i], -1, masks[i], planes[i])

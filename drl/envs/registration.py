@@ -9,6 +9,9 @@ agent's role in Give and Take), the other keyword arguments stay free::
     env = gym.make("drl/GiveAndTake-Taker-v0", opponent="random", max_plies=300)
 
 ``gym.make("drl.envs:drl/English-v0")`` imports the package itself.
+``gym.make_vec(id, num_envs)`` builds the compiled :class:`drl.envs.vector.DraughtsVectorEnv`
+(random opponents only); ``vectorization_mode="sync"`` gives a ``SyncVectorEnv`` of
+``DraughtsEnv`` for any opponent.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from typing import Any
 import gymnasium as gym
 
 ENTRY_POINT = "drl.envs.gym_env:DraughtsEnv"
+VECTOR_ENTRY_POINT = "drl.envs.vector:DraughtsVectorEnv"
 
 # id -> fixed keyword arguments.
 ENV_IDS: dict[str, dict[str, Any]] = {
@@ -41,4 +45,5 @@ def register_envs() -> None:
     """Register every id of :data:`ENV_IDS` with Gymnasium (a no-op for ids already there)."""
     for env_id, kwargs in ENV_IDS.items():
         if env_id not in gym.registry:
-            gym.register(id=env_id, entry_point=ENTRY_POINT, kwargs=dict(kwargs))
+            gym.register(id=env_id, entry_point=ENTRY_POINT,
+                         vector_entry_point=VECTOR_ENTRY_POINT, kwargs=dict(kwargs))

@@ -9,6 +9,7 @@ import pytest
 
 import drl.encode
 import drl.envs.pettingzoo
+import drl.envs.vector
 from drl.envs import _kernels as K
 from drl.envs.game import StepGame
 from drl.rules import Board, Variant
@@ -54,7 +55,7 @@ def test_repetition_draw_is_detected_like_the_board():
     assert "FEN" in game.pdn()
 
 
-@pytest.mark.parametrize("module", [drl.encode, drl.envs.pettingzoo])
+@pytest.mark.parametrize("module", [drl.encode, drl.envs.pettingzoo, drl.envs.vector])
 def test_docstring_examples(module):
     result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0

@@ -1,0 +1,179 @@
+"""``DraughtsVectorEnv``: many games against random opponents, stepped in one compiled call.
+
+The batched counterpart of :class:`drl.envs.DraughtsEnv` with ``opponent="random"``, for
+throughput (rollouts, benchmarks): same observations, actions, rewards and truncation, no
+PDN and no per-game Board. Episodes reset automatically in the step *after* they end
+(Gymnasium's ``AutoresetMode.NEXT_STEP``: that step ignores the game's action and returns
+its first observation with reward 0).
+
+>>> import numpy as np
+>>> from drl.envs.vector import DraughtsVectorEnv
+>>> envs = DraughtsVectorEnv(4, "english")  # or gymnasium.make_vec("drl/English-v0", 4)
+>>> obs, info = envs.reset(seed=0)
+>>> obs["observation"].shape, obs["action_mask"].shape
+((4, 22, 8, 8), (4, 896))
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Union
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from drl.encode.actions import num_actions
+from drl.encode.mask import MAX_STEPS
+from drl.encode.planes import N_CHANNELS
+from drl.envs import _kernels as K
+from drl.envs.variants import Options, build_variant, role_variants
+from drl.rules.core import MAX_MOVES, MOVE_WIDTH, STATE_SIZE, initial_state
+from drl.rules.variant import Variant
+
+COLORS = ("black", "white")
+
+
+class DraughtsVectorEnv(VectorEnv):
+    """``num_envs`` games of one variant, the agent against uniformly random replies.
+
+    Args:
+        num_envs: number of games B.
+        variant, role, variant_options, agent_color, illegal_action: as for
+            :class:`drl.envs.DraughtsEnv`.
+        max_plies: truncation after this many plies (required here, it sizes the buffers).
+        copy: return copies of the observation buffers (default) rather than views that
+            the next step overwrites.
+        opponent: must be ``"random"`` (accepted so that ``gymnasium.make_vec`` can pass the
+            env kwargs through).
+        render_mode: must be None.
+
+    Observations ``{"observation": float32[B, C, n, n], "action_mask": int8[B, A]}``;
+    actions ``int64[B]``; ``info["agent_color"]`` (``int64[B]``, 0 black, 1 white) and, for
+    games that just ended by rule, ``info["winner"]`` (0 black, 1 white, 2 draw; masked by
+    ``info["_winner"]``).
+
+    Raises:
+        ValueError: bad arguments; an illegal action under ``illegal_action="raise"``
+            (nothing is played in any game then).
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}
+
+    def __init__(self, num_envs: int, variant: Union[str, Variant] = "english",
+                 role: Optional[str] = None, variant_options: Options = None,
+                 agent_color: str = "random", max_plies: int = 400,
+                 illegal_action: str = "raise", copy: bool = True, opponent: str = "random",
+                 render_mode: Optional[str] = None) -> None:
+        if opponent != "random":
+            raise ValueError(f"the vector env plays only opponent='random', got {opponent!r}; "
+                             f"use gymnasium.make_vec(..., vectorization_mode='sync') for "
+                             f"other opponents")
+        if render_mode is not None:
+            raise ValueError("the vector env does not render; use DraughtsEnv")
+        if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        if agent_color not in COLORS + ("random",):
+            raise ValueError(f"agent_color must be 'black', 'white' or 'random', "
+                             f"got {agent_color!r}")
+        if isinstance(max_plies, bool) or not isinstance(max_plies, (int, np.integer)) \
+                or max_plies < 1:
+            raise ValueError(f"max_plies must be a positive integer, got {max_plies!r}")
+        if illegal_action not in ("raise", "lose"):
+            raise ValueError(f"illegal_action must be 'raise' or 'lose', got {illegal_action!r}")
+        self.variant = build_variant(variant, variant_options)
+        variants = role_variants(self.variant, role)
+        self.num_envs = int(num_envs)
+        self.agent_color = agent_color
+        self.max_plies = int(max_plies)
+        self.illegal_action = illegal_action
+        self.copy = copy
+        n = self.variant.board_size
+        a = num_actions(n)
+        b = self.num_envs
+        self.single_observation_space = spaces.Dict({
+            "observation": spaces.Box(0.0, 1.0, (N_CHANNELS, n, n), dtype=np.float32),
+            "action_mask": spaces.Box(0, 1, (a,), dtype=np.int8),
+        })
+        self.single_action_space = spaces.Discrete(a)
+        self.observation_space = batch_space(self.single_observation_space, b)
+        self.action_space = batch_space(self.single_action_space, b)
+
+        self._params2 = np.stack([variants[0].params, variants[1].params])
+        self._init = np.asarray(initial_state(self._params2[0]), dtype=np.int64)
+        self._ws = np.zeros((b, K.W_SIZE), dtype=np.int64)
+        self._ws[:, K.W_PLY_LIMIT] = self.max_plies
+        self._states = np.zeros((b, STATE_SIZE), dtype=np.int64)
+        self._rows = np.zeros((b, MAX_MOVES, MOVE_WIDTH), dtype=np.int64)
+        self._prefixes = np.zeros((b, MAX_STEPS), dtype=np.int64)
+        self._hashes = np.zeros((b, self.max_plies + 2), dtype=np.int64)
+        self._rngs = np.zeros(b, dtype=np.uint64)
+        self._masks = np.zeros((b, a), dtype=np.int8)
+        self._planes = np.zeros((b, N_CHANNELS, n, n), dtype=np.float32)
+        self._rewards = np.zeros(b, dtype=np.float32)
+        self._terminated = np.zeros(b, dtype=np.bool_)
+        self._truncated = np.zeros(b, dtype=np.bool_)
+        self._needs_reset = np.ones(b, dtype=np.bool_)
+        self._no_actions = np.zeros(b, dtype=np.int64)
+
+    def _draw_agents(self) -> np.ndarray:
+        if self.agent_color == "random":
+            return self.np_random.integers(2, size=self.num_envs).astype(np.int64)
+        return np.full(self.num_envs, COLORS.index(self.agent_color), dtype=np.int64)
+
+    def reset(self, *, seed: Optional[int] = None,
+              options: Optional[dict[str, Any]] = None) -> tuple[dict[str, np.ndarray], dict]:
+        """Start every game; ``seed`` makes the whole run (colours, opponents) reproducible."""
+        super().reset(seed=seed)
+        if options:
+            raise ValueError(f"unknown reset options {sorted(options)}")
+        self._rngs[:] = self.np_random.integers(2**63, size=self.num_envs, dtype=np.uint64)
+        self._needs_reset[:] = True
+        self._run(self._no_actions, lose=False)
+        self._needs_reset[:] = False
+        return self._observation(), self._info()
+
+    def step(self, actions: Any) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray,
+                                          np.ndarray, dict]:
+        """One step action per game (ignored for games being reset)."""
+        acts = np.asarray(actions, dtype=np.int64).reshape(-1)
+        if acts.shape[0] != self.num_envs:
+            raise ValueError(f"expected {self.num_envs} actions, got {acts.shape[0]}")
+        a = self._masks.shape[1]
+        inside = (acts >= 0) & (acts < a)
+        legal = inside & (self._masks[np.arange(self.num_envs), np.clip(acts, 0, a - 1)] == 1)
+        bad = ~legal & ~self._needs_reset
+        if bad.any() and self.illegal_action == "raise":
+            i = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"illegal action {int(acts[i])} in game {i}; legal actions: "
+                             f"{np.flatnonzero(self._masks[i]).tolist()}")
+        self._run(np.where(inside, acts, -1), lose=True)
+        self._needs_reset = self._terminated | self._truncated
+        info = self._info()
+        if self._terminated.any():
+            codes = self._ws[:, K.W_CODE]
+            ended = self._terminated & (codes >= 0)
+            info["winner"] = np.where(ended, codes % 4, -1)
+            info["_winner"] = ended
+        rewards = self._rewards.copy()
+        return (self._observation(), rewards, self._terminated.copy(), self._truncated.copy(),
+                info)
+
+    def action_masks(self) -> np.ndarray:
+        """``bool[B, A]`` legal step actions of every game."""
+        return self._masks.astype(bool)
+
+    def _run(self, actions: np.ndarray, lose: bool) -> None:
+        new_agents = self._draw_agents() if self._needs_reset.any() else self._no_actions
+        K.vector_step(self._ws, self._states, self._params2, self._init, self._rows,
+                      self._prefixes, self._hashes, self._rngs, actions, self._needs_reset,
+                      new_agents, lose, self._masks, self._planes, self._rewards,
+                      self._terminated, self._truncated)
+
+    def _observation(self) -> dict[str, np.ndarray]:
+        if self.copy:
+            return {"observation": self._planes.copy(), "action_mask": self._masks.copy()}
+        return {"observation": self._planes, "action_mask": self._masks}
+
+    def _info(self) -> dict[str, Any]:
+        return {"agent_color": self._ws[:, K.W_AGENT].copy()}

@@ -1,0 +1,102 @@
+"""The compiled vector env: spaces, consistency with the encoder, resets, errors, seeds."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import drl.envs  # noqa: F401  (registers the ids)
+from drl.encode import MAX_STEPS, legal_step_mask, num_actions
+from drl.envs import _kernels as K
+from drl.envs.vector import DraughtsVectorEnv
+
+
+def _random_actions(rng, masks):
+    # A finished game (empty mask) gets a dummy action: it is reset on this step.
+    return np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in masks],
+                    dtype=np.int64)
+
+
+@pytest.mark.parametrize("env_id", ["drl/English-v0", "drl/GiveAndTake-Giver-v0",
+                                    "drl/International-v0"])
+def test_random_play_is_consistent(env_id):
+    envs = gym.make_vec(env_id, num_envs=6, max_plies=80)
+    assert isinstance(envs, DraughtsVectorEnv)
+    obs, info = envs.reset(seed=0)
+    rng = np.random.default_rng(0)
+    params2 = envs._params2
+    ended = 0
+    needs_reset = np.zeros(6, dtype=bool)
+    for _ in range(150):
+        assert envs.observation_space.contains(obs)
+        # The masks are those of the encoder for each game's position and move in progress.
+        for i in range(6):
+            mask = np.zeros(num_actions(envs.variant.board_size), dtype=np.int8)
+            legal_step_mask(envs._states[i], params2[envs._ws[i, K.W_AGENT]],
+                            envs._prefixes[i], envs._ws[i, K.W_PLEN], mask)
+            assert np.array_equal(mask, obs["action_mask"][i])
+            if not needs_reset[i]:  # a game that goes on: the agent is to move
+                assert mask.any()
+                assert envs._states[i, 4] == info["agent_color"][i]
+        actions = _random_actions(rng, obs["action_mask"])
+        actions[needs_reset] = -5  # ignored: those games restart this step
+        obs, rewards, terminated, truncated, info = envs.step(actions)
+        assert not (terminated & truncated).any()
+        assert np.all(rewards[~terminated] == 0)
+        assert np.all(np.isin(rewards[terminated], (-1.0, 0.0, 1.0)))
+        if terminated.any():
+            winner = info["winner"][terminated]
+            agent = info["agent_color"][terminated]
+            expected = np.where(winner == 2, 0.0, np.where(winner == agent, 1.0, -1.0))
+            assert np.array_equal(rewards[terminated], expected)
+        assert np.all(envs._ws[truncated, K.W_PLY] == 80)
+        ended += int(terminated.sum() + truncated.sum())
+        needs_reset = terminated | truncated
+    assert ended > 0
+
+
+def test_illegal_actions_raise_or_lose():
+    envs = DraughtsVectorEnv(3, "english", agent_color="black")
+    obs, _ = envs.reset(seed=1)
+    states = envs._states.copy()
+    actions = np.array([np.flatnonzero(m)[0] for m in obs["action_mask"]])
+    bad = actions.copy()
+    bad[1] = np.flatnonzero(obs["action_mask"][1] == 0)[0]
+    with pytest.raises(ValueError, match=rf"illegal action {bad[1]} in game 1"):
+        envs.step(bad)
+    assert np.array_equal(envs._states, states)
+    with pytest.raises(ValueError, match="expected 3 actions"):
+        envs.step(actions[:2])
+    lose = DraughtsVectorEnv(3, "english", illegal_action="lose")
+    obs, _ = lose.reset(seed=1)
+    bad = np.array([np.flatnonzero(m)[0] for m in obs["action_mask"]])
+    bad[2] = 10_000
+    _, rewards, terminated, _, _ = lose.step(bad)
+    assert terminated.tolist() == [False, False, True] and rewards[2] == -1.0
+    with pytest.raises(ValueError, match="opponent"):
+        DraughtsVectorEnv(2, opponent="greedy")
+
+
+def test_same_seed_same_run():
+    def run(seed):
+        envs = DraughtsVectorEnv(4, "russian", max_plies=60)
+        obs, info = envs.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        total = [info["agent_color"].tolist()]
+        for _ in range(60):
+            obs, r, te, tr, info = envs.step(_random_actions(rng, obs["action_mask"]))
+            total.append((obs["observation"].sum(), r.tolist(), te.tolist(), tr.tolist()))
+        return total
+
+    assert run(3) == run(3)
+    assert run(3) != run(4)
+
+
+def test_roles_follow_the_agent_colour():
+    envs = DraughtsVectorEnv(8, "give_and_take", role="giver")
+    obs, info = envs.reset(seed=0)
+    own_give = obs["observation"][:, 6, 0, 0]
+    assert np.all(own_give == 1.0)
+    assert set(info["agent_color"].tolist()) == {0, 1}
+    assert envs._prefixes.shape == (8, MAX_STEPS)
