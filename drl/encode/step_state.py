@@ -28,9 +28,11 @@ if TYPE_CHECKING:
     from drl.rules.board import Board, Move
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class StepState:
     """A game state plus the steps already played in the move in progress.
+
+    Immutable; compared by identity (use ``state``/``prefix`` to compare positions).
 
     Attributes:
         state: ``int64[STATE_SIZE]`` game state (read-only copy); it changes only when a
