@@ -1,11 +1,20 @@
 """Compiled move generation: captures (depth-first search) and quiet moves.
 
-Private to ``drl.rules.core``; the public kernels there wrap these. All functions are
-``@njit(cache=True)`` and work on the ``int64`` state / params / move layouts of
-``docs/internals.md``.
+Private to ``drl.rules.core``; the public kernels there wrap these. Everything is
+``@njit(cache=True)`` and works on the ``int64`` layouts of ``docs/internals.md``.
 
-Capture rules implemented here (sources: seed 003/004 for English, seed 002 for Russian,
-FMJD rules for international):
+Speed notes: the hot functions take the position as scalar bitboards and write moves
+into ``moves[level, k, column]`` of a 3-d buffer (one ``[MAX_MOVES, MOVE_WIDTH]`` slab per
+ply of a search). Taking array views (``moves[level]``) inside the search loops costs a
+reference-count update each, which dominated the run time, so the internals never do.
+Small helpers are inlined at numba IR level (``inline="always"``); only the capture
+search, which is rarely needed, stays a real call. Functions on the search path are
+compiled without numba's reference counting (``_nrt=False``: they never allocate), since
+a call that passes arrays otherwise makes the caller pay reference-count updates on
+every entry, even when the call is not taken.
+
+Capture rules implemented here (sources: seeds 003/004 for English, seed 002 for
+Russian, the FMJD rules for international):
 
 - capturing is compulsory and a capture sequence must be completed;
 - Turkish strike: captured pieces stay on the board until the move ends, so they block
@@ -34,7 +43,7 @@ from drl.rules.geometry import CROWN_MASK, FULL, MAX_STEPS, NEIGHBOR, RAY
 from drl.rules.variant import (P_FLYING, P_MAX_CAPTURE, P_MEN_BACK, P_PROMO_MID,
                                P_PROMOTION, P_SIZE_IDX)
 
-# State indices.
+# State indices (mirrored in core).
 ST_BM, ST_BK, ST_WM, ST_WK = 0, 1, 2, 3
 ST_TURN = 4
 
@@ -61,7 +70,8 @@ C_PROMOTION = 6
 C_MAX_CAPTURE = 7
 C_FROM = 8
 C_START_KING = 9
-C_PATH = 10
+C_JUMPERS = 10   # 8 bitboards: pieces with a single jump, per direction (men, short kings)
+C_PATH = 18
 C_STACK = C_PATH + MAX_PATH
 STACK_WIDTH = 5  # square, king, crowned, captured, nsteps
 STACK_DEPTH = 1024
@@ -74,15 +84,17 @@ _RAYX.setflags(write=False)
 
 
 @njit(cache=True, inline="always")
-def _mover(state, z):
-    """(men, kings, opponent pieces, crowning row, men's forward direction mask)."""
-    if state[ST_TURN] == 0:
-        return (state[ST_BM], state[ST_BK], state[ST_WM] | state[ST_WK],
-                CROWN_MASK[z, 0], 0b1100)
-    return state[ST_WM], state[ST_WK], state[ST_BM] | state[ST_BK], CROWN_MASK[z, 1], 0b0011
+def mover(states, lvl, z):
+    """(men, kings, opponent pieces, crowning row, men's forward direction mask) of the
+    side to move in ``states[lvl]``."""
+    if states[lvl, ST_TURN] == 0:
+        return (states[lvl, ST_BM], states[lvl, ST_BK],
+                states[lvl, ST_WM] | states[lvl, ST_WK], CROWN_MASK[z, 0], 0b1100)
+    return (states[lvl, ST_WM], states[lvl, ST_WK], states[lvl, ST_BM] | states[lvl, ST_BK],
+            CROWN_MASK[z, 1], 0b0011)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _piece_has_capture(z, sq, flying, dirs, captured, occ, opp):
     """Whether a piece on ``sq`` can jump in one of the directions of bit mask ``dirs``.
 
@@ -111,8 +123,8 @@ def _piece_has_capture(z, sq, flying, dirs, captured, occ, opp):
     return False
 
 
-@njit(cache=True)
-def _emit(end, king, crowned, captured, nsteps, out, ctx):
+@njit(cache=True, inline="always")
+def _emit(end, king, crowned, captured, nsteps, moves, lvl, ctx):
     """Write a finished capture (path in ``ctx``), applying max-capture and dedup."""
     if ctx[C_MAX_CAPTURE]:
         if nsteps < ctx[C_BEST]:
@@ -124,21 +136,21 @@ def _emit(end, king, crowned, captured, nsteps, out, ctx):
     start = ctx[C_FROM]
     if nsteps >= 2:
         for i in range(k):
-            if out[i, M_CAPTURED] == captured and out[i, M_TO] == end and out[i, M_FROM] == start:
+            if (moves[lvl, i, M_CAPTURED] == captured and moves[lvl, i, M_TO] == end
+                    and moves[lvl, i, M_FROM] == start):
                 return
-    if k >= out.shape[0]:
+    if k >= moves.shape[1]:
         raise ValueError("more legal moves than the move buffer holds (MAX_MOVES)")
     flags = FLAG_KING if ctx[C_START_KING] else 0
     if crowned != 0 or (king == 0 and (ctx[C_CROWN] >> end) & 1):
         flags |= FLAG_REMOVE if ctx[C_PROMOTION] == PROMOTION_REMOVE else FLAG_CROWN
-    row = out[k]
-    row[M_FROM] = start
-    row[M_TO] = end
-    row[M_CAPTURED] = captured
-    row[M_NSTEPS] = nsteps
-    row[M_FLAGS] = flags
+    moves[lvl, k, M_FROM] = start
+    moves[lvl, k, M_TO] = end
+    moves[lvl, k, M_CAPTURED] = captured
+    moves[lvl, k, M_NSTEPS] = nsteps
+    moves[lvl, k, M_FLAGS] = flags
     for i in range(nsteps):
-        row[M_PATH + i] = ctx[C_PATH + i]
+        moves[lvl, k, M_PATH + i] = ctx[C_PATH + i]
     ctx[C_COUNT] = k + 1
 
 
@@ -155,14 +167,15 @@ def _push(ctx, top, sq, king, crowned, captured, nsteps):
     return top + 1
 
 
-@njit(cache=True)
-def _search(z, start, king0, opp, occ, out, ctx):
+@njit(cache=True, _nrt=False)
+def _search(z, start, king0, opp, occ, moves, lvl, ctx):
     """Depth-first search of the capture sequences of the piece on ``start``.
 
     An explicit stack of nodes (square, moves as king, crowned during this move, captured
-    set, jumps made) replaces recursion; ``ctx[C_PATH + i]`` holds the landing square of
-    jump i of the node being expanded (ancestors' entries stay valid in depth-first
-    order). Finished sequences are written to ``out`` by :func:`_emit`.
+    set, jumps made) replaces recursion (recursive compiled functions do not reload
+    reliably from numba's cache); ``ctx[C_PATH + i]`` holds the landing square of jump i
+    of the node being expanded (ancestors' entries stay valid in depth-first order).
+    Finished sequences are written to ``moves[lvl]`` by :func:`_emit`.
     """
     top = _push(ctx, 0, start, king0, 0, 0, 0)
     while top > 0:
@@ -212,7 +225,7 @@ def _search(z, start, king0, opp, occ, out, ctx):
                 while land >= 0 and not (occ >> land) & 1:
                     if not can_continue:
                         ctx[C_PATH + nsteps] = land
-                        _emit(land, 1, crowned, newcap, nsteps + 1, out, ctx)
+                        _emit(land, 1, crowned, newcap, nsteps + 1, moves, lvl, ctx)
                     elif _piece_has_capture(z, land, True, 0b1111, newcap, occ, opp):
                         top = _push(ctx, top, land, 1, crowned, newcap, nsteps + 1)
                     j += 1
@@ -231,14 +244,24 @@ def _search(z, start, king0, opp, occ, out, ctx):
                     if promo == PROMO_STOP or (promo == PROMO_AS_KING
                                                and ctx[C_PROMOTION] == PROMOTION_REMOVE):
                         ctx[C_PATH + nsteps] = land
-                        _emit(land, 0, 0, newcap, nsteps + 1, out, ctx)
+                        _emit(land, 0, 0, newcap, nsteps + 1, moves, lvl, ctx)
                         continue
                     if promo == PROMO_AS_KING:
-                        top = _push(ctx, top, land, 1, 1, newcap, nsteps + 1)
+                        if _piece_has_capture(z, land, ctx[C_FLYING] != 0, 0b1111, newcap,
+                                              occ, opp):
+                            top = _push(ctx, top, land, 1, 1, newcap, nsteps + 1)
+                        else:
+                            ctx[C_PATH + nsteps] = land
+                            _emit(land, 1, 1, newcap, nsteps + 1, moves, lvl, ctx)
                         continue
-                top = _push(ctx, top, land, king, crowned, newcap, nsteps + 1)
+                # A jump that cannot go on is finished here rather than pushed.
+                if _piece_has_capture(z, land, False, dirs, newcap, occ, opp):
+                    top = _push(ctx, top, land, king, crowned, newcap, nsteps + 1)
+                else:
+                    ctx[C_PATH + nsteps] = land
+                    _emit(land, king, crowned, newcap, nsteps + 1, moves, lvl, ctx)
         if not found and nsteps > 0:
-            _emit(sq, king, crowned, captured, nsteps, out, ctx)
+            _emit(sq, king, crowned, captured, nsteps, moves, lvl, ctx)
         # Expand the children in the order they were found.
         lo = first_child
         hi = top - 1
@@ -253,37 +276,13 @@ def _search(z, start, king0, opp, occ, out, ctx):
             hi -= 1
 
 
-@njit(cache=True)
-def capture_candidates(state, params):
-    """Bitboard of the mover's pieces that have at least one capture (0 if none)."""
+@njit(cache=True, _nrt=False)
+def generate_captures(states, slvl, params, cand, moves, lvl, ctx):
+    """Write the legal captures of the pieces in bitboard ``cand`` (position
+    ``states[slvl]``) to ``moves[lvl]``; return their number. ``ctx[C_BEST]`` is left
+    holding the most pieces any of them captures."""
     z = params[P_SIZE_IDX]
-    men, kings, opp, _crown, fwd = _mover(state, z)
-    empty = FULL[z] & ~(men | kings | opp)
-    men_dirs = 0b1111 if params[P_MEN_BACK] else fwd
-    # A piece can jump in direction d when, seen from the landing square backwards,
-    # there is an opponent and then the piece: two steps in the opposite direction.
-    cand = 0
-    for d in range(4):
-        back = step(step(empty, z, 3 - d) & opp, z, 3 - d)
-        if (men_dirs >> d) & 1:
-            cand |= back & men
-        cand |= back & kings
-    if params[P_FLYING] and kings:
-        occ = men | kings | opp
-        rest = kings & ~cand
-        while rest:
-            s = lowest_square(rest)
-            rest &= rest - 1
-            if _piece_has_capture(z, s, True, 0b1111, 0, occ & ~(1 << s), opp):
-                cand |= 1 << s
-    return cand
-
-
-@njit(cache=True)
-def generate_captures(state, params, cand, out, ctx):
-    """Fill ``out`` with the legal captures of the pieces in bitboard ``cand``; return k."""
-    z = params[P_SIZE_IDX]
-    men, kings, opp, crown, fwd = _mover(state, z)
+    men, kings, opp, crown, fwd = mover(states, slvl, z)
     occ_all = men | kings | opp
     ctx[C_COUNT] = 0
     ctx[C_BEST] = 0
@@ -299,19 +298,120 @@ def generate_captures(state, params, cand, out, ctx):
         is_king = (kings >> s) & 1
         ctx[C_FROM] = s
         ctx[C_START_KING] = is_king
-        _search(z, s, is_king, opp, occ_all & ~(1 << s), out, ctx)
+        _search(z, s, is_king, opp, occ_all & ~(1 << s), moves, lvl, ctx)
     return ctx[C_COUNT]
 
 
-@njit(cache=True)
-def generate_quiet(state, params, out):
-    """Fill ``out`` with the non-capturing moves of the side to move; return k.
+@njit(cache=True, inline="always")
+def _short_jumps(men, kings, opp, crown, fwd, z, params, ctx):
+    """Single jumps of the men and short kings, found on bitboards.
+
+    Writes ``ctx[C_JUMPERS + d]`` (men) and ``ctx[C_JUMPERS + 4 + d]`` (short kings): the
+    pieces that can jump in direction d (not written when the result is 0). Flying kings
+    are left to the search.
+
+    Returns:
+        0 when these pieces have no capture; 1 when every such capture is a single jump
+        that ends on its landing square (so they are exactly the legal captures of these
+        pieces); 2 when some capture may go on, or a man would be crowned and continue as
+        a king (the full search is needed).
+    """
+    empty = FULL[z] & ~(men | kings | opp)
+    men_dirs = 0b1111 if params[P_MEN_BACK] else fwd
+    short_kings = 0 if params[P_FLYING] else kings
+    # j_d: squares from which a short jump in direction d is possible. The same tables
+    # answer "can the piece go on from its landing square": the start square is still
+    # marked occupied, which only hides the jump back over the piece just taken (not
+    # allowed anyway), and no other next jump can land on the start square.
+    j0 = step(step(empty, z, 3) & opp, z, 3)
+    j1 = step(step(empty, z, 2) & opp, z, 2)
+    j2 = step(step(empty, z, 1) & opp, z, 1)
+    j3 = step(step(empty, z, 0) & opp, z, 0)
+    king_cont = j0 | j1 | j2 | j3
+    men_cont = (j0 if men_dirs & 1 else 0) | (j1 if men_dirs & 2 else 0) | (
+        j2 if men_dirs & 4 else 0) | (j3 if men_dirs & 8 else 0)
+    if (men & men_cont) | (short_kings & king_cont) == 0:
+        return 0
+    result = 1
+    for d in range(4):
+        jd = j0 if d == 0 else (j1 if d == 1 else (j2 if d == 2 else j3))
+        mj = men & jd if (men_dirs >> d) & 1 else 0
+        kj = short_kings & jd
+        ctx[C_JUMPERS + d] = mj
+        ctx[C_JUMPERS + 4 + d] = kj
+        if mj:
+            land = step(step(mj, z, d), z, d)
+            if land & crown:
+                promo = params[P_PROMO_MID]
+                if promo == PROMO_AS_KING:
+                    result = 2
+                elif promo == PROMO_STOP:
+                    land &= ~crown
+            if land & men_cont:
+                result = 2
+        if kj and step(step(kj, z, d), z, d) & king_cont:
+            result = 2
+    return result
+
+
+@njit(cache=True, inline="always")
+def _flying_capturers(men, kings, opp, z, params):
+    """Bitboard of the mover's flying kings that have a capture (0 if none)."""
+    if not params[P_FLYING] or kings == 0:
+        return 0
+    occ = men | kings | opp
+    cand = 0
+    rest = kings
+    while rest:
+        s = lowest_square(rest)
+        rest &= rest - 1
+        if _piece_has_capture(z, s, True, 0b1111, 0, occ & ~(1 << s), opp):
+            cand |= 1 << s
+    return cand
+
+
+@njit(cache=True, inline="always")
+def _jumpers(ctx):
+    return (ctx[C_JUMPERS] | ctx[C_JUMPERS + 1] | ctx[C_JUMPERS + 2] | ctx[C_JUMPERS + 3]
+            | ctx[C_JUMPERS + 4] | ctx[C_JUMPERS + 5] | ctx[C_JUMPERS + 6]
+            | ctx[C_JUMPERS + 7])
+
+
+@njit(cache=True, _nrt=False)
+def _write_short_jumps(crown, z, params, moves, lvl, k, ctx):
+    """Append the single jumps found by :func:`_short_jumps` to ``moves[lvl, k:]``;
+    return the new count."""
+    promo_flag = FLAG_REMOVE if params[P_PROMOTION] == PROMOTION_REMOVE else FLAG_CROWN
+    for i in range(8):
+        bb = ctx[C_JUMPERS + i]
+        d = i & 3
+        while bb:
+            s = lowest_square(bb)
+            bb &= bb - 1
+            t = NEIGHBOR[z, s, d]
+            land = NEIGHBOR[z, t, d]
+            if k >= moves.shape[1]:
+                raise ValueError("more legal moves than the move buffer holds (MAX_MOVES)")
+            moves[lvl, k, M_FROM] = s
+            moves[lvl, k, M_TO] = land
+            moves[lvl, k, M_CAPTURED] = 1 << t
+            moves[lvl, k, M_NSTEPS] = 1
+            if i >= 4:
+                moves[lvl, k, M_FLAGS] = FLAG_KING
+            else:
+                moves[lvl, k, M_FLAGS] = promo_flag if (crown >> land) & 1 else 0
+            moves[lvl, k, M_PATH] = land
+            k += 1
+    return k
+
+
+@njit(cache=True, inline="always")
+def _generate_quiet(men, kings, opp, crown, fwd, z, params, moves, lvl):
+    """Write the non-capturing moves to ``moves[lvl]``; return their number.
 
     Men step one square diagonally forward; short kings one square in any direction;
     flying kings any number of empty squares along a diagonal.
     """
-    z = params[P_SIZE_IDX]
-    men, kings, opp, crown, fwd = _mover(state, z)
     occ = men | kings | opp
     flying = params[P_FLYING] != 0
     promo_flag = FLAG_REMOVE if params[P_PROMOTION] == PROMOTION_REMOVE else FLAG_CROWN
@@ -328,18 +428,17 @@ def generate_quiet(state, params, out):
             j = 0
             t = _RAYX[z, s, d, 0]
             while t >= 0 and not (occ >> t) & 1:
-                if k >= out.shape[0]:
+                if k >= moves.shape[1]:
                     raise ValueError("more legal moves than the move buffer holds (MAX_MOVES)")
-                row = out[k]
-                row[M_FROM] = s
-                row[M_TO] = t
-                row[M_CAPTURED] = 0
-                row[M_NSTEPS] = 1
+                moves[lvl, k, M_FROM] = s
+                moves[lvl, k, M_TO] = t
+                moves[lvl, k, M_CAPTURED] = 0
+                moves[lvl, k, M_NSTEPS] = 1
                 if is_king:
-                    row[M_FLAGS] = FLAG_KING
+                    moves[lvl, k, M_FLAGS] = FLAG_KING
                 else:
-                    row[M_FLAGS] = promo_flag if (crown >> t) & 1 else 0
-                row[M_PATH] = t
+                    moves[lvl, k, M_FLAGS] = promo_flag if (crown >> t) & 1 else 0
+                moves[lvl, k, M_PATH] = t
                 k += 1
                 if not (is_king and flying):
                     break
@@ -348,11 +447,9 @@ def generate_quiet(state, params, out):
     return k
 
 
-@njit(cache=True)
-def count_quiet(state, params):
-    """Number of non-capturing moves of the side to move (bitboard counting)."""
-    z = params[P_SIZE_IDX]
-    men, kings, opp, _crown, fwd = _mover(state, z)
+@njit(cache=True, inline="always")
+def _count_quiet(men, kings, opp, fwd, z, params):
+    """Number of non-capturing moves (bitboard counting)."""
     empty = FULL[z] & ~(men | kings | opp)
     total = 0
     for d in range(4):
@@ -369,19 +466,60 @@ def count_quiet(state, params):
     return total
 
 
-@njit(cache=True)
-def generate(state, params, out, ctx):
-    """All legal moves into ``out`` (captures compulsory); returns their number."""
-    cand = capture_candidates(state, params)
-    if cand:
-        return generate_captures(state, params, cand, out, ctx)
-    return generate_quiet(state, params, out)
+@njit(cache=True, inline="always")
+def generate_at(states, slvl, params, moves, lvl, ctx):
+    """All legal moves of ``states[slvl]`` into ``moves[lvl]`` (captures compulsory);
+    returns their number."""
+    z = params[P_SIZE_IDX]
+    men, kings, opp, crown, fwd = mover(states, slvl, z)
+    short = _short_jumps(men, kings, opp, crown, fwd, z, params, ctx)
+    flyers = _flying_capturers(men, kings, opp, z, params)
+    if short == 0 and flyers == 0:
+        return _generate_quiet(men, kings, opp, crown, fwd, z, params, moves, lvl)
+    if short == 2:
+        return generate_captures(states, slvl, params, flyers | _jumpers(ctx), moves, lvl,
+                                 ctx)
+    k = 0
+    if flyers:
+        k = generate_captures(states, slvl, params, flyers, moves, lvl, ctx)
+        if short == 0 or (params[P_MAX_CAPTURE] and ctx[C_BEST] > 1):
+            return k
+    return _write_short_jumps(crown, z, params, moves, lvl, k, ctx)
+
+
+@njit(cache=True, inline="always")
+def count_at(states, slvl, params, moves, lvl, ctx):
+    """Number of legal moves of ``states[slvl]``; ``moves[lvl]`` is scratch space for
+    captures. Quiet moves and single jumps are counted on bitboards."""
+    z = params[P_SIZE_IDX]
+    men, kings, opp, crown, fwd = mover(states, slvl, z)
+    short = _short_jumps(men, kings, opp, crown, fwd, z, params, ctx)
+    flyers = _flying_capturers(men, kings, opp, z, params)
+    if short == 0 and flyers == 0:
+        return _count_quiet(men, kings, opp, fwd, z, params)
+    if short == 2:
+        return generate_captures(states, slvl, params, flyers | _jumpers(ctx), moves, lvl,
+                                 ctx)
+    n = 0
+    if short == 1:
+        for i in range(8):
+            n += popcount(ctx[C_JUMPERS + i])
+    if flyers:
+        k = generate_captures(states, slvl, params, flyers, moves, lvl, ctx)
+        if params[P_MAX_CAPTURE] and ctx[C_BEST] > 1:
+            return k
+        return k + n
+    return n
 
 
 @njit(cache=True)
-def count(state, params, out, ctx):
-    """Number of legal moves; ``out`` is scratch space for captures (bulk counting)."""
-    cand = capture_candidates(state, params)
-    if cand:
-        return generate_captures(state, params, cand, out, ctx)
-    return count_quiet(state, params)
+def capture_candidates(state, params):
+    """Bitboard of the mover's pieces that have at least one capture (0 if none)."""
+    states = state.reshape((1, state.shape[0]))
+    z = params[P_SIZE_IDX]
+    men, kings, opp, crown, fwd = mover(states, 0, z)
+    ctx = np.empty(C_JUMPERS + 8, dtype=np.int64)
+    cand = _flying_capturers(men, kings, opp, z, params)
+    if _short_jumps(men, kings, opp, crown, fwd, z, params, ctx):
+        cand |= _jumpers(ctx)
+    return cand

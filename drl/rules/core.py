@@ -144,7 +144,7 @@ def generate_moves(state, params, out):
     Args:
         state: ``int64[STATE_SIZE]``.
         params: ``int64[PARAMS_SIZE]``.
-        out: ``int64[MAX_MOVES, MOVE_WIDTH]``, written in place.
+        out: ``int64[MAX_MOVES, MOVE_WIDTH]`` (C-contiguous), written in place.
 
     Returns:
         The number of legal moves k (0 when the side to move is blocked or has no pieces).
@@ -153,10 +153,16 @@ def generate_moves(state, params, out):
         ValueError: if the moves do not fit in ``out``.
     """
     ctx = np.empty(mg.CTX_SIZE, dtype=np.int64)
-    k = mg.generate(state, params, out, ctx)
+    return _generate_into(state.reshape((1, state.shape[0])), params,
+                          out.reshape((1, out.shape[0], out.shape[1])), ctx)
+
+
+@njit(cache=True, _nrt=False)
+def _generate_into(states, params, moves, ctx):
+    k = mg.generate_at(states, 0, params, moves, 0, ctx)
     for i in range(k):
-        for j in range(M_PATH + out[i, M_NSTEPS], out.shape[1]):
-            out[i, j] = 0
+        for j in range(M_PATH + moves[0, i, M_NSTEPS], moves.shape[2]):
+            moves[0, i, j] = 0
     return k
 
 
@@ -165,29 +171,24 @@ def count_moves(state, params):
     """Number of legal moves (what ``generate_moves`` would return), counted in bulk.
 
     Returns:
-        int; quiet moves are counted on bitboards without being generated.
+        int; quiet moves and single jumps are counted on bitboards without being generated.
     """
-    cand = mg.capture_candidates(state, params)
-    if cand == 0:
-        return mg.count_quiet(state, params)
-    out = np.empty((MAX_MOVES, MOVE_WIDTH), dtype=np.int64)
     ctx = np.empty(mg.CTX_SIZE, dtype=np.int64)
-    return mg.generate_captures(state, params, cand, out, ctx)
+    moves = np.empty((1, MAX_MOVES, MOVE_WIDTH), dtype=np.int64)
+    return _count(state.reshape((1, state.shape[0])), params, moves, ctx)
 
 
-@njit(cache=True)
-def endgame_kind(state):
-    """Which FMJD king-endgame rule describes the material (international, FMJD art. 8).
+@njit(cache=True, _nrt=False)
+def _count(states, params, moves, ctx):
+    return mg.count_at(states, 0, params, moves, 0, ctx)
 
-    Returns:
-        1 (16-move rule: three kings, two kings and a man, or a king and two men against
-        a lone king), 2 (5-move rule: two kings, a king and a man, or a king against a
-        lone king), else 0.
-    """
-    bm = popcount(state[ST_BM])
-    bk = popcount(state[ST_BK])
-    wm = popcount(state[ST_WM])
-    wk = popcount(state[ST_WK])
+
+@njit(cache=True, inline="always")
+def _endgame_kind(bm_bb, bk_bb, wm_bb, wk_bb):
+    bm = popcount(bm_bb)
+    bk = popcount(bk_bb)
+    wm = popcount(wm_bb)
+    wk = popcount(wk_bb)
     kind = 0
     for side in range(2):
         if side == 0:
@@ -202,6 +203,104 @@ def endgame_kind(state):
         elif total <= 2:
             return ENDGAME_5_MOVE
     return kind
+
+
+@njit(cache=True)
+def endgame_kind(state):
+    """Which FMJD king-endgame rule describes the material (international, FMJD art. 8).
+
+    Returns:
+        1 (16-move rule: three kings, two kings and a man, or a king and two men against
+        a lone king), 2 (5-move rule: two kings, a king and a man, or a king against a
+        lone king), else 0.
+    """
+    return _endgame_kind(state[ST_BM], state[ST_BK], state[ST_WM], state[ST_WK])
+
+
+@njit(cache=True, inline="always")
+def _apply_at(src, s, params, moves, lvl, i, dst, t):
+    """Play ``moves[lvl, i]`` on ``src[s]`` and write the new state to ``dst[t]``
+    (``dst[t]`` may be ``src[s]``)."""
+    z = params[P_SIZE_IDX]
+    side = src[s, ST_TURN]
+    frm = moves[lvl, i, M_FROM]
+    to = moves[lvl, i, M_TO]
+    cap = moves[lvl, i, M_CAPTURED]
+    flags = moves[lvl, i, M_FLAGS]
+    h = src[s, ST_HASH] ^ ZOBRIST_SIDE
+    bb0 = src[s, 0]
+    bb1 = src[s, 1]
+    bb2 = src[s, 2]
+    bb3 = src[s, 3]
+    noprog = src[s, ST_NOPROG]
+    captured = src[s, ST_CAPTURED]
+    endgame = src[s, ST_ENDGAME]
+    ply = src[s, ST_PLY]
+    from_bit = 1 << frm
+    to_bit = 1 << to
+    own_m = 2 * side
+    own_k = own_m + 1
+    if side == 0:
+        is_man = (bb0 & from_bit) != 0
+        if is_man:
+            bb0 ^= from_bit
+        else:
+            bb1 ^= from_bit
+    else:
+        is_man = (bb2 & from_bit) != 0
+        if is_man:
+            bb2 ^= from_bit
+        else:
+            bb3 ^= from_bit
+    kind = own_m if is_man else own_k
+    h ^= ZOBRIST[z, kind, frm]
+    if cap:
+        opp_m = 2 - own_m
+        cm = (bb2 if side == 0 else bb0) & cap
+        ck = (bb3 if side == 0 else bb1) & cap
+        while cm:
+            sq = lowest_square(cm)
+            cm &= cm - 1
+            h ^= ZOBRIST[z, opp_m, sq]
+        while ck:
+            sq = lowest_square(ck)
+            ck &= ck - 1
+            h ^= ZOBRIST[z, opp_m + 1, sq]
+        if side == 0:
+            bb2 &= ~cap
+            bb3 &= ~cap
+        else:
+            bb0 &= ~cap
+            bb1 &= ~cap
+    if not flags & FLAG_REMOVE:
+        if flags & FLAG_CROWN:
+            kind = own_k
+        h ^= ZOBRIST[z, kind, to]
+        if kind == 0:
+            bb0 |= to_bit
+        elif kind == 1:
+            bb1 |= to_bit
+        elif kind == 2:
+            bb2 |= to_bit
+        else:
+            bb3 |= to_bit
+    dst[t, 0] = bb0
+    dst[t, 1] = bb1
+    dst[t, 2] = bb2
+    dst[t, 3] = bb3
+    dst[t, ST_TURN] = 1 - side
+    dst[t, ST_NOPROG] = 0 if (cap or is_man) else noprog + 1
+    dst[t, ST_HASH] = h
+    dst[t, ST_CAPTURED] = captured + popcount(cap)
+    if params[P_ENDGAME_RULE] and not (
+            cap or (flags & (FLAG_CROWN | FLAG_REMOVE))
+            or _endgame_kind(bb0, bb1, bb2, bb3) == 0):
+        dst[t, ST_ENDGAME] = endgame + 1
+    else:
+        dst[t, ST_ENDGAME] = 0
+    dst[t, ST_PLY] = ply + 1
+    for j in range(ST_PLY + 1, STATE_SIZE):
+        dst[t, j] = src[s, j]
 
 
 @njit(cache=True)
@@ -222,57 +321,10 @@ def apply_move_into(state, params, move, out):
         move: ``int64[MOVE_WIDTH]``.
         out: ``int64[STATE_SIZE]``, written in place.
     """
-    z = params[P_SIZE_IDX]
-    side = state[ST_TURN]
-    frm = move[M_FROM]
-    to = move[M_TO]
-    cap = move[M_CAPTURED]
-    flags = move[M_FLAGS]
-    own_m = 2 * side
-    own_k = own_m + 1
-    opp_m = 2 - own_m
-    opp_k = opp_m + 1
-    h = state[ST_HASH]
-    bm, bk, wm, wk = state[ST_BM], state[ST_BK], state[ST_WM], state[ST_WK]
-    noprog = state[ST_NOPROG]
-    captured = state[ST_CAPTURED]
-    endgame = state[ST_ENDGAME]
-    ply = state[ST_PLY]
-    for i in range(STATE_SIZE):
-        out[i] = state[i]
-    out[ST_BM] = bm
-    out[ST_BK] = bk
-    out[ST_WM] = wm
-    out[ST_WK] = wk
-
-    from_bit = 1 << frm
-    is_man = (out[own_m] & from_bit) != 0
-    kind = own_m if is_man else own_k
-    out[kind] &= ~from_bit
-    h ^= ZOBRIST[z, kind, frm]
-    if cap:
-        for p in (opp_m, opp_k):
-            bb = out[p] & cap
-            out[p] &= ~cap
-            while bb:
-                s = lowest_square(bb)
-                bb &= bb - 1
-                h ^= ZOBRIST[z, p, s]
-    if not flags & FLAG_REMOVE:
-        if flags & FLAG_CROWN:
-            kind = own_k
-        out[kind] |= 1 << to
-        h ^= ZOBRIST[z, kind, to]
-    out[ST_HASH] = h ^ ZOBRIST_SIDE
-    out[ST_TURN] = 1 - side
-    out[ST_NOPROG] = 0 if (cap or is_man) else noprog + 1
-    out[ST_CAPTURED] = captured + popcount(cap)
-    out[ST_PLY] = ply + 1
-    if params[P_ENDGAME_RULE]:
-        if cap or (flags & (FLAG_CROWN | FLAG_REMOVE)) or endgame_kind(out) == 0:
-            out[ST_ENDGAME] = 0
-        else:
-            out[ST_ENDGAME] = endgame + 1
+    src = state.reshape((1, state.shape[0]))
+    dst = out.reshape((1, out.shape[0]))
+    mv = move.reshape((1, 1, move.shape[0]))
+    _apply_at(src, 0, params, mv, 0, 0, dst, 0)
 
 
 @njit(cache=True)
@@ -355,18 +407,30 @@ def status(state, params, n_legal):
     return -1
 
 
-@njit(cache=True)
-def _perft(states, level, params, depth, moves, ctx):
-    st = states[level]
-    buf = moves[level]
+@njit(cache=True, _nrt=False)
+def _perft(states, params, depth, moves, ctx, n_moves, index):
+    """Leaf count below ``states[0]``, ``depth >= 1`` plies; an explicit stack of move
+    lists (``moves[ply]``) replaces recursion (recursive compiled functions do not reload
+    reliably from numba's cache). The last ply is counted, not generated. Compiled
+    without reference counting (see ``_movegen``)."""
     if depth == 1:
-        return mg.count(st, params, buf, ctx)
-    k = mg.generate(st, params, buf, ctx)
-    nxt = states[level + 1]
+        return mg.count_at(states, 0, params, moves, 0, ctx)
+    n_moves[0] = mg.generate_at(states, 0, params, moves, 0, ctx)
     total = 0
-    for i in range(k):
-        apply_move_into(st, params, buf[i], nxt)
-        total += _perft(states, level + 1, params, depth - 1, moves, ctx)
+    level = 0
+    while level >= 0:
+        i = index[level]
+        if i >= n_moves[level]:
+            level -= 1
+            continue
+        index[level] = i + 1
+        _apply_at(states, level, params, moves, level, i, states, level + 1)
+        if level + 1 == depth - 1:
+            total += mg.count_at(states, level + 1, params, moves, level + 1, ctx)
+        else:
+            level += 1
+            n_moves[level] = mg.generate_at(states, level, params, moves, level, ctx)
+            index[level] = 0
     return total
 
 
@@ -392,4 +456,6 @@ def perft(state, params, depth):
     states[0] = state
     moves = np.empty((depth, MAX_MOVES, MOVE_WIDTH), dtype=np.int64)
     ctx = np.empty(CTX_SIZE, dtype=np.int64)
-    return _perft(states, 0, params, depth, moves, ctx)
+    n_moves = np.zeros(depth, dtype=np.int64)
+    index = np.zeros(depth, dtype=np.int64)
+    return _perft(states, params, depth, moves, ctx, n_moves, index)
