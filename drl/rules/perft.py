@@ -1,0 +1,101 @@
+"""Perft: the number of leaf nodes of the legal-move tree, to check move generation.
+
+A multi-jump counts as one move and capture sequences with the same start, end and set of
+captured pieces count once (the ``drop_duplicates`` convention of the published tables in
+``../shared/data/perft``). Draw rules are ignored; finished positions add 0 leaves.
+
+>>> from drl.rules.perft import perft
+>>> perft("english", 4)
+1469
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Union
+
+import numpy as np
+
+from drl.rules import core
+from drl.rules.geometry import square_name
+from drl.rules.variant import Variant
+
+__all__ = ["perft", "divide", "move_text"]
+
+
+def _resolve(position: Any, variant: Optional[Union[Variant, str]]) -> tuple[np.ndarray, Variant]:
+    """(state, variant) from a Board, a variant (start position) or a state array."""
+    if hasattr(position, "state") and hasattr(position, "variant"):
+        # A writable copy: read-only arrays would compile separate kernel versions.
+        return np.array(position.state, dtype=np.int64), Variant.parse(position.variant)
+    if isinstance(position, (str, Variant)):
+        v = Variant.parse(position)
+        return core.initial_state(v.params), v
+    if variant is None:
+        raise TypeError("a state array needs its variant: perft(state, depth, variant)")
+    state = np.array(position, dtype=np.int64)
+    if state.shape != (core.STATE_SIZE,):
+        raise ValueError(f"a state is int64[{core.STATE_SIZE}], got shape {state.shape}")
+    return state, Variant.parse(variant)
+
+
+def _check_depth(depth: int) -> int:
+    if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 0:
+        raise ValueError(f"depth must be an integer >= 0, got {depth!r}")
+    return int(depth)
+
+
+def perft(position: Any, depth: int, variant: Optional[Union[Variant, str]] = None) -> int:
+    """Leaf count of the legal-move tree ``depth`` plies deep.
+
+    Args:
+        position: a ``Board`` (anything with ``.state`` and ``.variant``), a variant or
+            variant string (its start position), or a state ``int64[STATE_SIZE]``.
+        depth: plies, >= 0 (depth 0 gives 1).
+        variant: the variant of a bare state array.
+
+    Returns:
+        The number of leaves (the last ply is counted in bulk, not played).
+
+    Raises:
+        ValueError: on a negative depth or a malformed state.
+        TypeError: a state array without its variant.
+    """
+    depth = _check_depth(depth)
+    state, v = _resolve(position, variant)
+    return int(core.perft(state, v.params, depth))
+
+
+def move_text(row: np.ndarray, variant: Variant) -> str:
+    """PDN text of a kernel move row with every landing square (``15x24x31``,
+    ``c3:e5:g3``; quiet moves ``11-15`` / ``c3-d4``)."""
+    squares = [int(row[core.M_FROM])] + [int(row[core.M_PATH + i])
+                                         for i in range(int(row[core.M_NSTEPS]))]
+    if row[core.M_CAPTURED]:
+        sep = ":" if variant.notation == "algebraic" else "x"
+    else:
+        sep = "-"
+    return sep.join(square_name(s, variant.board_size, variant.notation) for s in squares)
+
+
+def divide(position: Any, depth: int,
+           variant: Optional[Union[Variant, str]] = None) -> dict[str, int]:
+    """Perft split by first move: ``{move text: leaves below it}``.
+
+    The values sum to ``perft(position, depth)``. Arguments as for :func:`perft`;
+    ``depth`` must be >= 1.
+
+    Raises:
+        ValueError: on a depth below 1 or a malformed state.
+    """
+    depth = _check_depth(depth)
+    if depth < 1:
+        raise ValueError("divide needs depth >= 1")
+    state, v = _resolve(position, variant)
+    params = v.params
+    moves = core.move_buffer()
+    k = int(core.generate_moves(state, params, moves))
+    result: dict[str, int] = {}
+    for i in range(k):
+        child = core.apply_move(state, params, moves[i])
+        result[move_text(moves[i], v)] = int(core.perft(child, params, depth - 1))
+    return result
