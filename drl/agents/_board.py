@@ -1,0 +1,56 @@
+"""Helpers that turn a :class:`~drl.rules.Board` into kernel inputs and back."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from drl.rules import Board, Move
+from drl.rules.core import M_CAPTURED, M_FROM, M_TO, ST_HASH, ST_NOPROG
+
+
+def kernel_inputs(board: Board) -> tuple[np.ndarray, np.ndarray]:
+    """Writable copies of the board's state and its variant's params (int64 arrays)."""
+    return (np.array(board.state, dtype=np.int64),
+            np.array(board.variant.params, dtype=np.int64))
+
+
+def history_hashes(board: Board) -> np.ndarray:
+    """Zobrist hashes of the game positions before the current one that can still repeat.
+
+    Only positions since the last capture or man move can repeat, i.e. the last
+    ``ST_NOPROG`` plies (bounded by the moves on the stack).
+
+    Returns:
+        int64 [k], oldest first, not including the current position.
+    """
+    k = min(int(board.state[ST_NOPROG]), board.ply)
+    if k == 0:
+        return np.zeros(0, dtype=np.int64)
+    b = board.copy()
+    out = []
+    for _ in range(k):
+        b.pop()
+        out.append(int(b.state[ST_HASH]))
+    return np.array(out[::-1], dtype=np.int64)
+
+
+def move_from_row(board: Board, row: np.ndarray) -> Move:
+    """The legal :class:`Move` of ``board`` that matches a kernel move row.
+
+    Raises:
+        ValueError: no legal move has the row's start, end and captured pieces.
+    """
+    key = (int(row[M_FROM]), int(row[M_TO]), int(row[M_CAPTURED]))
+    for m in board.legal_moves:
+        r = m.row
+        if (int(r[M_FROM]), int(r[M_TO]), int(r[M_CAPTURED])) == key:
+            return m
+    raise ValueError(f"search returned a move that is not legal in {board.fen()}: {key}")
+
+
+def require_moves(board: Board) -> list[Move]:
+    """The legal moves, or a ValueError when there are none (the game is over)."""
+    legal = board.legal_moves
+    if not legal:
+        raise ValueError(f"no legal move: the game is over in {board.fen()}")
+    return legal

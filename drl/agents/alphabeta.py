@@ -1,0 +1,124 @@
+"""``alphabeta:depth=N`` / ``alphabeta:time=SECONDS``: iterative-deepening negamax.
+
+The compiled search is in :mod:`drl.agents._alphabeta` and its evaluation in
+:mod:`drl.agents._evaluate`. This module drives iterative deepening: depth 1, 2, ... up
+to ``depth``, or until ``time`` seconds are spent. Time is enforced through a node
+budget (estimated from the speed of the finished iterations), so a search whose budget
+runs out is abandoned and the previous depth's move is played. A forced win or loss
+found at some depth ends the deepening (shallower proofs are shortest).
+"""
+
+from __future__ import annotations
+
+import time as _time
+
+import numpy as np
+
+from drl.agents import _alphabeta as ab
+from drl.agents._board import history_hashes, kernel_inputs, move_from_row, require_moves
+from drl.agents.base import Agent
+from drl.rules import Board, Move
+
+__all__ = ["AlphaBetaAgent"]
+
+
+class AlphaBetaAgent(Agent):
+    """Alpha-beta search player.
+
+    Args:
+        depth: nominal search depth in plies (>= 1); with ``time`` it caps the depth.
+        time: seconds per move (> 0); None searches exactly to ``depth``.
+        tt_bits: log2 of the transposition-table entries (48 bytes each).
+        seed: tie-break seed among equally scored root moves.
+
+    Attributes (after each move): ``last_depth`` (completed depth), ``last_score``
+    (centi-men for the mover, ``±(1_000_000 - plies)`` for a forced result),
+    ``last_nodes`` (nodes searched, all iterations), ``last_seconds``.
+
+    Raises:
+        ValueError: neither or invalid ``depth``/``time``.
+    """
+
+    def __init__(self, depth: int | None = None, time: float | None = None, tt_bits: int = 19,
+                 seed: int | None = None) -> None:
+        if depth is None and time is None:
+            depth = 4
+        if depth is not None and not 1 <= depth < ab.MAX_PLY // 2:
+            raise ValueError(f"depth must be in 1..{ab.MAX_PLY // 2 - 1}, got {depth}")
+        if time is not None and not time > 0:
+            raise ValueError(f"time must be > 0 seconds, got {time}")
+        self.depth = depth
+        self.time = time
+        self.name = f"alphabeta:depth={depth}" if time is None else f"alphabeta:time={time}"
+        self._buf = ab.SearchBuffers(tt_bits)
+        self._rng = np.random.default_rng(seed)
+        self.last_depth = 0
+        self.last_score = 0
+        self.last_nodes = 0
+        self.last_seconds = 0.0
+
+    def reset(self, seed: int | None = None) -> None:
+        self._buf.clear()
+        self._rng = np.random.default_rng(seed)
+
+    def select_move(self, board: Board) -> Move:
+        legal = require_moves(board)
+        rank = self._rng.permutation(ab.MAX_MOVES).astype(np.int64)
+        if len(legal) == 1:
+            self.last_depth, self.last_nodes, self.last_seconds = 0, 0, 0.0
+            return legal[0]
+        best_row, _ = self.search(board, rank)
+        return move_from_row(board, best_row)
+
+    def search(self, board: Board, rank: np.ndarray | None = None) -> tuple[np.ndarray, int]:
+        """Run the iterative deepening on ``board``.
+
+        Args:
+            board: the position (with its history, for repetitions).
+            rank: int64 [MAX_MOVES] tie-break ranks of the root moves (kernel order);
+                default: kernel order.
+
+        Returns:
+            ``(best move row int64[MOVE_WIDTH], score)``.
+        """
+        state, params = kernel_inputs(board)
+        hist = history_hashes(board)
+        path = np.zeros(len(hist) + ab.MAX_PLY + 1, dtype=np.int64)
+        path[: len(hist)] = hist
+        if rank is None:
+            rank = np.arange(ab.MAX_MOVES, dtype=np.int64)
+        b = self._buf
+        max_depth = self.depth if self.depth is not None else ab.MAX_PLY // 2 - 1
+        start = _time.perf_counter()
+        total_nodes = 0
+        best_row = None
+        score = 0
+        done_depth = 0
+        for d in range(1, max_depth + 1):
+            if self.time is None or d == 1:
+                limit = np.iinfo(np.int64).max // 2
+            else:
+                elapsed = _time.perf_counter() - start
+                rate = total_nodes / max(elapsed, 1e-6)
+                limit = int(rate * (self.time - elapsed))
+                if limit <= 0:
+                    break
+            b.ctl[:] = 0
+            b.ctl[ab.C_LIMIT] = limit
+            s = ab.search_root(state, params, d, b.states, b.moves, b.order, path, len(hist),
+                               b.tt, b.history, rank, b.ctl, b.frames)
+            total_nodes += int(b.ctl[ab.C_NODES])
+            if b.ctl[ab.C_ABORT]:
+                break
+            best_row = b.moves[0, b.ctl[ab.C_BEST]].copy()
+            score = int(s)
+            done_depth = d
+            if abs(score) > ab.WIN_BOUND:
+                break
+        if best_row is None:  # the first iteration never aborts; kept for safety
+            best_row = np.array(board.legal_moves[0].row)
+        self.last_depth = done_depth
+        self.last_score = score
+        self.last_nodes = total_nodes
+        self.last_seconds = _time.perf_counter() - start
+        return best_row, score

@@ -1,0 +1,228 @@
+"""The agent interface, the registry of agent kinds and the spec-string parser.
+
+An agent is named by a spec string ``kind[:param=value,...]``, e.g. ``random``,
+``alphabeta:depth=6``, ``mcts:sims=400,c=1.4``. :func:`make` builds one; every kind is
+registered with :func:`register_agent` together with its documented parameters, so a
+misspelt spec gets an error that lists every valid kind and parameter.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from drl.rules import Board, Move
+
+__all__ = ["Agent", "Param", "register_agent", "make", "parse_spec", "spec_name",
+           "registered_agents", "describe_agents"]
+
+
+class Agent(ABC):
+    """A player: picks a legal move for the side to move.
+
+    Attributes:
+        name: the agent's canonical spec string (e.g. ``"alphabeta:depth=4"``).
+    """
+
+    name: str = "agent"
+
+    @abstractmethod
+    def select_move(self, board: Board) -> Move:
+        """A legal move of ``board.turn`` in ``board`` (the board is left unchanged).
+
+        Raises:
+            ValueError: the game is already over (no legal move).
+        """
+
+    def reset(self, seed: int | None = None) -> None:
+        """Forget per-game state (search tables, counters) and reseed tie-breaking."""
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name}>"
+
+
+@dataclass(frozen=True)
+class Param:
+    """One documented agent parameter.
+
+    Attributes:
+        type: ``int``, ``float``, ``bool`` or ``str``; spec values are converted to it.
+        default: the value used when the spec leaves the parameter out (``None``: unset).
+        help: one line for error messages and ``--help``.
+        minimum: smallest allowed value for numbers (inclusive), or None.
+        maximum: largest allowed value for numbers (inclusive), or None.
+    """
+
+    type: type
+    default: Any
+    help: str
+    minimum: float | None = None
+    maximum: float | None = None
+
+    def convert(self, kind: str, key: str, text: str) -> Any:
+        """Parse ``text`` as this parameter's type and check its range.
+
+        Raises:
+            ValueError: the text is not a valid value.
+        """
+        try:
+            if self.type is bool:
+                low = text.strip().lower()
+                if low not in ("true", "false", "1", "0", "yes", "no"):
+                    raise ValueError
+                value: Any = low in ("true", "1", "yes")
+            elif self.type is int:
+                value = int(text)
+            elif self.type is float:
+                value = float(text)
+            else:
+                value = text
+        except ValueError:
+            raise _spec_error(
+                f"{kind}: parameter {key}={text!r} is not a valid {self.type.__name__}"
+            ) from None
+        if self.minimum is not None and value < self.minimum:
+            raise _spec_error(f"{kind}: parameter {key}={text} is below its minimum {self.minimum}")
+        if self.maximum is not None and value > self.maximum:
+            raise _spec_error(f"{kind}: parameter {key}={text} is above its maximum {self.maximum}")
+        return value
+
+
+@dataclass(frozen=True)
+class _Entry:
+    factory: Callable[..., Agent]
+    params: dict[str, Param]
+    help: str
+
+
+_REGISTRY: dict[str, _Entry] = {}
+
+
+def register_agent(name: str, factory: Callable[..., Agent],
+                   params_doc: Mapping[str, Param | str], help: str = "") -> None:
+    """Make an agent kind available to :func:`make` and to spec strings.
+
+    Args:
+        name: the kind, the part of a spec before ``:`` (lower case letters, digits, ``_``).
+        factory: called with the parsed parameters as keyword arguments (only those given
+            in the spec or with a non-None default); returns an :class:`Agent`. It may
+            raise ``ValueError`` for invalid combinations.
+        params_doc: parameter name -> :class:`Param`, or -> a help string (the value is
+            then passed as a string).
+        help: one line describing the kind.
+
+    Raises:
+        ValueError: a bad name or a name registered twice with a different factory.
+    """
+    if not name or not all(ch.isalnum() or ch == "_" for ch in name) or name != name.lower():
+        raise ValueError(f"agent name must be lower case letters, digits or _, got {name!r}")
+    params = {k: v if isinstance(v, Param) else Param(str, None, v) for k, v in params_doc.items()}
+    old = _REGISTRY.get(name)
+    if old is not None and old.factory is not factory:
+        raise ValueError(f"agent {name!r} is already registered")
+    _REGISTRY[name] = _Entry(factory, params, help)
+
+
+def registered_agents() -> list[str]:
+    """Names of the registered agent kinds."""
+    return sorted(_REGISTRY)
+
+
+def describe_agents() -> str:
+    """Every agent kind with its parameters, one block per kind (for error messages)."""
+    lines = []
+    for name in sorted(_REGISTRY):
+        entry = _REGISTRY[name]
+        lines.append(f"  {name}" + (f"  -- {entry.help}" if entry.help else ""))
+        for key, p in entry.params.items():
+            default = "" if p.default is None else f", default {p.default}"
+            lines.append(f"      {key} ({p.type.__name__}{default}): {p.help}")
+    return "\n".join(lines)
+
+
+def _spec_error(message: str) -> ValueError:
+    return ValueError(f"{message}\nvalid agents (spec kind[:param=value,...]):\n{describe_agents()}")
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """Split and type-check a spec string.
+
+    Returns:
+        ``(kind, params)`` with values converted to their documented types.
+
+    Raises:
+        ValueError: unknown kind or parameter, malformed ``key=value``, a value of the
+            wrong type or out of range, or a parameter given twice. The message lists the
+            valid agents and their parameters.
+    """
+    if not isinstance(spec, str) or not spec.strip():
+        raise _spec_error(f"an agent spec must be a non-empty string, got {spec!r}")
+    kind, _, rest = spec.strip().partition(":")
+    kind = kind.strip().lower()
+    if kind not in _REGISTRY:
+        raise _spec_error(f"unknown agent {kind!r} in spec {spec!r}")
+    entry = _REGISTRY[kind]
+    values: dict[str, Any] = {}
+    for item in filter(None, (part.strip() for part in rest.split(","))):
+        key, eq, text = item.partition("=")
+        key = key.strip().lower()
+        if not eq or not text.strip():
+            raise _spec_error(f"{kind}: expected param=value, got {item!r} in spec {spec!r}")
+        if key not in entry.params:
+            raise _spec_error(f"{kind}: unknown parameter {key!r} in spec {spec!r}; "
+                              f"valid: {', '.join(entry.params) or 'none'}")
+        if key in values:
+            raise _spec_error(f"{kind}: parameter {key!r} given twice in spec {spec!r}")
+        values[key] = entry.params[key].convert(kind, key, text.strip())
+    return kind, values
+
+
+def make(spec: str | Agent) -> Agent:
+    """Build an agent from its spec string (an :class:`Agent` is returned as is).
+
+    Examples: ``make("random")``, ``make("alphabeta:depth=4")``,
+    ``make("alphabeta:time=0.5")``, ``make("mcts:sims=400,c=1.4")``.
+
+    Raises:
+        ValueError: a bad spec; the message lists the valid agents and parameters.
+    """
+    if isinstance(spec, Agent):
+        return spec
+    kind, values = parse_spec(spec)
+    entry = _REGISTRY[kind]
+    kwargs = {k: p.default for k, p in entry.params.items() if p.default is not None}
+    kwargs.update(values)
+    try:
+        agent = entry.factory(**kwargs)
+    except ValueError as err:
+        raise _spec_error(f"{kind}: {err} (spec {spec!r})") from None
+    agent.name = canonical_spec(kind, values)
+    return agent
+
+
+def spec_name(spec: str | Agent) -> str:
+    """The canonical name of a spec (as :func:`make` would name the agent), without
+    building the agent.
+
+    Raises:
+        ValueError: a bad spec (see :func:`parse_spec`).
+    """
+    if isinstance(spec, Agent):
+        return spec.name
+    return canonical_spec(*parse_spec(spec))
+
+
+def canonical_spec(kind: str, values: Mapping[str, Any]) -> str:
+    """``kind:param=value,...`` with the given parameters in documented order."""
+    entry = _REGISTRY[kind]
+    items = [f"{k}={_fmt(values[k])}" for k in entry.params if k in values]
+    return kind + (":" + ",".join(items) if items else "")
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)

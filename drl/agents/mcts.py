@@ -1,0 +1,89 @@
+"""``mcts:sims=N[,c=C,rollout_limit=L]``: UCT with random rollouts (compiled).
+
+The search itself is :func:`drl.agents._mcts.uct_search`; the tree arrays are
+allocated once per agent and reused for every move.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from drl.agents import _mcts
+from drl.agents._board import history_hashes, kernel_inputs, require_moves
+from drl.agents.base import Agent
+from drl.rules import Board, Move
+from drl.rules.core import MAX_MOVES, MOVE_WIDTH, STATE_SIZE
+
+__all__ = ["MCTSAgent"]
+
+
+class MCTSAgent(Agent):
+    """Monte Carlo tree search with UCB1 selection and uniformly random playouts.
+
+    Args:
+        sims: simulations per move (>= 1).
+        c: UCB1 exploration constant (>= 0); values are in [0, 1] (1 = win).
+        rollout_limit: plies of a playout before it is scored as a draw (>= 1).
+        seed: seed of playouts, expansion order and tie-breaks.
+
+    Attributes (after each move): ``last_sims``, ``last_nodes`` (tree size),
+    ``last_visits`` (visits of the chosen child).
+
+    Raises:
+        ValueError: a parameter out of range.
+    """
+
+    def __init__(self, sims: int = 400, c: float = 1.4, rollout_limit: int = 200,
+                 seed: int | None = None) -> None:
+        if sims < 1:
+            raise ValueError(f"sims must be >= 1, got {sims}")
+        if c < 0:
+            raise ValueError(f"c must be >= 0, got {c}")
+        if rollout_limit < 1:
+            raise ValueError(f"rollout_limit must be >= 1, got {rollout_limit}")
+        self.sims, self.c, self.rollout_limit = int(sims), float(c), int(rollout_limit)
+        self.name = f"mcts:sims={sims}"
+        cap = self.sims + 1
+        self._state = np.zeros((cap, STATE_SIZE), dtype=np.int64)
+        self._ints = np.zeros((9, cap), dtype=np.int64)
+        self._value = np.zeros(cap, dtype=np.float64)
+        self._moves = np.zeros((MAX_MOVES, MOVE_WIDTH), dtype=np.int64)
+        self._scratch = np.zeros((2, STATE_SIZE), dtype=np.int64)
+        self._rng = np.random.default_rng(seed)
+        self.last_sims = self.last_nodes = self.last_visits = 0
+
+    def reset(self, seed: int | None = None) -> None:
+        self._rng = np.random.default_rng(seed)
+
+    def select_move(self, board: Board) -> Move:
+        legal = require_moves(board)
+        if len(legal) == 1:
+            return legal[0]
+        counts = self.search(board)
+        best = np.flatnonzero(counts == counts.max())
+        return legal[int(self._rng.choice(best))]
+
+    def search(self, board: Board, sims: int | None = None) -> np.ndarray:
+        """Run the simulations and return the visit count of each legal move.
+
+        Returns:
+            int64 [len(board.legal_moves)], in ``board.legal_moves`` (kernel) order.
+        """
+        sims = self.sims if sims is None else min(int(sims), self.sims)
+        state, params = kernel_inputs(board)
+        hist = history_hashes(board)
+        path = np.zeros(len(hist) + _mcts.MAX_DEPTH + 2, dtype=np.int64)
+        (parent, first_child, next_sibling, move_index, n_moves, n_expanded, expand_start,
+         code, visits) = self._ints
+        seed = int(self._rng.integers(2**31 - 1))
+        nodes = _mcts.uct_search(state, params, sims, self.c, self.rollout_limit, seed, hist,
+                                 self._state, parent, first_child, next_sibling, move_index,
+                                 n_moves, n_expanded, expand_start, code, visits, self._value,
+                                 self._moves, self._scratch, path)
+        counts = np.zeros(len(board.legal_moves), dtype=np.int64)
+        ch = int(first_child[0])
+        while ch >= 0:
+            counts[move_index[ch]] = visits[ch]
+            ch = int(next_sibling[ch])
+        self.last_sims, self.last_nodes, self.last_visits = sims, int(nodes), int(counts.max())
+        return counts
