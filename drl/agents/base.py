@@ -100,6 +100,26 @@ class _Entry:
 
 _REGISTRY: dict[str, _Entry] = {}
 
+# Kinds registered by other packages when imported: kind -> module to import on demand
+# (so that e.g. ``az:ckpt=...`` works without importing torch for everyone else).
+_PLUGINS: dict[str, str] = {"az": "drl.train"}
+
+
+def _load_plugin(kind: str) -> None:
+    module = _PLUGINS.get(kind)
+    if module is not None and kind not in _REGISTRY:
+        import importlib
+
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            pass
+
+
+def _load_all_plugins() -> None:
+    for kind in _PLUGINS:
+        _load_plugin(kind)
+
 
 def register_agent(name: str, factory: Callable[..., Agent],
                    params_doc: Mapping[str, Param | str], help: str = "") -> None:
@@ -127,12 +147,15 @@ def register_agent(name: str, factory: Callable[..., Agent],
 
 
 def registered_agents() -> list[str]:
-    """Names of the registered agent kinds."""
+    """Names of the registered agent kinds (plug-in kinds such as ``az`` included when
+    their package can be imported)."""
+    _load_all_plugins()
     return sorted(_REGISTRY)
 
 
 def describe_agents() -> str:
     """Every agent kind with its parameters, one block per kind (for error messages)."""
+    _load_all_plugins()
     lines = []
     for name in sorted(_REGISTRY):
         entry = _REGISTRY[name]
@@ -162,6 +185,7 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
         raise _spec_error(f"an agent spec must be a non-empty string, got {spec!r}")
     kind, _, rest = spec.strip().partition(":")
     kind = kind.strip().lower()
+    _load_plugin(kind)
     if kind not in _REGISTRY:
         raise _spec_error(f"unknown agent {kind!r} in spec {spec!r}")
     entry = _REGISTRY[kind]

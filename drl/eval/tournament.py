@@ -1,0 +1,85 @@
+"""Round robins and gauntlets: every scheduled pair plays a match, all games in one pool
+of worker processes, then Elo by maximum likelihood over all of them."""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import Sequence
+
+import numpy as np
+
+from drl.agents import spec_name
+from drl.eval.arena import MatchResult, match_tasks, run_games, write_pdn
+from drl.rules import Variant
+
+__all__ = ["pairings", "play_tournament"]
+
+
+def pairings(players: Sequence[str], schedule: str = "round_robin",
+             hero: str | None = None) -> list[tuple[str, str]]:
+    """The pairs to play.
+
+    Args:
+        players: names.
+        schedule: ``"round_robin"`` (every pair) or ``"gauntlet"`` (``hero`` against
+            every other player).
+        hero: the gauntlet's player (default: the first).
+
+    Raises:
+        ValueError: fewer than two players, duplicate names, unknown schedule or hero.
+    """
+    if len(players) < 2:
+        raise ValueError(f"a tournament needs at least two players, got {list(players)}")
+    if len(set(players)) != len(players):
+        raise ValueError(f"player names must be unique, got {list(players)}")
+    if schedule == "round_robin":
+        return list(itertools.combinations(players, 2))
+    if schedule == "gauntlet":
+        hero = players[0] if hero is None else hero
+        if hero not in players:
+            raise ValueError(f"gauntlet hero {hero!r} is not among {list(players)}")
+        return [(hero, p) for p in players if p != hero]
+    raise ValueError(f"schedule must be 'round_robin' or 'gauntlet', got {schedule!r}")
+
+
+def play_tournament(specs: Sequence[str], variant: Variant | str = "english",
+                    games_per_pair: int = 10, *, schedule: str = "round_robin",
+                    hero: str | None = None, openings: int | Sequence[str] | None = 4,
+                    seed: int = 0, workers: int | None = None, max_plies: int = 400,
+                    pdn_path: str | os.PathLike | None = None, progress: bool = True,
+                    event: str = "drl tournament") -> MatchResult:
+    """Play every scheduled pair, colours and roles swapped as in
+    :func:`drl.eval.arena.match_tasks`.
+
+    Args:
+        specs: agent spec strings (their canonical names must differ).
+        variant: the variant.
+        games_per_pair: games of each pairing (multiples of 4 balance Give and Take).
+        schedule: ``"round_robin"`` or ``"gauntlet"``.
+        hero: the gauntlet's spec (default: the first).
+        openings, seed, workers, max_plies, progress, event: as in
+            :func:`drl.eval.arena.play_match`; each pairing gets its own seed.
+        pdn_path: write every game to this PDN file.
+
+    Returns:
+        A :class:`MatchResult` holding all games (``players`` in the order given).
+
+    Raises:
+        ValueError: bad specs (listing the valid agents), schedule, or counts.
+    """
+    names = [spec_name(s) for s in specs]
+    hero_name = spec_name(hero) if hero is not None else None
+    pairs = pairings(names, schedule, hero_name)
+    by_name = dict(zip(names, specs))
+    v = Variant.parse(variant)
+    seeds = np.random.SeedSequence(seed).generate_state(len(pairs), dtype=np.uint32)
+    tasks = []
+    for (a, b), s in zip(pairs, seeds):
+        tasks += match_tasks(by_name[a], by_name[b], v, games_per_pair, openings, int(s),
+                             max_plies, names=(a, b), event=event, first_index=len(tasks))
+    records = run_games(tasks, workers, progress, description=f"{schedule} {v}")
+    out = MatchResult(players=tuple(names), variant=str(v), records=records)
+    if pdn_path is not None:
+        out.pdn_path = write_pdn(records, pdn_path)
+    return out

@@ -1,0 +1,121 @@
+"""The arena: colour/role schedule, openings, truncation, parallel play, PDN read back."""
+
+import pytest
+
+from drl.eval.arena import make_openings, match_tasks, play_match
+from drl.rules import Board, FENError, Variant, read_games, replay
+
+PRESETS = ["english", "russian", "brazilian", "international", "giveaway", "losing",
+           "give_and_take"]
+
+
+def test_give_and_take_schedule_covers_every_colour_and_role_per_opening():
+    tasks = match_tasks("alphabeta:depth=2", "random", "give_and_take", 8, openings=2, seed=1)
+    by_opening = {}
+    for t in tasks:
+        a_color = "black" if t.black_name == "alphabeta:depth=2" else "white"
+        v = Variant.parse(t.variant)
+        a_role = "taker" if v.taker == a_color else "giver"
+        by_opening.setdefault(t.opening, set()).add((a_color, a_role))
+    assert len(by_opening) == 2
+    for combos in by_opening.values():
+        assert combos == {("black", "taker"), ("black", "giver"),
+                          ("white", "taker"), ("white", "giver")}
+
+
+def test_symmetric_schedule_swaps_colours_per_opening():
+    tasks = match_tasks("greedy", "random", "english", 6, openings=3, seed=1)
+    assert [t.black_name for t in tasks] == ["greedy", "random"] * 3
+    assert len({t.opening for t in tasks}) == 3
+    assert all(t.opening == u.opening for t, u in zip(tasks[::2], tasks[1::2]))
+
+
+def test_same_spec_on_both_sides_gets_distinct_names():
+    tasks = match_tasks("random", "random", "english", 2, openings=None)
+    assert {tasks[0].black_name, tasks[0].white_name} == {"random#1", "random#2"}
+
+
+def test_openings_are_seeded_live_positions():
+    a = make_openings("english", 5, 3, seed=7)
+    assert a == make_openings("english", 5, 3, seed=7)
+    assert a != make_openings("english", 5, 3, seed=8)
+    for fen in a:
+        board = Board("english", fen=fen)
+        assert board.turn == 1  # three plies from a Black-first start
+        assert not board.is_game_over()
+
+
+def test_fen_openings_and_bad_fen():
+    fens = ["B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12"]
+    m = play_match("random", "greedy", "english", 2, openings=fens, workers=1,
+                   progress=False, max_plies=6)
+    assert all(r.opening == fens[0] for r in m.records)
+    with pytest.raises(FENError):
+        play_match("random", "greedy", "english", 2, openings=["B:W99:B1"], workers=1,
+                   progress=False)
+
+
+def test_max_plies_truncation_is_not_a_draw_by_rule():
+    m = play_match("random", "random", "international", 2, workers=1, progress=False,
+                   max_plies=10, openings=None)
+    for r in m.records:
+        assert (r.termination, r.result, r.winner, r.plies) == ("max_plies", "*", None, 10)
+        assert r.truncated and r.score_of(r.black) == 0.5
+
+
+@pytest.mark.parametrize("variant", PRESETS + ["give_and_take:taker=white,max_capture=true",
+                                               "give_and_take:objectives=give/give",
+                                               "losing:promotion=remove,blocked_giver=loses"])
+def test_every_written_game_reads_back_legal(variant, tmp_path):
+    path = tmp_path / "games.pdn"
+    m = play_match("greedy", "random", variant, 4, openings=2, seed=3, workers=1,
+                   progress=False, max_plies=60, pdn_path=path)
+    games = list(read_games(path))
+    assert len(games) == len(m.records) == 4
+    for game, rec in zip(games, m.records):
+        board = replay(game)  # raises on the first illegal move
+        assert [str(x) for x in board.move_stack] == list(rec.moves)
+        assert board.root().fen() == rec.opening == game.tags["FEN"]
+        assert game.tags["Black"] == rec.black and game.tags["White"] == rec.white
+        assert game.tags["Result"] == rec.result
+        assert game.tags["Termination"] == rec.termination
+        assert Variant.parse(game.tags["Variant"]) == Variant.parse(rec.variant)
+        if rec.termination != "max_plies":
+            assert board.outcome().result == rec.result
+        if Variant.parse(rec.variant).role(0) is not None:
+            assert (game.tags["BlackRole"], game.tags["WhiteRole"]) == rec.roles
+
+
+def test_parallel_workers_give_the_same_games():
+    kwargs = dict(games=4, openings=2, seed=11, progress=False, max_plies=80)
+    one = play_match("alphabeta:depth=2", "mcts:sims=30", "give_and_take", workers=1, **kwargs)
+    two = play_match("alphabeta:depth=2", "mcts:sims=30", "give_and_take", workers=2, **kwargs)
+    assert [r.moves for r in one.records] == [r.moves for r in two.records]
+    assert [r.result for r in one.records] == [r.result for r in two.records]
+
+
+@pytest.mark.parametrize("variant", ["english", "give_and_take"])
+def test_alphabeta_beats_random_small(variant):
+    from drl.eval.stats import summarize
+
+    m = play_match("alphabeta:depth=4", "random", variant, 8, seed=5, workers=1,
+                   progress=False)
+    s = summarize(m.records, "alphabeta:depth=4")
+    assert s["all"].score >= 0.9
+    if variant == "give_and_take":
+        assert s["taker"].games == s["giver"].games == 4
+        assert s["taker"].score >= 0.9 and s["giver"].score >= 0.9
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant", PRESETS)
+def test_alphabeta_scores_90_percent_against_random(variant):
+    from drl.eval.stats import summarize
+
+    m = play_match("alphabeta:depth=4", "random", variant, 80, seed=2024, progress=False)
+    s = summarize(m.records, "alphabeta:depth=4")
+    parts = ["taker", "giver"] if variant == "give_and_take" else ["all"]
+    for part in parts:
+        assert s[part].games >= 40
+        assert s[part].score >= 0.9, (part, s[part])
+        assert s[part].score_interval[0] >= 0.85, (part, s[part])
