@@ -52,6 +52,19 @@ class PlayConfig:
                                                 "job": {"chdir": False}})
 
 
+def square_numbers(board_size: int) -> str:
+    """The playable squares' PDN numbers laid out as on the board (row 1 at the top)."""
+    half = board_size // 2
+    lines = []
+    for r in range(board_size):
+        cells = ["  "] * board_size
+        for k in range(half):
+            c = 2 * k + (1 if r % 2 == 0 else 0)
+            cells[c] = f"{r * half + k + 1:2d}"
+        lines.append(" ".join(cells))
+    return "\n".join(lines)
+
+
 def play_session(cfg: PlayConfig, read: Callable[[str], str] = input,
                  write: Callable[[str], None] = print) -> str:
     """Run one game between the user (``read``/``write``) and the checkpoint.
@@ -86,7 +99,8 @@ def play_session(cfg: PlayConfig, read: Callable[[str], str] = input,
     me = 0 if cfg.color == "black" else 1
     write(f"You play {cfg.color}" + (f" ({board.role(me)})" if board.role(me) else "")
           + f" in {variant} against {agent.name} from {agent.path}.")
-    write("Type moves in PDN (e.g. 11-15, 15x24), 'moves', 'undo' or 'quit'.")
+    write("Type moves in PDN (e.g. 11-15, 15x24), 'moves', 'undo' or 'quit'. Squares:")
+    write(square_numbers(variant.board_size))
     while not board.is_game_over():
         write("")
         write(str(board))

@@ -38,20 +38,21 @@ def _fmt_elo(elo: float) -> str:
 
 
 def results_table(results: list, title: str):
-    """A rich table of :class:`~drl.train.evaluate.BaselineResult` s (by colour and role)."""
+    """A rich table of :class:`~drl.train.evaluate.BaselineResult` s (by role and colour)."""
     from rich.table import Table
 
-    table = Table(title=title)
-    for col in ("opponent", "as", "games", "win", "draw", "loss", "score (95% CI)", "Elo diff"):
-        table.add_column(col, justify="left" if col in ("opponent", "as") else "right")
+    table = Table(title=title, title_justify="left")
+    for col in ("opponent", "as", "games", "W-D-L", "score", "95% CI", "Elo"):
+        table.add_column(col, justify="left" if col in ("opponent", "as") else "right",
+                         no_wrap=True)
     for r in results:
         keys = [k for k in ("all", "taker", "giver", "black", "white") if k in r.summary]
         for key in keys:
             w = r.summary[key]
             lo, hi = w.score_interval
-            elo = _fmt_elo(w.elo)
-            table.add_row(r.baseline if key == "all" else "", key, str(w.games), str(w.wins),
-                          str(w.draws), str(w.losses), f"{w.score:.2f} ({lo:.2f}-{hi:.2f})", elo)
+            table.add_row(r.baseline if key == "all" else "", key, str(w.games),
+                          f"{w.wins}-{w.draws}-{w.losses}", f"{w.score:.2f}",
+                          f"{lo:.2f}-{hi:.2f}", _fmt_elo(w.elo))
     return table
 
 
@@ -62,11 +63,16 @@ def _run(cfg: DictConfig) -> None:
     from drl.train.config import validate
     from drl.train.loop import resolve_run_dir, train
 
+    from hydra.core.hydra_config import HydraConfig
+    from hydra.types import RunMode
+
     console = Console()
     conf = OmegaConf.to_object(cfg)
+    hc = HydraConfig.get()
+    job = hc.job.num if hc.mode == RunMode.MULTIRUN else None
     try:
         validate(conf)
-        run_dir = resolve_run_dir(conf)
+        run_dir = resolve_run_dir(conf, job=job)
     except (ValueError, FileNotFoundError) as err:
         sys.exit(f"drl-train: {err}")
     console.print(f"[bold]drl-train[/] {conf.variant.spec} -> {run_dir}")

@@ -111,18 +111,18 @@ class TrainCfg:
     """
 
     name: str = "default"
-    iterations: int = 10
-    games_per_iteration: int = 96
-    games_in_flight: int = 96
+    iterations: int = 16
+    games_per_iteration: int = 128
+    games_in_flight: int = 128
     shard_games: int = 32
     temperature: float = 1.0
     temperature_plies: int = 16
     full_search_prob: float = 1.0
     fast_simulations: int = 8
     record_forced: bool = True
-    steps_per_iteration: int = 100
+    steps_per_iteration: int = 200
     batch_size: int = 256
-    replay_window: int = 40000
+    replay_window: int = 60000
     min_replay: int = 512
     optimizer: str = "adamw"
     lr: float = 2e-3
@@ -133,8 +133,8 @@ class TrainCfg:
     plies_scale: float = 100.0
     grad_clip: float = 5.0
     keep_checkpoints: int = 3
-    eval: EvalCfg = field(default_factory=EvalCfg)
-    final_eval: EvalCfg = field(default_factory=lambda: EvalCfg(games=16))
+    eval: EvalCfg = field(default_factory=lambda: EvalCfg(every=4))
+    final_eval: EvalCfg = field(default_factory=lambda: EvalCfg(games=16, simulations=64))
 
 
 @dataclass

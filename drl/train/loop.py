@@ -280,11 +280,13 @@ def train(cfg: Config, run_dir: str | os.PathLike, progress: bool | None = None)
             todo = t.games_per_iteration - done_before
             bar.update(min(done_before, t.games_per_iteration))
             scalars: dict[str, float] = {}
+            t_sp = time.perf_counter()
             if todo > 0:
                 base = bar.n
                 st = runtime.play(net, todo, [cfg.seed, iteration], on_games, t.shard_games,
                                   lambda k: bar.update(base + k - bar.n))
                 scalars.update(_selfplay_scalars(st, runtime.net_seconds, t.games_in_flight))
+            scalars["time/selfplay_s"] = time.perf_counter() - t_sp
             scalars["replay/positions"] = buffer.num_positions
             scalars["replay/games"] = buffer.num_games
             if len(buffer) >= t.min_replay and t.steps_per_iteration > 0:
@@ -297,7 +299,8 @@ def train(cfg: Config, run_dir: str | os.PathLike, progress: bool | None = None)
                         sums[k] = sums.get(k, 0.0) + v
                     learner_steps += 1
                 scalars.update({f"loss/{k}": v / t.steps_per_iteration for k, v in sums.items()})
-                scalars["learner/steps_per_s"] = t.steps_per_iteration / (time.perf_counter() - t0)
+                scalars["time/learner_s"] = time.perf_counter() - t0
+                scalars["learner/steps_per_s"] = t.steps_per_iteration / scalars["time/learner_s"]
                 bar.set_postfix(loss=f"{scalars['loss/loss']:.3f}", refresh=False)
             scalars["learner/steps"] = learner_steps
             iteration += 1
@@ -314,26 +317,32 @@ def train(cfg: Config, run_dir: str | os.PathLike, progress: bool | None = None)
                 "config_yaml": OmegaConf.to_yaml(OmegaConf.structured(cfg)),
             }, keep=t.keep_checkpoints)
             if t.eval.every > 0 and iteration % t.eval.every == 0 and iteration < t.iterations:
+                t_ev = time.perf_counter()
                 results = _evaluate(cfg, net, device, t.eval, cfg.seed + iteration)
                 scalars.update(_eval_scalars(results, "eval"))
+                scalars["time/eval_s"] = time.perf_counter() - t_ev
                 _save_eval(run_dir, f"iter-{iteration:04d}", results)
             logger.log(iteration, scalars)
     finally:
         bar.close()
         runtime.close()
+    t_ev = time.perf_counter()
     final = _evaluate(cfg, net, device, t.final_eval, cfg.seed + 10_000)
     if final:
         _save_eval(run_dir, "final", final)
-        logger.log(iteration, _eval_scalars(final, "final_eval"))
+        logger.log(iteration, {**_eval_scalars(final, "final_eval"),
+                               "time/final_eval_s": time.perf_counter() - t_ev})
     logger.close()
     return TrainResult(run_dir=run_dir, iterations=iteration, learner_steps=learner_steps,
                        games=buffer.num_games, positions=buffer.num_positions,
                        checkpoint=checkpoint, resumed_from=resumed_from, final_eval=final)
 
 
-def resolve_run_dir(cfg: Config, runs_root: str | os.PathLike = "runs") -> Path:
+def resolve_run_dir(cfg: Config, runs_root: str | os.PathLike = "runs", job: int | None = None
+                    ) -> Path:
     """The run folder: ``cfg.run_dir``; else with ``resume`` the newest run of this
-    variant under ``runs_root``; else a new ``runs_root/<variant>-<time>`` folder.
+    variant under ``runs_root``; else a new ``runs_root/<variant>-<time>`` folder
+    (``-<job>`` appended for the jobs of a Hydra multirun).
 
     Raises:
         FileNotFoundError: ``resume=true`` but no earlier run of this variant exists.
@@ -348,7 +357,8 @@ def resolve_run_dir(cfg: Config, runs_root: str | os.PathLike = "runs") -> Path:
             raise FileNotFoundError(f"resume=true but there is no run of {cfg.variant.name} "
                                     f"under {root.resolve()}; pass run_dir=PATH")
         return runs[-1]
-    return root / f"{cfg.variant.name}-{time.strftime('%Y%m%d-%H%M%S')}"
+    name = f"{cfg.variant.name}-{time.strftime('%Y%m%d-%H%M%S')}"
+    return root / (name if job is None else f"{name}-{job}")
 
 
 __all__ += ["CheckpointError", "resolve_run_dir"]
