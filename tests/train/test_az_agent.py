@@ -59,3 +59,16 @@ def test_drl_play_reasks_illegal_moves(trained):
     assert "legal moves: 9-13, 9-14, 10-14, 10-15, 11-15, 11-16, 12-16" in text
     assert "network plays" in text
     assert "(taker)" in text
+
+
+@pytest.mark.parametrize("size", [8, 10])
+def test_square_numbers_follow_the_board_geometry(size):
+    from drl.cli.play import square_numbers
+    from drl.rules.geometry import COL, ROW
+
+    z = 0 if size == 8 else 1
+    rows = square_numbers(size).splitlines()
+    assert len(rows) == size
+    for s in range(size * size // 2):
+        r, c = int(ROW[z, s]), int(COL[z, s])
+        assert rows[r][3 * c:3 * c + 2].strip() == str(s + 1)
