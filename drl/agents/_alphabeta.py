@@ -21,10 +21,11 @@ import numpy as np
 from numba import njit
 
 from drl.agents._evaluate import evaluate
+from drl.agents._kernels import CTX_SIZE, generate
 from drl.rules._bits import popcount
 from drl.rules.core import (M_CAPTURED, M_FLAGS, M_FROM, M_TO, MAX_MOVES, MOVE_WIDTH,
                             ST_HASH, ST_NOPROG, ST_TURN, STATE_SIZE, apply_move_into,
-                            generate_moves, status)
+                            status)
 from drl.rules.variant import P_REPETITION
 
 WIN = 1_000_000
@@ -61,6 +62,7 @@ class SearchBuffers:
         history: int64 [50 * 50], history-heuristic counters by (from, to).
         ctl: int64 [C_SIZE], node counter, node limit, abort flag, best root move index.
         frames: int64 [MAX_PLY, F_WIDTH], the search stack.
+        ctx: int64 [CTX_SIZE], move-generator scratch space.
     """
 
     def __init__(self, tt_bits: int = 19) -> None:
@@ -71,6 +73,7 @@ class SearchBuffers:
         self.history = np.zeros(2500, dtype=np.int64)
         self.ctl = np.zeros(C_SIZE, dtype=np.int64)
         self.frames = np.zeros((MAX_PLY, F_WIDTH), dtype=np.int64)
+        self.ctx = np.zeros(CTX_SIZE, dtype=np.int64)
 
     def clear(self) -> None:
         """Forget the transposition table and history counters."""
@@ -89,7 +92,7 @@ def _terminal_score(code, turn, ply):
 
 @njit(cache=True)
 def _enter(ply, depth, alpha, beta, states, params, moves, order, path, base, tt, hist,
-           root_rank, ctl, frames):
+           root_rank, ctl, frames, ctx):
     """Open the node at ``ply``: returns ``(True, value)`` for a leaf (terminal, draw by
     repetition, quiet horizon, TT cut-off or abort), else sets up its frame and returns
     ``(False, 0)``."""
@@ -110,7 +113,7 @@ def _enter(ply, depth, alpha, beta, states, params, moves, order, path, base, tt
                 return True, 0
             k += 2
     mv = moves[ply]
-    n = generate_moves(st, params, mv)
+    n = generate(states, ply, params, moves, ctx)
     code = status(st, params, n)
     if code >= 0:
         return True, _terminal_score(code, st[ST_TURN], ply)
@@ -226,10 +229,10 @@ def _store(ply, h, tt, moves, frames):
 
 @njit(cache=True)
 def _negamax(depth, states, params, moves, order, path, base, tt, hist, root_rank, ctl,
-             frames):
+             frames, ctx):
     """Principal-variation negamax from ``states[0]`` with an explicit stack."""
     leaf, v = _enter(0, depth, -INF, INF, states, params, moves, order, path, base, tt, hist,
-                     root_rank, ctl, frames)
+                     root_rank, ctl, frames, ctx)
     if leaf:
         return v
     ply = 0
@@ -245,7 +248,7 @@ def _negamax(depth, states, params, moves, order, path, base, tt, hist, root_ran
                 fr[F_MODE] = MODE_RESEARCH
                 cd = fr[F_DEPTH] - 1 if fr[F_DEPTH] > 0 else 0
                 leaf, v = _enter(ply + 1, cd, -fr[F_BETA], -fr[F_ALPHA], states, params,
-                                 moves, order, path, base, tt, hist, root_rank, ctl, frames)
+                                 moves, order, path, base, tt, hist, root_rank, ctl, frames, ctx)
                 if leaf:
                     have_value = True
                 else:
@@ -277,7 +280,7 @@ def _negamax(depth, states, params, moves, order, path, base, tt, hist, root_ran
         a, b = _next_child(ply, states, params, moves, order, frames)
         cd = fr[F_DEPTH] - 1 if fr[F_DEPTH] > 0 else 0
         leaf, v = _enter(ply + 1, cd, a, b, states, params, moves, order, path, base, tt,
-                         hist, root_rank, ctl, frames)
+                         hist, root_rank, ctl, frames, ctx)
         if leaf:
             have_value = True
         else:
@@ -286,14 +289,14 @@ def _negamax(depth, states, params, moves, order, path, base, tt, hist, root_ran
 
 @njit(cache=True)
 def search_root(state, params, depth, states, moves, order, path, base, tt, hist, root_rank,
-                ctl, frames):
+                ctl, frames, ctx):
     """Search ``state`` to ``depth`` plies (plus forced captures).
 
     Args:
         state: int64 [STATE_SIZE], the root position.
         params: int64 [PARAMS_SIZE].
         depth: nominal depth in plies (>= 1).
-        states, moves, order, tt, hist, frames: the :class:`SearchBuffers` arrays.
+        states, moves, order, tt, hist, frames, ctx: the :class:`SearchBuffers` arrays.
         path: int64 [base + MAX_PLY]; ``path[:base]`` holds the Zobrist hashes of the
             game positions before the root since the last irreversible move.
         base: number of history hashes.
@@ -314,4 +317,4 @@ def search_root(state, params, depth, states, moves, order, path, base, tt, hist
     ctl[C_BEST] = 0
     ctl[C_SELDEPTH] = 0
     return _negamax(depth, states, params, moves, order, path, base, tt, hist, root_rank, ctl,
-                    frames)
+                    frames, ctx)

@@ -26,11 +26,12 @@ ignored), a few bitboard shifts.
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from drl.rules._bits import popcount, step
 from drl.rules.core import ST_BK, ST_BM, ST_TURN, ST_WK, ST_WM, objective
-from drl.rules.geometry import FULL, ROW_MASK
+from drl.rules.geometry import BOARD_SIZES, FULL, ROW
 from drl.rules.variant import (P_ASYMMETRIC, P_BLOCKED_GIVER, P_BOARD_SIZE, P_ELIM_WINNER,
                                P_FLYING, P_ROWS, P_SIZE_IDX)
 
@@ -42,6 +43,25 @@ MOBILITY = 2
 BLOCKING = 4
 
 
+def _advance_planes() -> np.ndarray:
+    """``ADVANCE_PLANE[z, c, k]``: squares where a man of colour c has advanced a number of
+    rows with bit k set (rows from its own back row), so that the advancement of a set of
+    men is ``sum_k 2**k * popcount(men & plane_k)``."""
+    planes = np.zeros((2, 2, 4), dtype=np.int64)
+    for z, n in enumerate(BOARD_SIZES):
+        for s in range(n * n // 2):
+            r = int(ROW[z, s])
+            for c, adv in ((0, r), (1, n - 1 - r)):
+                for k in range(4):
+                    if adv >> k & 1:
+                        planes[z, c, k] |= 1 << s
+    planes.setflags(write=False)
+    return planes
+
+
+ADVANCE_PLANE = _advance_planes()
+
+
 @njit(cache=True)
 def side_terms(state, params, color):
     """(material, advancement, mobility) of ``color`` in ``state``.
@@ -51,7 +71,6 @@ def side_terms(state, params, color):
         own back row), mobility in (piece, direction) pairs with an empty neighbour.
     """
     z = params[P_SIZE_IDX]
-    n = params[P_BOARD_SIZE]
     king_value = KING_FLYING if params[P_FLYING] else KING_SHORT
     if color == 0:
         men, kings = state[ST_BM], state[ST_BK]
@@ -59,11 +78,10 @@ def side_terms(state, params, color):
         men, kings = state[ST_WM], state[ST_WK]
     empty = FULL[z] & ~(state[ST_BM] | state[ST_BK] | state[ST_WM] | state[ST_WK])
     material = MAN * popcount(men) + king_value * popcount(kings)
-    advance = 0
-    for r in range(n):
-        k = popcount(men & ROW_MASK[z, r])
-        if k:
-            advance += k * (r if color == 0 else n - 1 - r)
+    advance = (popcount(men & ADVANCE_PLANE[z, color, 0])
+               + 2 * popcount(men & ADVANCE_PLANE[z, color, 1])
+               + 4 * popcount(men & ADVANCE_PLANE[z, color, 2])
+               + 8 * popcount(men & ADVANCE_PLANE[z, color, 3]))
     mobility = 0
     for d in range(4):
         forward = (d >= 2) if color == 0 else (d < 2)

@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from drl.rules.core import (MAX_MOVES, MOVE_WIDTH, ST_HASH, ST_NOPROG, ST_TURN, STATE_SIZE,
-                            apply_move_into, generate_moves, status)
+from drl.agents._kernels import generate, generate_into
+from drl.rules.core import ST_HASH, ST_NOPROG, ST_TURN, STATE_SIZE, apply_move_into, status
 from drl.rules.variant import P_REPETITION
 
 MAX_DEPTH = 512  # longest selection path
@@ -36,19 +36,21 @@ def _score(code, mover):
 
 
 @njit(cache=True)
-def _rollout(state, params, limit, moves, scratch):
-    """Random playout from ``state``; returns the winner (0, 1) or 2 for a draw."""
+def _rollout(state, params, limit, moves, scratch, ctx):
+    """Random playout from ``state``; returns the winner (0, 1) or 2 for a draw.
+
+    ``scratch``: int64 [2, STATE_SIZE]; ``moves``: int64 [2, MAX_MOVES, MOVE_WIDTH].
+    """
     for i in range(STATE_SIZE):
         scratch[0, i] = state[i]
     cur = 0
     for _ in range(limit):
-        st = scratch[cur]
-        n = generate_moves(st, params, moves)
-        code = status(st, params, n)
+        n = generate(scratch, cur, params, moves, ctx)
+        code = status(scratch[cur], params, n)
         if code >= 0:
             return code % 4
         k = np.random.randint(n)
-        apply_move_into(st, params, moves[k], scratch[1 - cur])
+        apply_move_into(scratch[cur], params, moves[cur, k], scratch[1 - cur])
         cur = 1 - cur
     return 2
 
@@ -56,7 +58,7 @@ def _rollout(state, params, limit, moves, scratch):
 @njit(cache=True)
 def uct_search(root, params, sims, c, rollout_limit, seed, history, node_state, parent,
                first_child, next_sibling, move_index, n_moves, n_expanded, expand_start,
-               code, visits, value, moves, scratch, path):
+               code, visits, value, moves, scratch, path, ctx):
     """Run ``sims`` simulations from ``root``.
 
     Args:
@@ -70,8 +72,8 @@ def uct_search(root, params, sims, c, rollout_limit, seed, history, node_state, 
         node_state: int64 [sims + 1, STATE_SIZE]; parent, first_child, next_sibling,
             move_index, n_moves, n_expanded, expand_start, code: int64 [sims + 1];
             visits: int64 [sims + 1]; value: float64 [sims + 1] -- the tree.
-        moves: int64 [MAX_MOVES, MOVE_WIDTH], scratch: int64 [2, STATE_SIZE],
-        path: int64 [len(history) + MAX_DEPTH + 1] -- work space.
+        moves: int64 [2, MAX_MOVES, MOVE_WIDTH], scratch: int64 [2, STATE_SIZE],
+        path: int64 [len(history) + MAX_DEPTH + 1], ctx: int64 [CTX_SIZE] -- work space.
 
     Returns:
         The number of nodes in the tree. Children of the root are linked from
@@ -88,7 +90,7 @@ def uct_search(root, params, sims, c, rollout_limit, seed, history, node_state, 
     first_child[0] = -1
     next_sibling[0] = -1
     move_index[0] = -1
-    n = generate_moves(root, params, moves)
+    n = generate_into(node_state, 0, params, moves, 0, ctx)
     n_moves[0] = n
     n_expanded[0] = 0
     expand_start[0] = np.random.randint(n) if n > 0 else 0
@@ -121,18 +123,18 @@ def uct_search(root, params, sims, c, rollout_limit, seed, history, node_state, 
                     break
             if n_expanded[node] < n_moves[node]:
                 # Expand the next untried move.
-                generate_moves(st, params, moves)
+                generate_into(node_state, node, params, moves, 0, ctx)
                 mi = (expand_start[node] + n_expanded[node]) % n_moves[node]
                 n_expanded[node] += 1
                 ch = count
                 count += 1
-                apply_move_into(st, params, moves[mi], node_state[ch])
+                apply_move_into(st, params, moves[0, mi], node_state[ch])
                 parent[ch] = node
                 first_child[ch] = -1
                 next_sibling[ch] = first_child[node]
                 first_child[node] = ch
                 move_index[ch] = mi
-                cn = generate_moves(node_state[ch], params, moves)
+                cn = generate_into(node_state, ch, params, moves, 0, ctx)
                 n_moves[ch] = cn
                 n_expanded[ch] = 0
                 expand_start[ch] = np.random.randint(cn) if cn > 0 else 0
@@ -145,7 +147,8 @@ def uct_search(root, params, sims, c, rollout_limit, seed, history, node_state, 
                 if code[ch] >= 0:
                     winner = code[ch] % 4
                 else:
-                    winner = _rollout(node_state[ch], params, rollout_limit, moves, scratch)
+                    winner = _rollout(node_state[ch], params, rollout_limit, moves, scratch,
+                                      ctx)
                 break
             # All children expanded: UCB1.
             log_n = np.log(max(visits[node], 1))

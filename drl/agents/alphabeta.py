@@ -106,7 +106,7 @@ class AlphaBetaAgent(Agent):
             b.ctl[:] = 0
             b.ctl[ab.C_LIMIT] = limit
             s = ab.search_root(state, params, d, b.states, b.moves, b.order, path, len(hist),
-                               b.tt, b.history, rank, b.ctl, b.frames)
+                               b.tt, b.history, rank, b.ctl, b.frames, b.ctx)
             total_nodes += int(b.ctl[ab.C_NODES])
             if b.ctl[ab.C_ABORT]:
                 break

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from drl.agents import _mcts
+from drl.agents._kernels import CTX_SIZE
 from drl.agents._board import history_hashes, kernel_inputs, require_moves
 from drl.agents.base import Agent
 from drl.rules import Board, Move
@@ -47,7 +48,8 @@ class MCTSAgent(Agent):
         self._state = np.zeros((cap, STATE_SIZE), dtype=np.int64)
         self._ints = np.zeros((9, cap), dtype=np.int64)
         self._value = np.zeros(cap, dtype=np.float64)
-        self._moves = np.zeros((MAX_MOVES, MOVE_WIDTH), dtype=np.int64)
+        self._moves = np.zeros((2, MAX_MOVES, MOVE_WIDTH), dtype=np.int64)
+        self._ctx = np.zeros(CTX_SIZE, dtype=np.int64)
         self._scratch = np.zeros((2, STATE_SIZE), dtype=np.int64)
         self._rng = np.random.default_rng(seed)
         self.last_sims = self.last_nodes = self.last_visits = 0
@@ -79,7 +81,7 @@ class MCTSAgent(Agent):
         nodes = _mcts.uct_search(state, params, sims, self.c, self.rollout_limit, seed, hist,
                                  self._state, parent, first_child, next_sibling, move_index,
                                  n_moves, n_expanded, expand_start, code, visits, self._value,
-                                 self._moves, self._scratch, path)
+                                 self._moves, self._scratch, path, self._ctx)
         counts = np.zeros(len(board.legal_moves), dtype=np.int64)
         ch = int(first_child[0])
         while ch >= 0:
