@@ -36,7 +36,7 @@ Russian, the FMJD rules for international):
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 
 from drl.rules._bits import lowest_square, popcount, step
 from drl.rules.geometry import CROWN_MASK, FULL, MAX_STEPS, NEIGHBOR, RAY
@@ -76,6 +76,16 @@ C_STACK = C_PATH + MAX_PATH
 STACK_WIDTH = 5  # square, king, crowned, captured, nsteps
 STACK_DEPTH = 1024
 CTX_SIZE = C_STACK + STACK_WIDTH * STACK_DEPTH
+
+# Explicit signatures of the compiled-once internals: read-only views accept writable
+# arrays, and integer arguments never specialise on literal values.
+_I = types.int64
+RO1 = types.Array(types.int64, 1, "C", readonly=True)
+RO2 = types.Array(types.int64, 2, "C", readonly=True)
+RW1 = types.Array(types.int64, 1, "C")
+RW2 = types.Array(types.int64, 2, "C")
+RW3 = types.Array(types.int64, 3, "C")
+SIG_AT = _I(RO2, _I, RO1, RW3, _I, RW1)
 
 # RAY padded with one more -1 column so that a walk can read one square past the edge.
 _RAYX = np.full(RAY.shape[:3] + (MAX_STEPS + 1,), -1, dtype=np.int64)
@@ -167,7 +177,7 @@ def _push(ctx, top, sq, king, crowned, captured, nsteps):
     return top + 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(types.void(_I, _I, _I, _I, _I, RW3, _I, RW1), cache=True, _nrt=False)
 def _search(z, start, king0, opp, occ, moves, lvl, ctx):
     """Depth-first search of the capture sequences of the piece on ``start``.
 
@@ -276,7 +286,7 @@ def _search(z, start, king0, opp, occ, moves, lvl, ctx):
             hi -= 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(_I(RO2, _I, RO1, _I, RW3, _I, RW1), cache=True, _nrt=False)
 def generate_captures(states, slvl, params, cand, moves, lvl, ctx):
     """Write the legal captures of the pieces in bitboard ``cand`` (position
     ``states[slvl]``) to ``moves[lvl]``; return their number. ``ctx[C_BEST]`` is left
@@ -377,7 +387,7 @@ def _jumpers(ctx):
             | ctx[C_JUMPERS + 7])
 
 
-@njit(cache=True, _nrt=False)
+@njit(_I(_I, _I, RO1, RW3, _I, _I, RW1), cache=True, _nrt=False)
 def _write_short_jumps(crown, z, params, moves, lvl, k, ctx):
     """Append the single jumps found by :func:`_short_jumps` to ``moves[lvl, k:]``;
     return the new count."""
@@ -466,7 +476,7 @@ def _count_quiet(men, kings, opp, fwd, z, params):
     return total
 
 
-@njit(cache=True, inline="always")
+@njit(SIG_AT, cache=True, _nrt=False)
 def generate_at(states, slvl, params, moves, lvl, ctx):
     """All legal moves of ``states[slvl]`` into ``moves[lvl]`` (captures compulsory);
     returns their number."""
@@ -488,9 +498,8 @@ def generate_at(states, slvl, params, moves, lvl, ctx):
 
 
 @njit(cache=True, inline="always")
-def count_at(states, slvl, params, moves, lvl, ctx):
-    """Number of legal moves of ``states[slvl]``; ``moves[lvl]`` is scratch space for
-    captures. Quiet moves and single jumps are counted on bitboards."""
+def count_inline(states, slvl, params, moves, lvl, ctx):
+    """:func:`count_at` inlined into its caller (perft's last ply)."""
     z = params[P_SIZE_IDX]
     men, kings, opp, crown, fwd = mover(states, slvl, z)
     short = _short_jumps(men, kings, opp, crown, fwd, z, params, ctx)
@@ -510,6 +519,13 @@ def count_at(states, slvl, params, moves, lvl, ctx):
             return k
         return k + n
     return n
+
+
+@njit(SIG_AT, cache=True, _nrt=False)
+def count_at(states, slvl, params, moves, lvl, ctx):
+    """Number of legal moves of ``states[slvl]``; ``moves[lvl]`` is scratch space for
+    captures. Quiet moves and single jumps are counted on bitboards."""
+    return count_inline(states, slvl, params, moves, lvl, ctx)
 
 
 @njit(cache=True)

@@ -157,7 +157,7 @@ def generate_moves(state, params, out):
                           out.reshape((1, out.shape[0], out.shape[1])), ctx)
 
 
-@njit(cache=True, _nrt=False)
+@njit(mg._I(mg.RO2, mg.RO1, mg.RW3, mg.RW1), cache=True, _nrt=False)
 def _generate_into(states, params, moves, ctx):
     k = mg.generate_at(states, 0, params, moves, 0, ctx)
     for i in range(k):
@@ -178,7 +178,7 @@ def count_moves(state, params):
     return _count(state.reshape((1, state.shape[0])), params, moves, ctx)
 
 
-@njit(cache=True, _nrt=False)
+@njit(mg._I(mg.RO2, mg.RO1, mg.RW3, mg.RW1), cache=True, _nrt=False)
 def _count(states, params, moves, ctx):
     return mg.count_at(states, 0, params, moves, 0, ctx)
 
@@ -407,7 +407,8 @@ def status(state, params, n_legal):
     return -1
 
 
-@njit(cache=True, _nrt=False)
+@njit(mg._I(mg.RW2, mg.RO1, mg._I, mg.RW3, mg.RW1, mg.RW1, mg.RW1), cache=True,
+      _nrt=False)
 def _perft(states, params, depth, moves, ctx, n_moves, index):
     """Leaf count below ``states[0]``, ``depth >= 1`` plies; an explicit stack of move
     lists (``moves[ply]``) replaces recursion (recursive compiled functions do not reload
@@ -426,7 +427,7 @@ def _perft(states, params, depth, moves, ctx, n_moves, index):
         index[level] = i + 1
         _apply_at(states, level, params, moves, level, i, states, level + 1)
         if level + 1 == depth - 1:
-            total += mg.count_at(states, level + 1, params, moves, level + 1, ctx)
+            total += mg.count_inline(states, level + 1, params, moves, level + 1, ctx)
         else:
             level += 1
             n_moves[level] = mg.generate_at(states, level, params, moves, level, ctx)
