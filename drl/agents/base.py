@@ -85,9 +85,11 @@ class Param:
                 f"{kind}: parameter {key}={text!r} is not a valid {self.type.__name__}"
             ) from None
         if self.minimum is not None and value < self.minimum:
-            raise _spec_error(f"{kind}: parameter {key}={text} is below its minimum {self.minimum}")
+            raise _spec_error(f"{kind}: parameter {key}={text} is below its minimum "
+                              f"{self.minimum}")
         if self.maximum is not None and value > self.maximum:
-            raise _spec_error(f"{kind}: parameter {key}={text} is above its maximum {self.maximum}")
+            raise _spec_error(f"{kind}: parameter {key}={text} is above its maximum "
+                              f"{self.maximum}")
         return value
 
 
@@ -105,20 +107,24 @@ _REGISTRY: dict[str, _Entry] = {}
 _PLUGINS: dict[str, str] = {"az": "drl.train"}
 
 
-def _load_plugin(kind: str) -> None:
+def _load_plugin(kind: str, strict: bool) -> None:
+    """Import the package that registers ``kind``. A failure is an error only when the
+    kind was asked for (``strict``); listings just leave the kind out."""
     module = _PLUGINS.get(kind)
     if module is not None and kind not in _REGISTRY:
         import importlib
 
         try:
             importlib.import_module(module)
-        except ImportError:
-            pass
+        except Exception as err:  # any failure of the plug-in's import
+            if strict:
+                raise ValueError(f"agent {kind!r} is provided by {module}, which failed to "
+                                 f"import: {type(err).__name__}: {err}") from None
 
 
 def _load_all_plugins() -> None:
     for kind in _PLUGINS:
-        _load_plugin(kind)
+        _load_plugin(kind, strict=False)
 
 
 def register_agent(name: str, factory: Callable[..., Agent],
@@ -167,7 +173,8 @@ def describe_agents() -> str:
 
 
 def _spec_error(message: str) -> ValueError:
-    return ValueError(f"{message}\nvalid agents (spec kind[:param=value,...]):\n{describe_agents()}")
+    return ValueError(f"{message}\nvalid agents (spec kind[:param=value,...]):\n"
+                      f"{describe_agents()}")
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
@@ -185,7 +192,7 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
         raise _spec_error(f"an agent spec must be a non-empty string, got {spec!r}")
     kind, _, rest = spec.strip().partition(":")
     kind = kind.strip().lower()
-    _load_plugin(kind)
+    _load_plugin(kind, strict=True)
     if kind not in _REGISTRY:
         raise _spec_error(f"unknown agent {kind!r} in spec {spec!r}")
     entry = _REGISTRY[kind]

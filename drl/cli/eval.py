@@ -13,7 +13,8 @@ Formats: ``round_robin`` (every pair plays ``games`` games) and ``gauntlet`` (th
 agent against each other one) end with maximum-likelihood Elo (``anchor`` = 0);
 ``halftime`` is a Give and Take match of ``games`` games with roles switched at
 halftime (seed 000); ``pool`` is pool play with ``lives`` (seed 001); ``sprt`` plays
-the first agent against the second in batches of ``games`` until the SPRT decides.
+the first agent against the second in batches of ``games`` (use an even number) until
+the SPRT on game pairs (pentanomial: same opening, colours and roles swapped) decides.
 
 Colours, and in Give and Take roles, are swapped from every opening. A progress bar runs
 while games are played; a table is printed at the end; ``results.json``, ``games.pdn``
@@ -136,16 +137,20 @@ def _check(cfg: EvalConfig) -> None:
         raise ValueError(f"format={cfg.format!r}: choose one of {', '.join(FORMATS)}")
     if cfg.games < 1:
         raise ValueError(f"games={cfg.games}: must be >= 1")
+    if cfg.format == "sprt" and cfg.games % 2:
+        raise ValueError(f"games={cfg.games}: format=sprt plays game pairs, use an even number")
     if cfg.draw_model not in ("half", "davidson"):
         raise ValueError(f"draw_model={cfg.draw_model!r}: choose half or davidson")
     if cfg.interval not in ("profile", "hessian"):
         raise ValueError(f"interval={cfg.interval!r}: choose profile or hessian")
     names = [spec_name(s) for s in cfg.agents]  # raises with the list of valid agents
-    need = {"halftime": 2, "sprt": 2, "pool": 3}.get(cfg.format, 2)
-    if len(names) < need or (cfg.format in ("halftime", "sprt") and len(names) != 2):
-        raise ValueError(f"agents: format={cfg.format} needs "
-                         f"{'exactly' if need == 2 and cfg.format != 'round_robin' else 'at least'} "
-                         f"{need} agents, got {len(names)}")
+    if cfg.format in ("halftime", "sprt") and len(names) != 2:
+        raise ValueError(f"agents: format={cfg.format} needs exactly 2 agents, "
+                         f"got {len(names)}")
+    need = 3 if cfg.format == "pool" else 2
+    if len(names) < need:
+        raise ValueError(f"agents: format={cfg.format} needs at least {need} agents, "
+                         f"got {len(names)}")
     if len(set(names)) != len(names) and cfg.format not in ("halftime", "sprt"):
         raise ValueError(f"agents: names must differ (add e.g. seed=1 to tell two apart): {names}")
 
@@ -172,7 +177,7 @@ def run(cfg: EvalConfig, out_dir: Path) -> dict:
     from drl.eval import report
     from drl.eval.arena import play_match, write_pdn
     from drl.eval.formats import halftime_match, pool_tournament
-    from drl.eval.sprt import sprt
+    from drl.eval.sprt import pentanomial_counts, sprt
     from drl.eval.stats import summarize
     from drl.eval.tournament import play_tournament
 
@@ -231,13 +236,13 @@ def run(cfg: EvalConfig, out_dir: Path) -> dict:
             for r in m.records:
                 records.append(r.__class__(**{**r.__dict__, "index": len(records)}))
             players = list(m.players)
-            w = summarize(records, players[0])["all"]
-            decision = sprt([w.losses, w.draws, w.wins], s.elo0, s.elo1, s.alpha, s.beta)
+            counts = pentanomial_counts(records, players[0])
+            decision = sprt(counts, s.elo0, s.elo1, s.alpha, s.beta)
             console.print(f"SPRT after {len(records)} games: LLR {decision.llr:.2f} "
                           f"[{decision.lower:.2f}, {decision.upper:.2f}] -> {decision.decision}")
             if decision.decision != "continue":
                 break
-        results["sprt"] = {"llr": decision.llr, "lower": decision.lower,
+        results["sprt"] = {"pentanomial": counts, "llr": decision.llr, "lower": decision.lower,
                            "upper": decision.upper, "decision": decision.decision,
                            "games": len(records), "elo0": s.elo0, "elo1": s.elo1,
                            "alpha": s.alpha, "beta": s.beta}

@@ -140,9 +140,10 @@ def plot_elo(ratings: Ratings, path: str | os.PathLike, title: str = "") -> Path
     ax.set_yticks(range(len(order)))
     ax.set_yticklabels([ratings.players[i] for i in order])
     ax.set_xlim(lo_edge - 20, hi_edge + 20)
-    ax.set_xlabel(f"Elo (anchor {ratings.anchor} = {ratings.elo[ratings.players.index(ratings.anchor)]:.0f}), "
+    anchor_elo = ratings.elo[ratings.players.index(ratings.anchor)]
+    ax.set_xlabel(f"Elo (anchor {ratings.anchor} = {anchor_elo:.0f}), "
                   f"{ratings.confidence:.0%} intervals")
-    ax.axvline(ratings.elo[ratings.players.index(ratings.anchor)], color="grey", lw=0.5)
+    ax.axvline(anchor_elo, color="grey", lw=0.5)
     if title:
         ax.set_title(title)
     fig.tight_layout()

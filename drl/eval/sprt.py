@@ -19,13 +19,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import optimize
 
 from drl.eval.elo import expected_score
 
-__all__ = ["SPRTResult", "sprt", "llr"]
+if TYPE_CHECKING:
+    from drl.eval.records import GameRecord
+
+__all__ = ["SPRTResult", "sprt", "llr", "trinomial_counts", "pentanomial_counts"]
 
 _TRI = np.array([0.0, 0.5, 1.0])
 _PENTA = np.array([0.0, 0.25, 0.5, 0.75, 1.0])  # pair points / 2
@@ -90,7 +94,8 @@ def llr(counts: Sequence[float], elo0: float, elo1: float) -> float:
     elif c.shape == (5,):
         a = _PENTA
     else:
-        raise ValueError(f"counts must have 3 (trinomial) or 5 (pentanomial) entries, got {c.shape}")
+        raise ValueError(f"counts must have 3 (trinomial) or 5 (pentanomial) entries, "
+                         f"got {c.shape}")
     if (c < 0).any():
         raise ValueError(f"counts must be >= 0, got {list(c)}")
     n = c.sum()
@@ -137,3 +142,32 @@ def sprt(
     value = llr(counts, elo0, elo1)
     decision = "H1" if value >= upper else "H0" if value <= lower else "continue"
     return SPRTResult(value, lower, upper, decision, int(np.sum(counts)))
+
+
+def trinomial_counts(records: Sequence[GameRecord], player: str) -> list[int]:
+    """``[losses, draws, wins]`` of ``player`` over the games it played."""
+    counts = [0, 0, 0]
+    for r in records:
+        if player in (r.black, r.white):
+            counts[int(2 * r.score_of(player))] += 1
+    return counts
+
+
+def pentanomial_counts(records: Sequence[GameRecord], player: str) -> list[int]:
+    """Counts of ``player``'s points per game pair, ``[0, 1/2, 1, 3/2, 2]``.
+
+    A pair is two consecutive games of a match from the same opening with colours (and
+    roles) swapped, as :func:`drl.eval.arena.match_tasks` schedules them (games 2k and
+    2k + 1 of the player's games in index order). A last unpaired game is left out.
+
+    Raises:
+        ValueError: two games of a pair do not share their opening.
+    """
+    games = sorted((r for r in records if player in (r.black, r.white)), key=lambda r: r.index)
+    counts = [0, 0, 0, 0, 0]
+    for a, b in zip(games[::2], games[1::2]):
+        if a.opening != b.opening:
+            raise ValueError(f"games {a.index} and {b.index} are not a pair: they start from "
+                             "different openings")
+        counts[int(2 * (a.score_of(player) + b.score_of(player)))] += 1
+    return counts

@@ -53,3 +53,30 @@ def test_errors_are_short(tmp_path, args, message):
     assert proc.returncode != 0
     assert message in proc.stderr + proc.stdout
     assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("fmt, agents", [
+    ("sprt", ["alphabeta:depth=3", "random"]),
+    ("pool", ["alphabeta:depth=2", "greedy", "random"]),
+    ("halftime", ["alphabeta:depth=2", "greedy"]),
+    ("gauntlet", ["greedy", "random", "random:seed=1"]),
+])
+def test_formats_in_process(tmp_path, fmt, agents):
+    from drl.cli.eval import EvalConfig, VariantNode, run
+
+    spec = "give_and_take" if fmt == "halftime" else "losing"
+    cfg = EvalConfig(variant=VariantNode(name=spec, spec=spec), agents=agents, format=fmt,
+                     games=4, workers=1, progress=False, max_plies=120, lives=1, plot=False)
+    res = run(cfg, tmp_path)
+    saved = json.loads((tmp_path / "results.json").read_text())
+    assert saved["format"] == fmt and len(saved["games"]) == len(res["games"]) > 0
+    if fmt == "sprt":
+        assert saved["sprt"]["decision"] == "H1"  # depth 3 against random, elo1 = 20
+        assert sum(saved["sprt"]["pentanomial"]) * 2 == len(saved["games"])
+    if fmt == "pool":
+        assert saved["pool"]["winner"] == "alphabeta:depth=2"
+    if fmt == "halftime":
+        assert saved["halftime"]["winner"] == "alphabeta:depth=2"
+    if fmt == "gauntlet":
+        pairs = {frozenset((g["black"], g["white"])) for g in saved["games"]}
+        assert pairs == {frozenset(("greedy", "random")), frozenset(("greedy", "random:seed=1"))}

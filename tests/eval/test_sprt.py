@@ -66,3 +66,23 @@ def test_bad_arguments():
     with pytest.raises(ValueError, match="3 .trinomial. or 5"):
         sprt([1, 1], 0, 10)
     assert sprt([0, 0, 0], 0, 10).decision == "continue"
+
+
+def test_counts_from_records():
+    from drl.eval.records import GameRecord
+    from drl.eval.sprt import pentanomial_counts, trinomial_counts
+
+    def game(i, black, white, winner, opening):
+        return GameRecord(index=i, black=black, white=white, variant="english",
+                          roles=(None, None), opening=opening, opening_index=0, moves=(),
+                          result="*", winner=winner, termination="no_pieces", plies=1, seed=0)
+
+    games = [game(0, "A", "B", "black", "x"), game(1, "B", "A", "white", "x"),   # 2 points
+             game(2, "A", "B", None, "y"), game(3, "B", "A", "black", "y"),      # 1/2
+             game(4, "A", "B", "white", "z"), game(5, "B", "A", None, "z"),      # 1/2
+             game(6, "A", "C", "black", "w")]                                    # not B
+    assert trinomial_counts(games, "B") == [2, 2, 2]
+    assert pentanomial_counts(games[:6], "A") == [0, 2, 0, 0, 1]
+    assert pentanomial_counts(games[:6], "B") == [1, 0, 0, 2, 0]
+    with pytest.raises(ValueError, match="not a pair"):
+        pentanomial_counts([games[0], games[2]], "A")
