@@ -69,6 +69,14 @@ def move_buffer() -> np.ndarray:
     return np.zeros((MAX_MOVES, MOVE_WIDTH), dtype=np.int64)
 
 
+@njit(cache=True, inline="always")
+def _check(state, params):
+    if state.shape[0] != STATE_SIZE:
+        raise ValueError("a state must be int64[STATE_SIZE]")
+    if params.shape[0] != PARAMS_SIZE:
+        raise ValueError("params must be int64[PARAMS_SIZE] (Variant.params)")
+
+
 @njit(cache=True)
 def zobrist_hash(state, params):
     """Zobrist hash of the pieces and side to move, computed from scratch.
@@ -150,8 +158,11 @@ def generate_moves(state, params, out):
         The number of legal moves k (0 when the side to move is blocked or has no pieces).
 
     Raises:
-        ValueError: if the moves do not fit in ``out``.
+        ValueError: on arrays of the wrong shape, or if the moves do not fit in ``out``.
     """
+    _check(state, params)
+    if out.ndim != 2 or out.shape[1] != MOVE_WIDTH:
+        raise ValueError("the move buffer must be int64[n, MOVE_WIDTH]")
     ctx = np.empty(mg.CTX_SIZE, dtype=np.int64)
     return _generate_into(state.reshape((1, state.shape[0])), params,
                           out.reshape((1, out.shape[0], out.shape[1])), ctx)
@@ -172,7 +183,11 @@ def count_moves(state, params):
 
     Returns:
         int; quiet moves and single jumps are counted on bitboards without being generated.
+
+    Raises:
+        ValueError: on arrays of the wrong shape.
     """
+    _check(state, params)
     ctx = np.empty(mg.CTX_SIZE, dtype=np.int64)
     moves = np.empty((1, MAX_MOVES, MOVE_WIDTH), dtype=np.int64)
     return _count(state.reshape((1, state.shape[0])), params, moves, ctx)
@@ -320,7 +335,13 @@ def apply_move_into(state, params, move, out):
         params: ``int64[PARAMS_SIZE]``.
         move: ``int64[MOVE_WIDTH]``.
         out: ``int64[STATE_SIZE]``, written in place.
+
+    Raises:
+        ValueError: on arrays of the wrong shape.
     """
+    _check(state, params)
+    if out.shape[0] != STATE_SIZE or move.shape[0] != MOVE_WIDTH:
+        raise ValueError("apply_move_into needs out int64[STATE_SIZE], move int64[MOVE_WIDTH]")
     src = state.reshape((1, state.shape[0]))
     dst = out.reshape((1, out.shape[0]))
     mv = move.reshape((1, 1, move.shape[0]))
@@ -450,7 +471,11 @@ def perft(state, params, depth):
 
     Returns:
         int64 leaf count (1 for depth 0).
+
+    Raises:
+        ValueError: on arrays of the wrong shape.
     """
+    _check(state, params)
     if depth <= 0:
         return 1
     states = np.empty((depth + 1, STATE_SIZE), dtype=np.int64)

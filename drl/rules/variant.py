@@ -30,7 +30,7 @@ Rule sources of the presets (seed documents are in ``../shared/seeds``):
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Optional
 

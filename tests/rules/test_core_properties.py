@@ -484,3 +484,16 @@ def test_endgame_rule_is_international_only():
 def test_endgame_kind(fen, kind):
     v = Variant.preset("international")
     assert core.endgame_kind(state_from_fen(fen, v)) == kind
+
+
+def test_kernels_reject_wrong_shapes():
+    v = Variant.preset("english")
+    state = core.initial_state(v.params)
+    with pytest.raises(ValueError, match="STATE_SIZE"):
+        core.count_moves(state[:5].copy(), v.params)
+    with pytest.raises(ValueError, match="PARAMS_SIZE"):
+        core.count_moves(state, np.zeros(5, dtype=np.int64))
+    with pytest.raises(ValueError, match="MOVE_WIDTH"):
+        core.generate_moves(state, v.params, np.zeros((512, 8), dtype=np.int64))
+    with pytest.raises(ValueError, match="STATE_SIZE"):
+        core.perft(np.zeros(3, dtype=np.int64), v.params, 2)

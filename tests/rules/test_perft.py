@@ -22,7 +22,8 @@ from drl.rules.variant import Variant
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 PERFT_FILE = SHARED / "data" / "perft" / "published_perft.json"
-POSITIONS_FILE = SHARED / "data" / "positions" / "international_legal_moves_dctl_french_tutorial.json"
+POSITIONS_FILE = (SHARED / "data" / "positions"
+                  / "international_legal_moves_dctl_french_tutorial.json")
 CASES_DIR = SHARED / "cases"
 
 # Table name in the JSON file for each preset.
