@@ -84,18 +84,20 @@ def pydraughts_alphabeta(fens: list[str | None], depth: int) -> tuple[int, float
     return nodes, seconds
 
 
-def drl_depth_in(seconds: float) -> tuple[int, int]:
-    """(depth completed, nodes) of drl alpha-beta in ``seconds`` from the start."""
+def drl_depth_in(seconds: float) -> tuple[int, int, float]:
+    """(depth completed, nodes, seconds used) of drl alpha-beta given ``seconds`` from the
+    start position."""
     from drl.agents.alphabeta import AlphaBetaAgent
     from drl.rules import Board
 
     agent = AlphaBetaAgent(time=seconds)
     agent.search(Board("english"))
-    return agent.last_depth, agent.last_nodes
+    return agent.last_depth, agent.last_nodes, agent.last_seconds
 
 
-def pydraughts_depth_in(seconds: float) -> tuple[int, int]:
-    """(depth completed, nodes) of py-draughts' SimpleEngine in ``seconds``."""
+def pydraughts_depth_in(seconds: float) -> tuple[int, int, float]:
+    """(depth completed, nodes, seconds used) of py-draughts' SimpleEngine given
+    ``seconds`` (it checks the clock between iterations, so it may run over)."""
     from draughts import SimpleEngine
     from draughts.boards.american import Board
     from loguru import logger
@@ -104,10 +106,12 @@ def pydraughts_depth_in(seconds: float) -> tuple[int, int]:
     logger.remove()
     sink = logger.add(lambda m: messages.append(m.record["message"]), level="DEBUG")
     engine = SimpleEngine(depth_limit=60, time_limit=seconds)
+    t0 = time.perf_counter()
     engine.get_best_move(Board())
+    used = time.perf_counter() - t0
     logger.remove(sink)
     depths = [int(m.split()[1].rstrip(":")) for m in messages if m.startswith("Depth ")]
-    return (max(depths) if depths else 0), engine.nodes
+    return (max(depths) if depths else 0), engine.nodes, used
 
 
 def drl_mcts(sims: int, repeats: int) -> float:
@@ -153,13 +157,13 @@ def main() -> None:
     fens = drl_positions(args.positions, 12, seed=1)
     n_drl, t_drl = drl_alphabeta(fens, args.depth)
     n_pd, t_pd = pydraughts_alphabeta(fens, args.depth)
-    d_drl, nodes_drl = drl_depth_in(args.seconds)
-    d_pd, nodes_pd = pydraughts_depth_in(args.seconds)
+    d_drl, nodes_drl, used_drl = drl_depth_in(args.seconds)
+    d_pd, nodes_pd, used_pd = pydraughts_depth_in(args.seconds)
     s_drl = drl_mcts(args.sims, args.repeats)
     s_os = openspiel_mcts(args.sims, args.repeats)
 
     rate_drl, rate_pd = n_drl / t_drl, n_pd / t_pd
-    rate_1s_drl, rate_1s_pd = nodes_drl / args.seconds, nodes_pd / args.seconds
+    rate_1s_drl, rate_1s_pd = nodes_drl / used_drl, nodes_pd / used_pd
     print(f"English checkers, {len(fens)} positions (start + {args.positions} after 12 "
           f"random plies), depth {args.depth}")
     print(f"{'measure':44s} {'drl':>12s} {'peer':>12s} {'ratio':>8s}")
@@ -168,6 +172,7 @@ def main() -> None:
     print(f"{'alpha-beta nodes/s, 1 s from start':44s} {rate_1s_drl:12,.0f} "
           f"{rate_1s_pd:12,.0f} {rate_1s_drl / rate_1s_pd:7.1f}x")
     print(f"{'alpha-beta depth completed in 1 s, start':44s} {d_drl:12d} {d_pd:12d}")
+    print(f"{'  (seconds actually used)':44s} {used_drl:12.2f} {used_pd:12.2f}")
     print(f"{'rollout MCTS simulations/s (OpenSpiel)':44s} {s_drl:12,.0f} {s_os:12,.0f} "
           f"{s_drl / s_os:7.1f}x")
     print(f"(alpha-beta nodes at depth {args.depth}: drl {n_drl:,}, py-draughts {n_pd:,})")
