@@ -497,3 +497,27 @@ def test_kernels_reject_wrong_shapes():
         core.generate_moves(state, v.params, np.zeros((512, 8), dtype=np.int64))
     with pytest.raises(ValueError, match="STATE_SIZE"):
         core.perft(np.zeros(3, dtype=np.int64), v.params, 2)
+
+
+def test_geometry_follows_the_documented_numbering():
+    from drl.rules import geometry as g
+
+    # docs/internals.md: 8x8 square 1 is b8, 4 is h8, 29 is a1, 32 is g1;
+    # 10x10 square 1 is b10, 46 is a1, 50 is i1.
+    for n, number, name in [(8, 1, "b8"), (8, 4, "h8"), (8, 29, "a1"), (8, 32, "g1"),
+                            (10, 1, "b10"), (10, 46, "a1"), (10, 50, "i1")]:
+        assert g.square_name(number - 1, n, "algebraic") == name
+        assert g.parse_square(name, n) == number - 1
+        assert g.parse_square(str(number), n) == number - 1
+    for bad in ("a2", "k1", "0", "33", "x"):
+        with pytest.raises(ValueError):
+            g.parse_square(bad, 8)
+    for z, n in enumerate((8, 10)):
+        for s in range(n * n // 2):
+            r, c = g.square_to_rowcol(s, n)
+            assert (g.ROW[z, s], g.COL[z, s]) == (r, c)
+            for d, (dr, dc) in enumerate(DIRS):
+                ray = [rowcol_to_square(r + k * dr, c + k * dc, n) for k in range(1, n)
+                       if 0 <= r + k * dr < n and 0 <= c + k * dc < n]
+                assert list(g.RAY[z, s, d, :g.RAY_LEN[z, s, d]]) == ray
+                assert g.NEIGHBOR[z, s, d] == (ray[0] if ray else -1)
