@@ -526,16 +526,3 @@ def count_at(states, slvl, params, moves, lvl, ctx):
     """Number of legal moves of ``states[slvl]``; ``moves[lvl]`` is scratch space for
     captures. Quiet moves and single jumps are counted on bitboards."""
     return count_inline(states, slvl, params, moves, lvl, ctx)
-
-
-@njit(cache=True)
-def capture_candidates(state, params):
-    """Bitboard of the mover's pieces that have at least one capture (0 if none)."""
-    states = state.reshape((1, state.shape[0]))
-    z = params[P_SIZE_IDX]
-    men, kings, opp, crown, fwd = mover(states, 0, z)
-    ctx = np.empty(C_JUMPERS + 8, dtype=np.int64)
-    cand = _flying_capturers(men, kings, opp, z, params)
-    if _short_jumps(men, kings, opp, crown, fwd, z, params, ctx):
-        cand |= _jumpers(ctx)
-    return cand
