@@ -81,7 +81,7 @@ class SearchBuffers:
         self.history[:] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _terminal_score(code, turn, ply):
     winner = code % 4
     if winner == 2:
@@ -90,7 +90,7 @@ def _terminal_score(code, turn, ply):
 
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _enter(ply, depth, alpha, beta, states, params, moves, order, path, base, tt, hist,
            root_rank, ctl, frames, ctx):
     """Open the node at ``ply``: returns ``(True, value)`` for a leaf (terminal, draw by
@@ -170,7 +170,7 @@ def _enter(ply, depth, alpha, beta, states, params, moves, order, path, base, tt
     return False, 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _next_child(ply, states, params, moves, order, frames):
     """Bring the best remaining move of ``ply`` to position ``F_J`` and play it into
     ``states[ply + 1]``; returns the child's window ``(alpha, beta)``."""
@@ -200,7 +200,7 @@ def _next_child(ply, states, params, moves, order, frames):
     return -fr[F_ALPHA] - 1, -fr[F_ALPHA]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _store(ply, h, tt, moves, frames):
     fr = frames[ply]
     best = fr[F_BEST]
@@ -227,7 +227,7 @@ def _store(ply, h, tt, moves, frames):
         tt[slot, TT_CAP] = moves[ply, bi, M_CAPTURED]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _negamax(depth, states, params, moves, order, path, base, tt, hist, root_rank, ctl,
              frames, ctx):
     """Principal-variation negamax from ``states[0]`` with an explicit stack."""
@@ -287,7 +287,7 @@ def _negamax(depth, states, params, moves, order, path, base, tt, hist, root_ran
             ply += 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def search_root(state, params, depth, states, moves, order, path, base, tt, hist, root_rank,
                 ctl, frames, ctx):
     """Search ``state`` to ``depth`` plies (plus forced captures).

@@ -65,7 +65,7 @@ def _advance_planes() -> np.ndarray:
 ADVANCE_PLANE = _advance_planes()
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def side_terms(state, params, color):
     """(material, advancement, mobility) of ``color`` in ``state``.
 
@@ -94,7 +94,7 @@ def side_terms(state, params, color):
     return material, advance, mobility
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def keeps_pieces(params, objective_of_color):
     """+1 if a side with this objective (0 take, 1 give) needs its pieces, else -1."""
     if objective_of_color == 0:
@@ -104,7 +104,7 @@ def keeps_pieces(params, objective_of_color):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _side_value(state, params, color):
     mat, adv, mob = side_terms(state, params, color)
     start = MAN * params[P_ROWS] * (params[P_BOARD_SIZE] // 2)
@@ -119,7 +119,7 @@ def _side_value(state, params, color):
     return value
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def evaluate(state, params):
     """Heuristic value of a live position for the side to move (centi-men, int)."""
     me = state[ST_TURN]

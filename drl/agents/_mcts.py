@@ -21,12 +21,12 @@ from drl.rules.variant import P_REPETITION
 MAX_DEPTH = 512  # longest selection path
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _set_seed(seed):
     np.random.seed(seed)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _score(code, mover):
     """Points of ``mover`` (1 win, 0.5 draw, 0 loss) for a ``status()`` code."""
     winner = code % 4
@@ -35,7 +35,7 @@ def _score(code, mover):
     return 1.0 if winner == mover else 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _rollout(state, params, limit, moves, scratch, ctx):
     """Random playout from ``state``; returns the winner (0, 1) or 2 for a draw.
 
@@ -55,7 +55,7 @@ def _rollout(state, params, limit, moves, scratch, ctx):
     return 2
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def uct_search(root, params, sims, c, rollout_limit, seed, history, node_state, parent,
                first_child, next_sibling, move_index, n_moves, n_expanded, expand_start,
                code, visits, value, moves, scratch, path, ctx):
