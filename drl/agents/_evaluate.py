@@ -29,14 +29,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from drl.agents import _numba_cache
 from drl.rules._bits import popcount, step
 from drl.rules.core import ST_BK, ST_BM, ST_TURN, ST_WK, ST_WM, objective
 from drl.rules.geometry import BOARD_SIZES, FULL, ROW
 from drl.rules.variant import (P_ASYMMETRIC, P_BLOCKED_GIVER, P_BOARD_SIZE, P_ELIM_WINNER,
                                P_FLYING, P_ROWS, P_SIZE_IDX)
 
-_numba_cache.check()  # before any compiled function of this package loads
 
 MAN = 100
 KING_SHORT = 150

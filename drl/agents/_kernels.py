@@ -14,10 +14,8 @@ from __future__ import annotations
 
 from numba import njit
 
-from drl.agents import _numba_cache
 from drl.rules._movegen import CTX_SIZE, generate_at
 
-_numba_cache.check()  # before any compiled function of this package loads
 
 __all__ = ["CTX_SIZE", "generate", "generate_into"]
 

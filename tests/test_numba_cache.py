@@ -1,0 +1,56 @@
+"""The package-wide guard that drops stale numba caches."""
+
+from pathlib import Path
+
+import pytest
+
+from drl import _numba_cache
+
+
+@pytest.fixture
+def fake_package(tmp_path, monkeypatch):
+    pkg = tmp_path / "drl"
+    (pkg / "rules" / "__pycache__").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "rules" / "__init__.py").write_text("")
+    (pkg / "rules" / "kernels.py").write_text("import numba\nfrom drl.rules.consts import N\n")
+    (pkg / "rules" / "consts.py").write_text("N = 1\n")
+    (pkg / "rules" / "pure.py").write_text("X = 1\n")
+    monkeypatch.setattr(_numba_cache, "_PACKAGE", pkg)
+    monkeypatch.setattr(_numba_cache, "_STAMP", pkg / "__pycache__" / "numba-sources.sha1")
+    monkeypatch.setattr(_numba_cache, "_checked", False)
+    return pkg
+
+
+def _cache_file(pkg: Path) -> Path:
+    path = pkg / "rules" / "__pycache__" / "kernels.f-1.py311.nbi"
+    path.write_text("cached")
+    return path
+
+
+def _check_again(monkeypatch):
+    monkeypatch.setattr(_numba_cache, "_checked", False)
+    _numba_cache.check()
+
+
+def test_sources_follow_imports_of_compiled_modules(fake_package):
+    names = {p.name for p in _numba_cache._compiled_sources()}
+    assert names == {"kernels.py", "consts.py", "__init__.py"}
+
+
+def test_edit_of_imported_constant_drops_cache(fake_package, monkeypatch):
+    _numba_cache.check()
+    cached = _cache_file(fake_package)
+    _check_again(monkeypatch)
+    assert cached.exists(), "unchanged sources must keep the cache"
+    (fake_package / "rules" / "consts.py").write_text("N = 2\n")
+    _check_again(monkeypatch)
+    assert not cached.exists(), "a changed constant module must drop the cache"
+
+
+def test_edit_of_unrelated_module_keeps_cache(fake_package, monkeypatch):
+    _numba_cache.check()
+    cached = _cache_file(fake_package)
+    (fake_package / "rules" / "pure.py").write_text("X = 2\n")
+    _check_again(monkeypatch)
+    assert cached.exists()
