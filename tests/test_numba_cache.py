@@ -35,7 +35,7 @@ def _check_again(monkeypatch):
 
 def test_sources_follow_imports_of_compiled_modules(fake_package):
     names = {p.name for p in _numba_cache._compiled_sources()}
-    assert names == {"kernels.py", "consts.py", "__init__.py"}
+    assert names == {"kernels.py", "consts.py"}
 
 
 def test_edit_of_imported_constant_drops_cache(fake_package, monkeypatch):
