@@ -24,6 +24,7 @@ from drl.rules.board import (
     Termination,
 )
 from drl.rules.fen import FENError
+from drl.rules.perft import divide, perft
 from drl.rules.pdn import Game, PDNError, read_games, replay, replay_file, write_game
 from drl.rules.variant import Variant, VariantError
 
@@ -40,6 +41,8 @@ __all__ = [
     "Termination",
     "Variant",
     "VariantError",
+    "divide",
+    "perft",
     "read_games",
     "replay",
     "replay_file",

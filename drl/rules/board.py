@@ -48,6 +48,9 @@ class Color(IntEnum):
     BLACK = 0
     WHITE = 1
 
+    def __str__(self) -> str:
+        return self.name.lower()
+
     @property
     def other(self) -> Color:
         """The opponent's colour."""
@@ -159,6 +162,9 @@ class Move:
 
     def __hash__(self) -> int:
         return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"Move({str(self)!r})"
 
     def __str__(self) -> str:
         return format_move(self.path, self.is_capture, self.board_size,
