@@ -227,7 +227,8 @@ class ReplayBuffer:
     def _push(self, batch: GameBatch) -> None:
         self._shards.append(batch)
         self._in_window += batch.num_positions
-        while len(self._shards) > 1 and self._in_window - self._shards[0].num_positions >= self.window:
+        while (len(self._shards) > 1
+               and self._in_window - self._shards[0].num_positions >= self.window):
             self._in_window -= self._shards.popleft().num_positions
 
     def add(self, batch: GameBatch) -> Path:

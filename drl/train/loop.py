@@ -244,7 +244,7 @@ def train(cfg: Config, run_dir: str | os.PathLike, progress: bool | None = None)
         optimizer.load_state_dict(payload["optimizer"])
         c = payload["counters"]
         iteration, learner_steps, games_at_ckpt = c["iteration"], c["learner_steps"], c["games"]
-        torch.set_rng_state(payload["rng"]["torch"])
+        torch.set_rng_state(payload["rng"]["torch"].cpu())
         log.info("resumed from %s (iteration %d, %d learner steps)", resumed_from, iteration,
                  learner_steps)
     buffer = ReplayBuffer(run_dir / "replay", t.replay_window)

@@ -8,7 +8,7 @@ import pytest
 
 from drl.encode.actions import step_index
 from drl.nn.evaluator import UniformEvaluator
-from drl.rules import Board, Variant
+from drl.rules import Board
 from drl.rules.core import ST_HASH
 from drl.search import BatchedMCTS, Evaluation, Roots, SearchConfig, halving_schedule
 

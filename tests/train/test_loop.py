@@ -25,7 +25,8 @@ def test_train_checkpoint_resume_evaluate(tmp_path, tiny):
     assert {"taker", "giver", "black", "white"} <= set(first.final_eval[0].summary)
     assert (run / "eval" / "final.json").exists() and (run / "eval" / "final-random.pdn").exists()
     assert (run / "config.yaml").exists() and list((run / "tb").iterdir())
-    assert len(list((run / "games").glob("selfplay-*.pdn"))) == len(list((run / "replay").glob("*.npz")))
+    pdn_files = list((run / "games").glob("selfplay-*.pdn"))
+    assert len(pdn_files) == len(list((run / "replay").glob("*.npz")))
 
     second = train(tiny(iterations=3), run)
     assert second.resumed_from == first.checkpoint
