@@ -4,14 +4,17 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+# torch is installed on its own, before everything else, so that the resolver never picks
+# a build for us; override e.g. TORCH_SPEC="torch==2.13.0+cpu" together with a CPU wheel
+# index in PIP_EXTRA_INDEX_URL to avoid a CUDA build where the default one is CUDA.
+TORCH_SPEC ?= torch==2.13.0
 
 .PHONY: run demo test test-all bench install clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --upgrade pip
-	# CPU build of torch first, so the dependency resolver never pulls a CUDA build.
-	$(PY) -m pip install "torch==2.13.0"
+	$(PY) -m pip install "$(TORCH_SPEC)"
 	$(PY) -m pip install -e ".[dev]"
 	touch $(STAMP)
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import sys
 from pathlib import Path
 
 _PACKAGE = Path(__file__).resolve().parent
@@ -60,7 +61,8 @@ def _digest() -> str:
 
 def check() -> None:
     """Remove stale ``*.nbi``/``*.nbc`` files of this package (no-op when up to date or
-    when the folder cannot be written). Runs once per process."""
+    when the folder cannot be written) and say on stderr that kernels will be compiled.
+    Runs once per process."""
     global _checked
     if _checked:
         return
@@ -75,4 +77,6 @@ def check() -> None:
         _STAMP.parent.mkdir(exist_ok=True)
         _STAMP.write_text(digest)
     except OSError:
-        pass
+        return
+    print("drl: compiling the numba kernels of this version on first use "
+          "(once; up to a minute in all) ...", file=sys.stderr, flush=True)

@@ -54,3 +54,10 @@ def test_edit_of_unrelated_module_keeps_cache(fake_package, monkeypatch):
     (fake_package / "rules" / "pure.py").write_text("X = 2\n")
     _check_again(monkeypatch)
     assert cached.exists()
+
+
+def test_first_use_announces_compilation(fake_package, monkeypatch, capsys):
+    _numba_cache.check()
+    assert "compiling" in capsys.readouterr().err
+    _check_again(monkeypatch)
+    assert capsys.readouterr().err == "", "an up-to-date cache compiles nothing"
