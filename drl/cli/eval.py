@@ -36,8 +36,9 @@ from typing import Any, Optional
 
 import hydra
 from omegaconf import DictConfig, OmegaConf
+from drl.cli._configs import config_dir
 
-CONFIG_DIR = str(Path(__file__).resolve().parents[2] / "configs")
+CONFIG_DIR = config_dir()
 FORMATS = ("round_robin", "gauntlet", "halftime", "pool", "sprt")
 
 

@@ -25,8 +25,9 @@ import hydra
 from omegaconf import DictConfig, OmegaConf
 
 from drl.train.config import register_configs
+from drl.cli._configs import config_dir
 
-CONFIG_DIR = str(Path(__file__).resolve().parents[2] / "configs")
+CONFIG_DIR = config_dir()
 
 
 def _fmt_elo(elo: float) -> str:
