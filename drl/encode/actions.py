@@ -78,11 +78,14 @@ def step_index(from_sq: int, to_sq: int, turn: int, params: np.ndarray) -> int:
         params: ``int64[PARAMS_SIZE]`` variant parameters.
 
     Returns:
-        The index in ``[0, A)``, or -1 if the two squares are not on one diagonal.
+        The index in ``[0, A)``, or -1 if the two squares are not on one diagonal or
+        either is off the board (not in ``0..NSQ-1``).
     """
     z = params[_P_SIZE_IDX]
     n = params[_P_BOARD_SIZE]
     nsq = params[_P_NSQ]
+    if from_sq < 0 or from_sq >= nsq or to_sq < 0 or to_sq >= nsq:
+        return -1
     dr = ROW[z, to_sq] - ROW[z, from_sq]
     dc = COL[z, to_sq] - COL[z, from_sq]
     dist = abs(dr)

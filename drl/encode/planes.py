@@ -133,7 +133,12 @@ def encode_planes_as(state: np.ndarray, params: np.ndarray, prefix: np.ndarray,
             (0 the first time it is seen).
         viewer: colour whose view is drawn (0 black, 1 white).
         out: ``float32[N_CHANNELS, n, n]``, overwritten.
+
+    Raises:
+        ValueError: ``viewer`` is not 0 or 1 (it indexes the parameter array).
     """
+    if viewer != 0 and viewer != 1:
+        raise ValueError("encode_planes_as: viewer must be 0 (black) or 1 (white)")
     z = params[_P_SIZE_IDX]
     nsq = params[_P_NSQ]
     turn = state[ST_TURN]

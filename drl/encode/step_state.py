@@ -22,7 +22,9 @@ from drl.encode.mask import (
     step_outcome,
 )
 from drl.encode.planes import N_CHANNELS, encode_planes_as
-from drl.rules.core import MAX_MOVES, MOVE_WIDTH, ST_TURN, apply_move, generate_moves
+from drl.rules.board import IllegalMoveError, as_color
+from drl.rules.core import (MAX_MOVES, MOVE_WIDTH, PARAMS_SIZE, ST_TURN, STATE_SIZE,
+                            apply_move, generate_moves)
 
 if TYPE_CHECKING:
     from drl.rules.board import Board, Move
@@ -51,11 +53,21 @@ class StepState:
 
     def __post_init__(self) -> None:
         state = np.array(self.state, dtype=np.int64)
+        if state.shape != (STATE_SIZE,) or np.shape(self.params) != (PARAMS_SIZE,):
+            raise ValueError(f"StepState needs state int64[{STATE_SIZE}] and params "
+                             f"int64[{PARAMS_SIZE}], got shapes {state.shape} and "
+                             f"{np.shape(self.params)}")
+        if state[ST_TURN] not in (0, 1):
+            raise ValueError(f"state[ST_TURN] must be 0 (black) or 1 (white), "
+                             f"got {state[ST_TURN]}")
         state.setflags(write=False)
         object.__setattr__(self, "state", state)
         object.__setattr__(self, "prefix", tuple(int(a) for a in self.prefix))
         if len(self.prefix) >= MAX_STEPS:
             raise ValueError(f"prefix of {len(self.prefix)} steps is longer than any move")
+        if isinstance(self.repetitions, bool) or not isinstance(
+                self.repetitions, (int, np.integer)) or self.repetitions < 0:
+            raise ValueError(f"repetitions must be an integer >= 0, got {self.repetitions!r}")
         if self._moves is None:
             buf = np.empty((MAX_MOVES, MOVE_WIDTH), dtype=np.int64)
             n = generate_moves(state, self.params, buf)
@@ -103,10 +115,14 @@ class StepState:
         return np.flatnonzero(self.action_mask()).astype(np.int64)
 
     def observation(self, viewer: Optional[int] = None) -> np.ndarray:
-        """``float32[N_CHANNELS, n, n]`` planes from ``viewer``'s view (default: the mover)."""
+        """``float32[N_CHANNELS, n, n]`` planes from ``viewer``'s view (default: the mover).
+
+        Raises:
+            ValueError: ``viewer`` is not a colour (``Color``, 0/1, ``"black"``/``"white"``).
+        """
         n = int(self.params[1])
         out = np.zeros((N_CHANNELS, n, n), dtype=np.float32)
-        who = self.turn if viewer is None else int(viewer)
+        who = self.turn if viewer is None else int(as_color(viewer))
         encode_planes_as(self.state, self.params, self._prefix_array(), len(self.prefix),
                          self.repetitions, who, out)
         return out
@@ -162,21 +178,30 @@ def move_to_actions(move: "Move", turn: int, params: np.ndarray) -> tuple[int, .
 
     Args:
         move: a :class:`~drl.rules.Move` (its ``path``: start square, then each landing).
-        turn: colour making the move (0 black, 1 white).
+        turn: colour making the move (``Color``, 0 black, 1 white).
         params: ``int64[PARAMS_SIZE]`` variant parameters.
 
     Returns:
         One index per step, in playing order.
 
     Raises:
-        ValueError: if two consecutive path squares are not on one diagonal.
+        IllegalMoveError: (a ``ValueError``) a square of the path is off the board of
+            ``params``, or two consecutive path squares are not on one diagonal.
+        ValueError: ``turn`` is not a colour.
     """
+    turn = int(as_color(turn))
+    nsq = int(params[2])
     path = tuple(int(s) for s in move.path)
+    for s in path:
+        if not 0 <= s < nsq:
+            raise IllegalMoveError(f"move {path}: square {s} (0-based) is off the board "
+                                   f"(0..{nsq - 1})")
     out = []
     for a, b in zip(path[:-1], path[1:]):
         idx = step_index(a, b, turn, params)
         if idx < 0:
-            raise ValueError(f"move {move}: squares {a + 1} and {b + 1} are not on a diagonal")
+            raise IllegalMoveError(f"move {move}: squares {a + 1} and {b + 1} are not on a "
+                                   f"diagonal")
         out.append(int(idx))
     return tuple(out)
 

@@ -18,6 +18,7 @@ the outcome rules of DESIGN §2.
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field
 from enum import IntEnum
 from functools import lru_cache
@@ -39,6 +40,7 @@ __all__ = [
     "Move",
     "Outcome",
     "Termination",
+    "as_color",
 ]
 
 
@@ -55,6 +57,30 @@ class Color(IntEnum):
     def other(self) -> Color:
         """The opponent's colour."""
         return Color(1 - self)
+
+
+def as_color(color: object) -> Color:
+    """A colour argument checked: a :class:`Color`, the integers 0 (black) / 1 (white)
+    (numpy integers too) or the names ``"black"`` / ``"white"``.
+
+    The kernels index arrays by colour without checking it, so every Python entry point
+    that hands a colour on to them goes through this.
+
+    Raises:
+        ValueError: anything else (the message names the value).
+    """
+    if isinstance(color, str):
+        if color.strip().lower() in ("black", "white"):
+            return Color(("black", "white").index(color.strip().lower()))
+    elif not isinstance(color, bool):
+        try:
+            value = operator.index(color)
+        except TypeError:
+            value = None
+        if value in (0, 1):
+            return Color(value)
+    raise ValueError(f"colour must be Color.BLACK / Color.WHITE, 0 / 1 or 'black' / "
+                     f"'white', got {color!r}")
 
 
 class Termination(IntEnum):
@@ -124,6 +150,11 @@ class Move:
 
     Two moves are equal when their start, end and set of captured pieces match (the
     kernel's deduplication rule), whatever their text.
+
+    Raises:
+        IllegalMoveError: a square off the ``board_size`` board, a path without a landing
+            square, a board size other than 8 or 10, or an unknown notation (the message
+            names the bad value). Nothing else is checked: legality is the board's business.
     """
 
     path: tuple[int, ...]
@@ -131,6 +162,30 @@ class Move:
     board_size: int = 8
     notation: str = "numeric"
     row: np.ndarray | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        size = self.board_size
+        if size not in (8, 10):
+            raise IllegalMoveError(f"Move: board_size must be 8 or 10, got {size!r}")
+        if self.notation not in ("numeric", "algebraic"):
+            raise IllegalMoveError(f"Move: notation must be 'numeric' or 'algebraic', "
+                                   f"got {self.notation!r}")
+        path, captures = _squares_tuple(self.path), _squares_tuple(self.captures)
+        if path is None or captures is None:
+            raise IllegalMoveError(f"Move: squares must be integers, got path {self.path!r}, "
+                                   f"captures {self.captures!r}")
+        if len(path) < 2:
+            raise IllegalMoveError(f"Move: a path needs a start and a landing square, "
+                                   f"got {path!r}")
+        nsq = size * size // 2
+        for what, squares in (("path", path), ("captures", captures)):
+            if squares and (min(squares) < 0 or max(squares) >= nsq):
+                bad = next(sq for sq in squares if not 0 <= sq < nsq)
+                raise IllegalMoveError(
+                    f"Move: square {bad} (0-based) in {what} {squares!r} is off the "
+                    f"{size}x{size} board (0..{nsq - 1})")
+        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "captures", captures)
 
     @property
     def start(self) -> int:
@@ -175,18 +230,58 @@ class Move:
         """Build a move from a kernel row (``int64[MOVE_WIDTH]``, docs/internals.md).
 
         The row is kept as given (not copied); rows from a :class:`Board` are read-only.
+
+        Raises:
+            ValueError: ``row`` is not a move row of a ``board_size`` board (wrong shape,
+                step count out of ``1..MOVE_WIDTH - M_PATH``, a square off the board, or a
+                hop that jumps none of the captured pieces); the message says which.
         """
+        if np.ndim(row) != 1 or len(row) != core.MOVE_WIDTH:
+            raise ValueError(f"a move row is int64[{core.MOVE_WIDTH}], got shape "
+                             f"{np.shape(row)}")
+        if board_size not in (8, 10):
+            raise ValueError(f"board_size must be 8 or 10, got {board_size!r}")
         values = row.tolist()
         nsteps = values[core.M_NSTEPS]
+        if not 1 <= nsteps <= core.MOVE_WIDTH - core.M_PATH:
+            raise ValueError(f"not a move row: {nsteps} steps (M_NSTEPS must be "
+                             f"1..{core.MOVE_WIDTH - core.M_PATH})")
         path = (values[core.M_FROM],) + tuple(values[core.M_PATH:core.M_PATH + nsteps])
+        nsq = board_size * board_size // 2
+        if min(path) < 0 or max(path) >= nsq:
+            raise ValueError(f"not a move row of a {board_size}x{board_size} board: "
+                             f"path {path} leaves 0..{nsq - 1}")
         captured = values[core.M_CAPTURED]
         captures: tuple[int, ...] = ()
         if captured:
             z = 0 if board_size == 8 else 1
-            captures = tuple(next(s for s in _between(z, a, b) if captured >> s & 1)
-                             for a, b in zip(path, path[1:]))
-        return cls(path=path, captures=captures, board_size=board_size, notation=notation,
-                   row=row)
+            found = []
+            for a, b in zip(path, path[1:]):
+                hit = [s for s in _between(z, a, b) if captured >> s & 1]
+                if captured < 0 or captured >> nsq or not hit:
+                    raise ValueError(f"not a move row: captured bitboard {captured:#x} does "
+                                     f"not match path {path} on {board_size}x{board_size}")
+                found.append(hit[0])
+            captures = tuple(found)
+        if notation not in ("numeric", "algebraic"):
+            raise ValueError(f"notation must be 'numeric' or 'algebraic', got {notation!r}")
+        # Everything __post_init__ would check is checked above: skip it (hot path).
+        move = object.__new__(cls)
+        for name, value in (("path", path), ("captures", captures), ("board_size", board_size),
+                            ("notation", notation), ("row", row)):
+            object.__setattr__(move, name, value)
+        return move
+
+
+def _squares_tuple(squares: object) -> tuple[int, ...] | None:
+    """``squares`` as a tuple of Python ints (numpy integers converted); None if some
+    item is not an integer."""
+    if type(squares) is tuple and all(type(sq) is int for sq in squares):
+        return squares
+    try:
+        return tuple(map(operator.index, squares))  # type: ignore[call-overload]
+    except TypeError:
+        return None
 
 
 @lru_cache(maxsize=None)
@@ -297,11 +392,21 @@ class Board:
         return format_fen(pos, self._size, self.variant.notation == "algebraic")
 
     def objective(self, color: Color | int) -> str:
-        """``"take"`` or ``"give"``: what ``color`` is playing for now (role-swap aware)."""
+        """``"take"`` or ``"give"``: what ``color`` is playing for now (role-swap aware).
+
+        Raises:
+            ValueError: ``color`` is not a colour (see :func:`as_color`).
+        """
+        color = as_color(color)
         return ("take", "give")[int(core.objective(self._state, self._params, int(color)))]
 
     def role(self, color: Color | int) -> str | None:
-        """``"taker"`` or ``"giver"`` in Give and Take (role-swap aware), else None."""
+        """``"taker"`` or ``"giver"`` in Give and Take (role-swap aware), else None.
+
+        Raises:
+            ValueError: ``color`` is not a colour (see :func:`as_color`).
+        """
+        color = as_color(color)
         if self.variant.role(int(color)) is None:
             return None
         return "taker" if self.objective(color) == "take" else "giver"
@@ -400,12 +505,28 @@ class Board:
         self.push_unchecked(legal)
 
     def push_unchecked(self, move: Move) -> None:
-        """Play a legal move without checking it (for search). ``move.row`` must be the
-        kernel row of a legal move of this position; anything else corrupts the board."""
+        """Play a legal move without checking its legality (for search). ``move.row``
+        must be the kernel row of a legal move of this position; another legal-looking
+        row corrupts the board.
+
+        Raises:
+            IllegalMoveError: the move is for another board size, or its row has a square
+                off the board (a cheap range check; the board is unchanged).
+        """
+        if move.board_size != self._size:
+            raise IllegalMoveError(f"{move} is a move of a {move.board_size}x"
+                                   f"{move.board_size} board, this board is "
+                                   f"{self._size}x{self._size}")
         row = move.row if move.row is not None else self._find(move).row
+        try:
+            state = core.apply_move(self._state, self._params, row)
+        except ValueError as err:
+            head = np.asarray(row).ravel()[:core.M_NSTEPS].tolist()
+            raise IllegalMoveError(f"cannot play {move} (row from, to, captured = {head}) "
+                                   f"in {self.fen()}: {err}") from None
         self._states.append(self._state)
         self._stack.append(move)
-        self._state = core.apply_move(self._state, self._params, row)
+        self._state = state
         self._legal = self._rows = None
 
     def pop(self) -> Move:

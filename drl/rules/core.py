@@ -350,7 +350,28 @@ def apply_move_into(state, params, move, out):
 
 @njit(cache=True)
 def apply_move(state, params, move):
-    """Like :func:`apply_move_into` but returns a new ``int64[STATE_SIZE]`` array."""
+    """Like :func:`apply_move_into` but returns a new ``int64[STATE_SIZE]`` array, and
+    first checks that the move's squares are on the board (the entry point for Python
+    callers; :func:`apply_move_into`, used inside searches, checks nothing).
+
+    Raises:
+        ValueError: on arrays of the wrong shape, a side to move other than 0/1, or a
+            move row whose ``M_FROM``/``M_TO`` is not in ``0..NSQ-1`` or whose
+            ``M_CAPTURED`` has bits off the board. A row that passes may still be
+            illegal: legality is not checked.
+    """
+    _check(state, params)
+    if move.shape[0] != MOVE_WIDTH:
+        raise ValueError("apply_move needs move int64[MOVE_WIDTH]")
+    nsq = params[P_NSQ]
+    if state[ST_TURN] != 0 and state[ST_TURN] != 1:
+        raise ValueError("apply_move: state[ST_TURN] must be 0 or 1")
+    frm = move[M_FROM]
+    to = move[M_TO]
+    if frm < 0 or frm >= nsq or to < 0 or to >= nsq or move[M_CAPTURED] < 0 or (
+            move[M_CAPTURED] >> nsq) != 0:
+        raise ValueError("apply_move: the move row has a square off the board (M_FROM and "
+                         "M_TO must be in 0..NSQ-1, M_CAPTURED a bitboard of board squares)")
     out = np.empty(STATE_SIZE, dtype=np.int64)
     apply_move_into(state, params, move, out)
     return out
