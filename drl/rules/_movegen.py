@@ -30,7 +30,9 @@ Russian, the FMJD rules for international):
   the end of the move instead of being crowned (``continue_as_king`` then acts as
   ``stop``: the man is removed the moment it would be crowned);
 - ``max_capture``: only sequences taking the largest number of pieces are legal;
-- duplicate sequences (same start, end and set of captured pieces) are kept once.
+- duplicate sequences (same start, end and set of captured pieces) are kept once: the
+  path that comes first in the mover's frame (squares ascending for White, descending for
+  Black, whose board the encoder sees turned).
 """
 
 from __future__ import annotations
@@ -70,8 +72,9 @@ C_PROMOTION = 6
 C_MAX_CAPTURE = 7
 C_FROM = 8
 C_START_KING = 9
-C_JUMPERS = 10   # 8 bitboards: pieces with a single jump, per direction (men, short kings)
-C_PATH = 18
+C_SIDE = 10      # colour to move (0 black, 1 white): orders duplicate paths
+C_JUMPERS = 11   # 8 bitboards: pieces with a single jump, per direction (men, short kings)
+C_PATH = 19
 C_STACK = C_PATH + MAX_PATH
 STACK_WIDTH = 5  # square, king, crowned, captured, nsteps
 STACK_DEPTH = 1024
@@ -134,8 +137,25 @@ def _piece_has_capture(z, sq, flying, dirs, captured, occ, opp):
 
 
 @njit(cache=True, inline="always")
+def _path_first(nsteps, moves, lvl, i, ctx):
+    """Whether the path in ``ctx`` comes before the path of ``moves[lvl, i]`` (same
+    length) in the mover's frame: ascending squares for White, descending for Black
+    (whose board is seen turned, square s as NSQ - 1 - s)."""
+    for j in range(nsteps):
+        a = ctx[C_PATH + j]
+        b = moves[lvl, i, M_PATH + j]
+        if a != b:
+            return a < b if ctx[C_SIDE] == 1 else a > b
+    return False
+
+
+@njit(cache=True, inline="always")
 def _emit(end, king, crowned, captured, nsteps, moves, lvl, ctx):
-    """Write a finished capture (path in ``ctx``), applying max-capture and dedup."""
+    """Write a finished capture (path in ``ctx``), applying max-capture and dedup.
+
+    Of duplicate sequences (same start, end and captured set) the one kept is the path
+    that comes first in the mover's frame (:func:`_path_first`), whatever order the
+    search finds them in, so a position and its turned twin keep the same path."""
     if ctx[C_MAX_CAPTURE]:
         if nsteps < ctx[C_BEST]:
             return
@@ -144,16 +164,20 @@ def _emit(end, king, crowned, captured, nsteps, moves, lvl, ctx):
             ctx[C_COUNT] = 0
     k = ctx[C_COUNT]
     start = ctx[C_FROM]
+    flags = FLAG_KING if ctx[C_START_KING] else 0
+    if crowned != 0 or (king == 0 and (ctx[C_CROWN] >> end) & 1):
+        flags |= FLAG_REMOVE if ctx[C_PROMOTION] == PROMOTION_REMOVE else FLAG_CROWN
     if nsteps >= 2:
         for i in range(k):
             if (moves[lvl, i, M_CAPTURED] == captured and moves[lvl, i, M_TO] == end
                     and moves[lvl, i, M_FROM] == start):
+                if _path_first(nsteps, moves, lvl, i, ctx):
+                    moves[lvl, i, M_FLAGS] = flags
+                    for j in range(nsteps):
+                        moves[lvl, i, M_PATH + j] = ctx[C_PATH + j]
                 return
     if k >= moves.shape[1]:
         raise ValueError("more legal moves than the move buffer holds (MAX_MOVES)")
-    flags = FLAG_KING if ctx[C_START_KING] else 0
-    if crowned != 0 or (king == 0 and (ctx[C_CROWN] >> end) & 1):
-        flags |= FLAG_REMOVE if ctx[C_PROMOTION] == PROMOTION_REMOVE else FLAG_CROWN
     moves[lvl, k, M_FROM] = start
     moves[lvl, k, M_TO] = end
     moves[lvl, k, M_CAPTURED] = captured
@@ -296,6 +320,7 @@ def generate_captures(states, slvl, params, cand, moves, lvl, ctx):
     occ_all = men | kings | opp
     ctx[C_COUNT] = 0
     ctx[C_BEST] = 0
+    ctx[C_SIDE] = states[slvl, ST_TURN]
     ctx[C_FLYING] = params[P_FLYING]
     ctx[C_MEN_DIRS] = 0b1111 if params[P_MEN_BACK] else fwd
     ctx[C_CROWN] = crown

@@ -27,9 +27,10 @@ import numpy as np
 
 from drl.rules import core
 from drl.rules.fen import FENError, FenPosition, format_fen, parse_fen
-from drl.rules.geometry import RAY, RAY_LEN, square_to_rowcol
+from drl.rules.geometry import CROWN_MASK, RAY, RAY_LEN, square_to_rowcol
 from drl.rules.notation import format_move, parse_move_text
-from drl.rules.variant import Variant
+from drl.rules.variant import (P_FLYING, P_MEN_BACK, P_PROMO_MID, P_PROMOTION, P_SIZE_IDX,
+                               Variant)
 
 __all__ = [
     "AmbiguousMoveError",
@@ -453,7 +454,9 @@ class Board:
     def parse_move(self, text: str) -> Move:
         """The legal move named by ``text``.
 
-        Accepted: the full path (``15x24x31``, ``c3:e5:g3``), start and end only
+        Accepted: the full path (``15x24x31``, ``c3:e5:g3``; also the full path of a
+        duplicate capture sequence that the move list shows under another path, e.g.
+        ``22x15x24x31x22`` for ``22x31x24x15x22``), start and end only
         (``15x31``, ``c3:g3``, ``11-15``), any subsequence of landing squares, and the
         Russian short form (``ed4``: the piece on file e that goes to d4). The separator is
         not checked (captures are compulsory, so it cannot choose between moves).
@@ -475,7 +478,8 @@ class Board:
         elif len(spec.squares) == 2:
             cands = [m for m in legal if m.start == spec.squares[0] and m.end == spec.squares[1]]
         else:
-            exact = [m for m in legal if m.path == spec.squares]
+            exact = [m for m in legal if m.path == spec.squares] or self._same_capture(
+                spec.squares, legal)
             cands = exact or [m for m in legal if m.start == spec.squares[0]
                               and m.end == spec.squares[-1]
                               and _is_subsequence(spec.squares[1:-1], m.path[1:-1])]
@@ -486,6 +490,28 @@ class Board:
                                    f"moves: {', '.join(map(str, legal)) or 'none'}")
         raise AmbiguousMoveError(f"{text!r} is ambiguous in {self.fen()}: it matches "
                                  f"{', '.join(map(str, cands))}; write the full path", cands)
+
+    def _same_capture(self, path: tuple[int, ...], legal: list[Move]) -> list[Move]:
+        """The legal move that ``path`` plays, when ``path`` is a capture sequence of this
+        position other than the one the rules engine kept.
+
+        Duplicate capture sequences (same start, end and captured pieces) are listed once,
+        under one path; the other paths are the same move and their full text is accepted.
+        ``path`` is walked hop by hop: each hop jumps exactly one opponent piece not jumped
+        before (captured pieces stay on the board until the move ends: Turkish strike)
+        onto an empty square, men jump only to the square right behind and only in their
+        capture directions, short kings likewise in any direction, flying kings any
+        distance; a man reaching its crowning row mid-capture follows
+        ``promotion_mid_capture``. The answer is the legal move with the same start, end,
+        captured set and crowning, or ``[]``.
+        """
+        walked = _walk_capture(self._state, self._params, path)
+        if walked is None:
+            return []
+        captured, crowned = walked
+        return [m for m in legal if m.start == path[0] and m.end == path[-1]
+                and frozenset(m.captures) == captured and m.row is not None
+                and bool(m.row[core.M_FLAGS] & (core.FLAG_CROWN | core.FLAG_REMOVE)) == crowned]
 
     def _find(self, move: Move) -> Move:
         for m in self.legal_moves:
@@ -583,6 +609,58 @@ class Board:
         from drl.rules.svg import board_svg
 
         return board_svg(self)
+
+
+def _walk_capture(state: np.ndarray, params: np.ndarray, path: tuple[int, ...]
+                  ) -> tuple[frozenset[int], bool] | None:
+    """(captured squares, crowned) if the piece of the side to move on ``path[0]`` can
+    jump along ``path`` hop by hop (see :meth:`Board._same_capture` for the rules
+    checked), else None. Whether the sequence must go on at its end is not checked."""
+    if len(path) < 2:
+        return None
+    z = int(params[P_SIZE_IDX])
+    side = int(state[core.ST_TURN])
+    own_men, own_kings, opp_men, opp_kings = (
+        (int(state[core.ST_BM]), int(state[core.ST_BK]), int(state[core.ST_WM]),
+         int(state[core.ST_WK])) if side == 0 else
+        (int(state[core.ST_WM]), int(state[core.ST_WK]), int(state[core.ST_BM]),
+         int(state[core.ST_BK])))
+    start = path[0]
+    if not (own_men | own_kings) >> start & 1:
+        return None
+    king = bool(own_kings >> start & 1)
+    opp = opp_men | opp_kings
+    occ = (own_men | own_kings | opp) & ~(1 << start)
+    men_dirs = (0, 1, 2, 3) if params[P_MEN_BACK] else ((2, 3) if side == 0 else (0, 1))
+    crown = int(CROWN_MASK[z, side])
+    captured: set[int] = set()
+    crowned = False
+    for hop, (a, b) in enumerate(zip(path, path[1:])):
+        last = hop == len(path) - 2
+        for d in range(4):
+            ray = RAY[z, a, d, :RAY_LEN[z, a, d]].tolist()
+            if b in ray:
+                break
+        else:
+            return None
+        between = ray[:ray.index(b)]
+        flying = king and bool(params[P_FLYING])
+        if not flying and (len(between) != 1 or (not king and d not in men_dirs)):
+            return None
+        pieces = [t for t in between if occ >> t & 1]
+        if len(pieces) != 1 or not opp >> pieces[0] & 1 or pieces[0] in captured \
+                or occ >> b & 1:
+            return None
+        captured.add(pieces[0])
+        if not king and crown >> b & 1:
+            promo = int(params[P_PROMO_MID])
+            if last:
+                crowned = True
+            elif promo == 0 or (promo == 2 and params[P_PROMOTION] == 1):
+                return None  # the move must stop on the crowning row
+            elif promo == 2:
+                king = crowned = True
+    return frozenset(captured), crowned
 
 
 def _is_subsequence(short: tuple[int, ...], long: tuple[int, ...]) -> bool:
