@@ -10,7 +10,7 @@ straight from the move log.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Optional
+from typing import Optional, Union
 
 import numpy as np
 
@@ -21,7 +21,7 @@ from drl.envs import _kernels as K
 from drl.rules.board import Board, Color, Move, Outcome, Termination
 from drl.rules.core import M_CAPTURED, M_FROM, M_NSTEPS, M_PATH, MAX_MOVES, MOVE_WIDTH
 from drl.rules.geometry import square_name
-from drl.rules.pdn import game_type_tag, write_game
+from drl.rules.pdn import game_type_tag, result_for_file, write_game
 from drl.rules.variant import Variant
 
 
@@ -196,9 +196,18 @@ class StepGame:
         cur = int(step_squares(self.prefix[self.plen - 1], self.turn, self.params)[1])
         return start, cur
 
-    def pdn(self, tags: Optional[dict] = None, result: str = "*") -> str:
-        """The game as PDN text (``GameType``/``Variant`` and ``FEN`` tags as
-        ``drl.rules.pdn.board_to_pdn`` writes them)."""
+    def pdn(self, tags: Optional[dict] = None, result: Union[Outcome, str, None] = "*") -> str:
+        """The game as PDN text (``GameType``/``Variant`` and ``FEN`` tags, and the result,
+        as ``drl.rules.pdn.board_to_pdn`` writes them).
+
+        Args:
+            tags: more tag pairs.
+            result: an :class:`~drl.rules.Outcome`, or a result with White's score first
+                (``Outcome.result``: ``"1-0"`` White won), ``"*"``/None for an unfinished
+                game; written in the convention of the variant's GameType
+                (``drl.rules.pdn.result_for_file``: English-board files give Black's score
+                first).
+        """
         all_tags = dict(tags or {})
         game_type, variant_tag = _game_type(self.variant)
         all_tags.setdefault("GameType", game_type)
@@ -213,7 +222,7 @@ class StepGame:
         for row in self.log[:self.plies].tolist():
             path = [row[M_FROM]] + row[M_PATH:M_PATH + row[M_NSTEPS]]
             moves.append((capture if row[M_CAPTURED] else "-").join([names[s] for s in path]))
-        return write_game(moves, all_tags, result)
+        return write_game(moves, all_tags, result_for_file(result, self.variant))
 
 
 @lru_cache(maxsize=64)

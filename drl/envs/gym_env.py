@@ -62,7 +62,9 @@ class DraughtsEnv(gym.Env):
     (``"take"``/``"give"``) and ``ply``; at the end also ``termination`` (a
     :class:`~drl.rules.Termination` name, ``"max_plies"`` or ``"illegal_action"``),
     ``winner`` (``"black"``/``"white"``/None), ``outcome`` (:class:`~drl.rules.Outcome` or
-    None), ``result`` and ``pdn`` (the game as PDN text).
+    None), ``result`` (White's score first, as :attr:`~drl.rules.Outcome.result`) and
+    ``pdn`` (the game as PDN text, its result in the convention of the variant's GameType:
+    English-board files give Black's score first).
 
     Raises:
         ValueError: on a bad argument (the message names it), on an illegal action with

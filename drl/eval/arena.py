@@ -269,7 +269,9 @@ def play_game(task: GameTask) -> GameRecord:
     }
     if roles[0] is not None:
         tags["BlackRole"], tags["WhiteRole"] = roles[0], roles[1]
-    pdn = board_to_pdn(board, tags, result)
+    # The Outcome, not its White-first text: the writer puts the result in the file's
+    # convention (English-board GameType 21 gives Black's score first).
+    pdn = board_to_pdn(board, tags, outcome if outcome is not None else "*")
     return GameRecord(
         index=task.index, black=task.black_name, white=task.white_name, variant=task.variant,
         roles=roles, opening=opening_fen, opening_index=task.opening_index,

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from drl.rules.board import Board, Move
+    from drl.rules.board import Board, Move, Outcome
     from drl.rules.variant import Variant
 
 __all__ = [
@@ -38,6 +38,7 @@ __all__ = [
     "read_games",
     "replay",
     "replay_file",
+    "result_for_file",
     "result_for_white",
     "variant_for_game",
     "write_game",
@@ -115,6 +116,31 @@ def result_for_white(text: str, variant: Variant) -> str:
         PDNError: not a result.
     """
     result = normalize_result(text)
+    return _swap(result) if _first_is_black(variant) else result
+
+
+def result_for_file(result: Outcome | str | None, variant: Variant) -> str:
+    """The result to write in a PDN file of ``variant``, from this package's convention.
+
+    The inverse of :func:`result_for_white`; every writer goes through it.
+
+    Args:
+        result: an :class:`~drl.rules.Outcome` (its winner decides), a result string in
+            the convention of :attr:`drl.rules.Outcome.result` (White's score first:
+            ``"1-0"`` White won, ``"0-1"`` Black won, ``"1/2-1/2"``, ``"*"``; other
+            spellings such as ``"2-0"`` are normalized), or None for a game that goes on
+            (``"*"``).
+        variant: the rules of the game: English-board files (GameType 21) put Black's
+            score first, so a Black win is written ``"1-0"`` there.
+
+    Raises:
+        PDNError: a string that is not a PDN result.
+    """
+    if result is None:
+        return "*"
+    if not isinstance(result, str):
+        result = result.result
+    result = normalize_result(result)
     return _swap(result) if _first_is_black(variant) else result
 
 
@@ -440,8 +466,11 @@ def write_game(moves: Sequence[str | Move], tags: Mapping[str, str] | None = Non
             numbered in pairs from 1, counted from the first move given.
         tags: tag pairs; the seven-tag roster comes first in its standard order, then the
             others in the order given. ``Result`` is set from ``result``.
-        result: the game termination marker (``"1-0"``, ``"0-1"``, ``"1/2-1/2"``, ``"*"``,
-            or a federation spelling such as ``"2-0"``).
+        result: the game termination marker exactly as it is to appear in the file
+            (``"1-0"``, ``"0-1"``, ``"1/2-1/2"``, ``"*"``, or a federation spelling such
+            as ``"2-0"``), i.e. already in the file's convention; turn an
+            :class:`~drl.rules.Outcome` into it with :func:`result_for_file`, or let
+            :func:`board_to_pdn` do it.
         width: wrap movetext lines at this many characters.
 
     Returns:
@@ -502,13 +531,24 @@ def game_type_tag(variant: Variant) -> tuple[str, str | None]:
 
 
 def board_to_pdn(board: Board, tags: Mapping[str, str] | None = None,
-                 result: str | None = None) -> str:
+                 result: Outcome | str | None = None) -> str:
     """Write the game played on ``board`` (its start position and move stack) as PDN.
 
     Adds ``GameType`` (and ``Variant`` where needed, see :func:`game_type_tag`), and
     ``SetUp``/``FEN`` when the game did not start from the variant's start position.
-    ``result`` defaults to the board's outcome (``"*"`` while the game goes on), written
-    in the convention of the variant's GameType (see :func:`result_for_white`).
+
+    Args:
+        board: the game.
+        tags: more tag pairs.
+        result: an :class:`~drl.rules.Outcome` or a result string with White's score
+            first (the convention of :attr:`~drl.rules.Outcome.result`; ``"*"`` for an
+            unfinished game); default: the board's outcome (``"*"`` while the game goes
+            on). It is written in the convention of the variant's GameType
+            (:func:`result_for_file`): never pass a result already in the file's form.
+
+    Raises:
+        PDNError: ``result`` is not a PDN result, or a tag is not writable (see
+            :func:`write_game`).
     """
     from drl.rules.board import Board
 
@@ -522,11 +562,9 @@ def board_to_pdn(board: Board, tags: Mapping[str, str] | None = None,
         all_tags.setdefault("SetUp", "1")
         all_tags.setdefault("FEN", root.fen())
     if result is None:
-        outcome = board.outcome()
-        result = "*" if outcome is None else outcome.result
-        if _first_is_black(board.variant):
-            result = _swap(result)
-    return write_game([str(m) for m in board.move_stack], all_tags, result)
+        result = board.outcome()
+    return write_game([str(m) for m in board.move_stack], all_tags,
+                      result_for_file(result, board.variant))
 
 
 # -- replaying -----------------------------------------------------------------------------

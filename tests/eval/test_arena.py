@@ -119,3 +119,22 @@ def test_alphabeta_scores_90_percent_against_random(variant):
         assert s[part].games >= 40
         assert s[part].score >= 0.9, (part, s[part])
         assert s[part].score_interval[0] >= 0.85, (part, s[part])
+
+
+@pytest.mark.parametrize("variant, fen", [
+    ("english", "B:W22:B18"),          # 18x25 takes White's last piece
+    ("give_and_take", "B:W22:B18"),    # the Taker (Black) takes the Giver's last piece
+    ("losing", "W:W22:B18"),           # White must take Black's last piece: Black wins
+    ("international", "B:W33:B28"),    # 28x39 takes White's last piece
+])
+def test_a_black_win_reads_back_as_a_black_win_in_every_file_convention(variant, fen):
+    # English-board files (GameType 21) give Black's score first: the arena must write
+    # "1-0" there and "0-1" in international files, and both read back as a Black win.
+    from drl.eval.arena import GameTask, play_game
+    from drl.rules.pdn import result_for_white, variant_for_game
+
+    rec = play_game(GameTask(0, "greedy", "greedy", "A", "B", variant, fen, 0, 1))
+    assert rec.winner == "black" and rec.result == "0-1"
+    game = next(read_games(rec.pdn))
+    assert result_for_white(game.result, variant_for_game(game)) == "0-1"
+    assert game.result == ("0-1" if variant == "international" else "1-0")

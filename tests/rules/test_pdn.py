@@ -255,6 +255,32 @@ def test_english_files_put_blacks_score_first():
     assert result_for_white(game.result, english) == "1-0"
 
 
+def test_board_to_pdn_takes_an_outcome_or_a_white_first_result_and_converts_it():
+    # The writer's argument is in the package's convention (White's score first); the
+    # file gets the GameType's own (English: Black's first). Passing the Outcome, its
+    # text or nothing gives the same file.
+    from drl.rules import Color, Outcome, Termination
+    from drl.rules.pdn import result_for_file
+
+    board = Board("english", fen="B:W22:B18")
+    board.push("18x25")
+    outcome = board.outcome()
+    assert outcome == Outcome(Termination.NO_PIECES, Color.BLACK)
+    texts = {board_to_pdn(board), board_to_pdn(board, None, outcome),
+             board_to_pdn(board, None, outcome.result)}
+    assert len(texts) == 1
+    game = one(texts.pop())
+    assert game.result == game.tags["Result"] == "1-0"  # Black's score first
+    assert result_for_white(game.result, board.variant) == "0-1"
+    for variant in ("english", "losing", "give_and_take", "international", "russian"):
+        v = Variant.parse(variant)
+        for white_first in ("1-0", "0-1", "1/2-1/2", "*"):
+            assert result_for_white(result_for_file(white_first, v), v) == white_first
+    assert result_for_file(None, Variant.preset("english")) == "*"
+    with pytest.raises(PDNError):
+        result_for_file("white wins", Variant.preset("english"))
+
+
 # -- replay errors -----------------------------------------------------------------------------
 
 def test_replay_names_file_game_and_move():
