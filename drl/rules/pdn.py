@@ -16,6 +16,7 @@ preset with changed flags) are written with their base board's GameType plus a
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -203,8 +204,11 @@ def _load(path_or_text: str | os.PathLike | bytes, encoding: str | None) -> tupl
         path = Path(path_or_text)
         return _decode(path.read_bytes(), encoding), str(path)
     text = str(path_or_text)
-    if "\n" not in text and len(text) < 4096 and os.path.isfile(text):
-        return _decode(Path(text).read_bytes(), encoding), text
+    if "\n" not in text and len(text) < 4096:
+        if os.path.isfile(text):
+            return _decode(Path(text).read_bytes(), encoding), text
+        if text.strip().lower().endswith(".pdn"):
+            raise FileNotFoundError(errno.ENOENT, "no such PDN file", text)
     return text, "<text>"
 
 
@@ -228,14 +232,27 @@ class _Reader:
     def error(self, why: str, line: int | None = None) -> PDNError:
         return PDNError(f"{self.source}: line {line or self.line}: {why}")
 
-    def fail(self, err: PDNError) -> None:
-        """Raise (strict) or record the error on the current game and resume at the next
-        line that starts with a tag."""
+    def fail(self, err: PDNError, in_tag: bool = False) -> None:
+        """Raise (strict) or record the error on the current game and resume reading.
+
+        An error in the movetext ends its game; reading resumes at the next line that
+        starts with a tag. A malformed tag belongs to the game whose tags are being read
+        (a new one if the current game already has moves): the rest of its line is
+        skipped and the game goes on, keeping the error. A game keeps its first error.
+        """
         if self.strict:
             raise err
-        self.current().error = str(err)
+        game = self.game
+        if in_tag and game is not None and (game.moves or game.result is not None):
+            self.emit()
+        game = self.current()
+        if game.error is None:
+            game.error = str(err)
         self.depth = 0
         self.pending = None
+        if in_tag:
+            self.skip_line()
+            return
         nxt = self.text.find("\n[", self.pos)
         self.advance((len(self.text) if nxt < 0 else nxt + 1) - self.pos)
         self.emit()
@@ -260,7 +277,7 @@ class _Reader:
                 raise PDNError(game.error)
         if game.result is None and "Result" in game.tags:
             game.result = game.tags["Result"]
-        if not game.tags and not game.moves and game.result is None:
+        if not game.tags and not game.moves and game.result is None and game.error is None:
             self.index -= 1
             return None
         return game
@@ -386,7 +403,10 @@ class _Reader:
             self.skip_comment()
         elif ch == "[" and not self.depth:
             self.flush_pending()
-            self.read_tag()
+            try:
+                self.read_tag()
+            except PDNError as err:
+                self.fail(err, in_tag=True)
         elif ch == "(":
             self.flush_pending()
             self.depth += 1
@@ -431,7 +451,7 @@ def read_games(path_or_text: str | os.PathLike | bytes, encoding: str | None = N
 
     Args:
         path_or_text: a path (``str`` naming an existing file, or ``os.PathLike``), PDN
-            text, or raw bytes.
+            text, or raw bytes. A one-line string ending in ``.pdn`` is a path.
         encoding: text encoding; default: UTF-8, falling back to ISO-8859-1.
         strict: raise on the first syntax error (default); with False, the game being read
             keeps its moves so far and the error in ``Game.error``, and reading goes on at
@@ -443,6 +463,8 @@ def read_games(path_or_text: str | os.PathLike | bytes, encoding: str | None = N
     Raises:
         PDNError: malformed text (nested or unclosed comment, unclosed tag or variation,
             a word that is not a move); raised when the reader reaches it.
+        FileNotFoundError: a path (``os.PathLike``, or a one-line string ending in
+            ``.pdn``) that does not exist.
     """
     text, source = _load(path_or_text, encoding)
     return _Reader(text, source, strict).games()
@@ -640,10 +662,10 @@ def _replay(game: Game, variant: Variant | str | None) -> tuple[Board | None, PD
         else:
             var = variant if isinstance(variant, Variant) else Variant.parse(variant)
         board = Board(var, fen=game.fen)
-    except FENError as err:
-        return None, PDNError(f"{where}: {err}")
-    except PDNError as err:
-        return None, err
+    except (FENError, PDNError) as err:
+        if game.error is not None:  # the syntax error says more than its consequence
+            return None, PDNError(f"{where}: unreadable: {game.error}")
+        return None, err if isinstance(err, PDNError) else PDNError(f"{where}: {err}")
     board, stop, err = _play(board, game.moves, 0)
     if err is not None:
         number = game.move_numbers[stop] if stop < len(game.move_numbers) else None
@@ -725,14 +747,24 @@ def replay_file(path: str | os.PathLike, variant: Variant | str | None = None,
             ``strict=False``, so that a syntax error fails only the game it is in).
 
     Returns:
-        A :class:`ReplayReport`.
+        A :class:`ReplayReport`. A file in which no game can be found (empty, or not
+        PDN) is reported as one failure (game index 0), so it never reads as "all ok".
+
+    Raises:
+        FileNotFoundError: ``path`` is not an existing file (when ``games`` is None).
     """
+    if games is None:
+        if not isinstance(path, (str, os.PathLike)) or not os.path.isfile(path):
+            raise FileNotFoundError(errno.ENOENT, "no such PDN file", str(path))
+        games = read_games(Path(path), strict=False)
     report = ReplayReport(source=str(path))
-    for game in games if games is not None else read_games(path, strict=False):
+    for game in games:
         board, error = _replay(game, variant)
         report.moves += 0 if board is None else len(board.move_stack)
         if error is None:
             report.games_ok += 1
         else:
             report.failures.append((game.index, str(error)))
+    if report.games == 0:
+        report.failures.append((0, f"{path}: no game found (empty, or not a PDN file)"))
     return report

@@ -307,3 +307,46 @@ def test_replay_file_goes_on_after_a_bad_game(tmp_path: Path):
     ((index, message),) = report.failures
     assert index == 2 and "'11-16'" in message
     assert "2/3 games ok" in str(report)
+
+
+def test_replay_file_of_a_missing_file_raises_file_not_found(tmp_path: Path):
+    missing = tmp_path / "does-not-exist.pdn"
+    for path in (missing, str(missing)):
+        with pytest.raises(FileNotFoundError, match="does-not-exist.pdn"):
+            replay_file(path)
+    with pytest.raises(FileNotFoundError, match="does-not-exist.pdn"):
+        list(read_games(str(missing)))
+    with pytest.raises(FileNotFoundError):
+        replay_file(str(tmp_path))  # a folder is not a PDN file
+
+
+@pytest.mark.parametrize("content", [b"", b"\n\n   \n", bytes(range(256)) * 4,
+                                     b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"])
+def test_a_file_without_readable_games_is_a_failure(tmp_path: Path, content: bytes):
+    path = tmp_path / "odd.pdn"
+    path.write_bytes(content)
+    report = replay_file(path)
+    assert report.games_ok == 0 and report.failures
+    assert "0/" in str(report)
+
+
+def test_a_malformed_first_tag_fails_its_game_and_keeps_the_error(tmp_path: Path):
+    path = tmp_path / "badtag.pdn"
+    path.write_text('[Event "a"\n[GameType "21"]\n1. 11-15 *\n\n'
+                    '[Event "b"]\n[GameType "21"]\n1. 11-15 22-18 *\n')
+    with pytest.raises(PDNError, match="line 1"):
+        list(read_games(path))
+    first, second = read_games(path, strict=False)
+    assert first.error is not None and "line 1" in first.error
+    assert first.tags == {"GameType": "21"} and first.moves == ["11-15"]
+    assert second.error is None and second.tags["Event"] == "b"
+    report = replay_file(path)
+    assert report.games_ok == 1 and [i for i, _ in report.failures] == [1]
+    assert "line 1" in report.failures[0][1]
+
+
+def test_a_malformed_tag_after_a_game_starts_the_next_game():
+    text = ('[GameType "21"]\n1. 11-15 *\n\n[Event "b\n[GameType "21"]\n1. 9-13 *\n')
+    first, second = read_games(text, strict=False)
+    assert first.error is None and first.moves == ["11-15"]
+    assert second.error is not None and second.moves == ["9-13"]
