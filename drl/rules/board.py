@@ -369,7 +369,8 @@ class Board:
 
     def _generate(self) -> np.ndarray:
         if self._rows is None:
-            out = core.move_buffer()
+            # Only the rows written are read; generate_moves writes them whole.
+            out = np.empty((core.MAX_MOVES, core.MOVE_WIDTH), dtype=np.int64)
             k = int(core.generate_moves(self._state, self._params, out))
             self._rows = out[:k].copy()
             self._rows.setflags(write=False)

@@ -521,3 +521,43 @@ def test_geometry_follows_the_documented_numbering():
                        if 0 <= r + k * dr < n and 0 <= c + k * dc < n]
                 assert list(g.RAY[z, s, d, :g.RAY_LEN[z, s, d]]) == ray
                 assert g.NEIGHBOR[z, s, d] == (ray[0] if ray else -1)
+
+
+# Flying kings without the maximum-capture rule on 10x10: each king has many capture
+# sequences, with free landing squares at the end; more legal moves than the old
+# 512-row buffer held (found by a local search over king positions).
+MANY_MOVES = [
+    ("russian:board_size=10",
+     "W:WK1,K5,K6,K45,K47,K49,K50:BK10,K11,K12,K13,K20,K23,K27,K30,K33,K37,K40"),
+    ("international:max_capture=false",
+     "W:WK1,K2,K4,K6,K15,K45,K46,K50:BK11,K12,K13,K14,K21,K28,K29,K30,K31,K41,K42,K43,"
+     "K44"),
+]
+
+
+@pytest.mark.parametrize("variant, fen", MANY_MOVES)
+def test_positions_with_more_than_512_moves_are_generated_whole(variant, fen):
+    from drl.rules import Board
+
+    board = Board(variant, fen=fen)
+    params = board.variant.params
+    moves = board.legal_moves
+    assert 512 < len(moves) <= core.MAX_MOVES
+    assert len(set(moves)) == len(moves)  # no duplicate (start, end, captured set)
+    assert all(m.is_capture for m in moves)
+    assert core.count_moves(board.state, params) == len(moves) == \
+        core.perft(board.state, params, 1)
+    # Every move plays: the captured pieces leave, the king lands on its end square.
+    for m in moves[::50]:
+        after = Board(variant, fen=fen)
+        after.push(m)
+        assert after.fen().count(",") == board.fen().count(",") - len(m.captures)
+
+
+def test_a_move_list_longer_than_the_buffer_is_a_clear_error():
+    from drl.rules import Board
+
+    board = Board(*MANY_MOVES[0])
+    small = np.zeros((100, core.MOVE_WIDTH), dtype=np.int64)
+    with pytest.raises(ValueError, match="MAX_MOVES"):
+        core.generate_moves(board.state, board.variant.params, small)
