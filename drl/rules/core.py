@@ -397,7 +397,11 @@ def status(state, params, n_legal):
     Resolution (DESIGN section 2 "Win/loss resolution"; seeds 000, 001, 003):
 
     1. Give and Take (one Taker, one Giver): the Giver has no pieces -> the Taker wins
-       (``elimination_winner=giver``: the Giver wins), termination GIVER_ELIMINATED.
+       (``elimination_winner=giver``: the Giver wins). Termination GIVER_ELIMINATED when
+       the Giver is to move (the Taker's capture took its last piece); NO_PIECES when the
+       Taker is to move: the Giver's own move left it without pieces (its last man
+       reached the far row under ``promotion=remove``), or a set-up position. Either way
+       the Giver has no pieces left and ``elimination_winner`` decides (docs/rules.md).
     2. The side to move has no legal move: a taker loses (NO_PIECES or BLOCKED), except
        that a blocked Taker with pieces draws under ``taker_blocked=draw``; a giver wins,
        except that a blocked giver with pieces loses under ``blocked_giver=loses``.
@@ -425,7 +429,8 @@ def status(state, params, n_legal):
         giver_pieces = count[0] if giver == 0 else count[1]
         if giver_pieces == 0:
             winner = 1 - giver if params[P_ELIM_WINNER] == 0 else giver
-            return T_GIVER_ELIMINATED * 4 + winner
+            term = T_GIVER_ELIMINATED if side == giver else T_NO_PIECES
+            return term * 4 + winner
     if n_legal == 0:
         term = T_BLOCKED if own > 0 else T_NO_PIECES
         if objective(state, params, side) == TAKE:

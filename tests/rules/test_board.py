@@ -374,3 +374,23 @@ def test_roles_outside_give_and_take():
     assert Board("giveaway").objective(Color.WHITE) == "give"
     assert Board("give_and_take").role(Color.WHITE) == "giver"
     assert Variant.parse("give_and_take").taker == "black"
+
+
+@pytest.mark.parametrize("variant, fen, move, winner", [
+    # White (the Giver) runs its last man from 5 to 1: it is taken off, nothing captured.
+    ("give_and_take:promotion=remove", "W:W5:B28", "5-1", Color.BLACK),
+    ("give_and_take:promotion=remove,elimination_winner=giver", "W:W5:B28", "5-1",
+     Color.WHITE),
+    # Roles the other way round: Black gives, its man on 28 leaves the board at 32.
+    ("give_and_take:promotion=remove,taker=white", "B:W5:B28", "28-32", Color.WHITE),
+])
+def test_giver_removing_its_own_last_man_counts_as_no_pieces(variant, fen, move, winner):
+    # docs/rules.md: the Giver is left without pieces, so elimination_winner decides, but
+    # the termination does not claim a capture.
+    board = Board(variant, fen=fen)
+    board.push(move)
+    assert board.legal_moves  # the Taker could still move: the game ends by the rule
+    assert board.outcome() == Outcome(Termination.NO_PIECES, winner)
+    # A capture of the last piece is still GIVER_ELIMINATED under promotion=remove.
+    assert outcome_after("give_and_take:promotion=remove", *ELIMINATION) == \
+        Outcome(Termination.GIVER_ELIMINATED, Color.BLACK)
