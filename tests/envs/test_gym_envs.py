@@ -15,7 +15,7 @@ from drl.encode import step_index
 from drl.envs import ENV_IDS, DraughtsEnv
 from drl.envs.render import KING_MARK
 from drl.rules import Board
-from drl.rules.pdn import read_games, replay
+from drl.rules.pdn import read_games, replay, result_for_white, variant_for_game
 
 EXPECTED_IDS = {
     "drl/GiveAndTake-Taker-v0", "drl/GiveAndTake-Giver-v0", "drl/GiveAndTake-BothGivers-v0",
@@ -75,7 +75,9 @@ def test_episodes_end_with_a_consistent_outcome_and_pdn(env_id):
             outcome = board.outcome()
             assert info["outcome"] == outcome and info["termination"] == outcome.termination.name
             assert reward == outcome.value(("black", "white").index(info["agent_color"]))
-            assert game.result == outcome.result
+            # The file's own convention (English-board files give Black's score first).
+            assert result_for_white(game.result, variant_for_game(game)) == outcome.result
+            assert info["result"] == outcome.result
         else:
             assert board.outcome() is None
             assert info["termination"] == "max_plies" and reward == 0 and info["winner"] is None
