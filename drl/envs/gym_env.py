@@ -15,7 +15,7 @@ from gymnasium import spaces
 
 from drl.encode.planes import N_CHANNELS
 from drl.envs import _kernels as K
-from drl.envs.game import StepGame
+from drl.envs.game import StepGame, action_index
 from drl.envs.opponents import make_opponent
 from drl.envs.render import render_ansi, render_rgb
 from drl.envs.variants import Options, build_variant, role_variants
@@ -173,16 +173,14 @@ class DraughtsEnv(gym.Env):
             ``(observation, reward, terminated, truncated, info)``.
 
         Raises:
-            ValueError: an illegal action with ``illegal_action="raise"`` (nothing played).
+            ValueError: an action that is not an integer (a float, a string, a bool), or
+                an illegal action with ``illegal_action="raise"`` (nothing played).
             RuntimeError: stepping after the episode ended.
         """
         if self._done:
             raise RuntimeError("the episode is over (or not started); call reset()")
         game = self._game
-        try:
-            a = int(action)
-        except (TypeError, ValueError):
-            raise ValueError(f"action must be an integer step index, got {action!r}") from None
+        a = action_index(action)
         if not 0 <= a < self._n_actions:
             return self._illegal(a)
         if game.plies + 2 >= len(game.log):

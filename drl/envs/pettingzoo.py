@@ -25,7 +25,7 @@ from pettingzoo.utils import wrappers
 
 from drl.encode.planes import N_CHANNELS
 from drl.envs import _kernels as K
-from drl.envs.game import StepGame
+from drl.envs.game import StepGame, action_index
 from drl.envs.render import render_ansi, render_rgb
 from drl.envs.variants import Options, build_variant
 from drl.rules.core import objective
@@ -128,18 +128,20 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         return {"observation": planes, "action_mask": game.mask.copy()}
 
     def step(self, action: Any) -> None:
-        """Play one step action of the selected agent."""
+        """Play one step action of the selected agent.
+
+        Raises:
+            ValueError: an action that is not an integer (a float, a string, a bool), or
+                an illegal one under ``illegal_action="raise"``.
+        """
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
+        a = action_index(action)  # before anything changes
         game = self._game
         self._cumulative_rewards[agent] = 0
         self._clear_rewards()
-        try:
-            a = int(action)
-        except (TypeError, ValueError):
-            raise ValueError(f"action must be an integer step index, got {action!r}") from None
         code = game.step(a) if 0 <= a < game.n_actions else K.STEP_ILLEGAL
         if code == K.STEP_ILLEGAL:
             if self.illegal_action == "raise":

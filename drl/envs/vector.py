@@ -135,8 +135,17 @@ class DraughtsVectorEnv(VectorEnv):
 
     def step(self, actions: Any) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray,
                                           np.ndarray, dict]:
-        """One step action per game (ignored for games being reset)."""
-        acts = np.asarray(actions, dtype=np.int64).reshape(-1)
+        """One step action per game (ignored for games being reset).
+
+        Raises:
+            ValueError: actions that are not integers (floats, strings, booleans), the
+                wrong number of them, or an illegal one with ``illegal_action="raise"``.
+        """
+        raw = np.asarray(actions)
+        if raw.dtype.kind not in "iu":
+            raise ValueError(f"actions must be integer step indices, got dtype {raw.dtype} "
+                             f"({np.ravel(raw)[:4].tolist()}...)")
+        acts = raw.astype(np.int64).reshape(-1)
         if acts.shape[0] != self.num_envs:
             raise ValueError(f"expected {self.num_envs} actions, got {acts.shape[0]}")
         a = self._masks.shape[1]

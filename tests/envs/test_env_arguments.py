@@ -1,0 +1,63 @@
+"""Env arguments that are not what they look like are refused with a clear error:
+non-integer actions, unknown agents and reset options, variant flags that clash with an
+env id, and episodes cut short before the agent moves."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import drl.envs  # noqa: F401  (registers the ids)
+from drl.envs import DraughtsEnv, DraughtsVectorEnv
+from drl.envs.game import action_index
+from drl.envs.pettingzoo import raw_env
+
+NOT_INTEGERS = [595.7, 595.0, "595", b"5", None, True, np.float64(3.0), np.bool_(True),
+                np.array([1.5]), np.array(["7"]), [3]]
+
+
+@pytest.mark.parametrize("bad", NOT_INTEGERS)
+def test_action_index_refuses_what_is_not_an_integer(bad):
+    with pytest.raises(ValueError, match="integer step index"):
+        action_index(bad)
+
+
+def test_action_index_accepts_integers_of_every_kind():
+    for good in (5, np.int64(5), np.int8(5), np.uint16(5), np.array(5), np.array([5])):
+        assert action_index(good) == 5 and type(action_index(good)) is int
+
+
+@pytest.mark.parametrize("bad", [595.7, "595", 1.0, True])
+def test_gym_env_step_refuses_non_integer_actions_and_plays_nothing(bad):
+    env = DraughtsEnv("english", agent_color="black")
+    obs, _ = env.reset(seed=0)
+    legal = int(np.flatnonzero(obs["action_mask"])[0])
+    with pytest.raises(ValueError, match="integer step index"):
+        env.step(float(legal) + 0.7 if bad == 595.7 else bad)
+    assert env.unwrapped.board.ply == 0 and env.prefix == ()
+    env.step(np.int64(legal))  # numpy integers are fine
+    assert env.unwrapped.board.ply >= 1
+
+
+def test_pettingzoo_step_refuses_non_integer_actions():
+    env = raw_env(variant="english")
+    env.reset()
+    legal = int(np.flatnonzero(env.observe("black")["action_mask"])[0])
+    for bad in (float(legal), str(legal), float(legal) + 0.5):
+        with pytest.raises(ValueError, match="integer step index"):
+            env.step(bad)
+    assert env.agent_selection == "black" and env._game.plies == 0
+    env.step(np.int32(legal))
+    assert env.agent_selection == "white"
+
+
+def test_vector_env_refuses_non_integer_actions():
+    envs = DraughtsVectorEnv(2, "english")
+    obs, _ = envs.reset(seed=0)
+    legal = np.array([np.flatnonzero(m)[0] for m in obs["action_mask"]])
+    with pytest.raises(ValueError, match="integer step indices"):
+        envs.step(legal + 0.5)
+    with pytest.raises(ValueError, match="integer step indices"):
+        envs.step([str(a) for a in legal])
+    envs.step(legal.astype(np.int32))
