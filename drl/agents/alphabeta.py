@@ -10,6 +10,7 @@ found at some depth ends the deepening (shallower proofs are shortest).
 
 from __future__ import annotations
 
+import math
 import time as _time
 
 import numpy as np
@@ -45,8 +46,8 @@ class AlphaBetaAgent(Agent):
             depth = 4
         if depth is not None and not 1 <= depth < ab.MAX_PLY // 2:
             raise ValueError(f"depth must be in 1..{ab.MAX_PLY // 2 - 1}, got {depth}")
-        if time is not None and not time > 0:
-            raise ValueError(f"time must be > 0 seconds, got {time}")
+        if time is not None and not 0 < time < math.inf:  # also refuses nan
+            raise ValueError(f"time must be a finite number of seconds > 0, got {time}")
         self.depth = depth
         self.time = time
         self.name = f"alphabeta:depth={depth}" if time is None else f"alphabeta:time={time}"

@@ -8,6 +8,8 @@ misspelt spec gets an error that lists every valid kind and parameter.
 
 from __future__ import annotations
 
+import math
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -18,6 +20,9 @@ if TYPE_CHECKING:
 
 __all__ = ["Agent", "Param", "register_agent", "make", "parse_spec", "spec_name",
            "registered_agents", "describe_agents"]
+
+_INT = re.compile(r"[+-]?[0-9]+")
+_FLOAT = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 
 
 class Agent(ABC):
@@ -66,7 +71,8 @@ class Param:
         """Parse ``text`` as this parameter's type and check its range.
 
         Raises:
-            ValueError: the text is not a valid value.
+            ValueError: the text is not a valid value (integers and floats are ASCII
+                decimal numbers; floats must be finite: ``nan`` and ``inf`` are refused).
         """
         try:
             if self.type is bool:
@@ -75,15 +81,22 @@ class Param:
                     raise ValueError
                 value: Any = low in ("true", "1", "yes")
             elif self.type is int:
+                if not _INT.fullmatch(text.strip()):
+                    raise ValueError
                 value = int(text)
             elif self.type is float:
+                # ASCII decimal only: no "nan", "inf", "1_0" or non-ASCII digits.
+                if not _FLOAT.fullmatch(text.strip()):
+                    raise ValueError
                 value = float(text)
+                if not math.isfinite(value):
+                    raise ValueError
             else:
                 value = text
         except ValueError:
-            raise _spec_error(
-                f"{kind}: parameter {key}={text!r} is not a valid {self.type.__name__}"
-            ) from None
+            what = {int: " (an ASCII integer)", float: " (a finite ASCII decimal number)"}
+            raise _spec_error(f"{kind}: parameter {key}={text!r} is not a valid "
+                              f"{self.type.__name__}{what.get(self.type, '')}") from None
         if self.minimum is not None and value < self.minimum:
             raise _spec_error(f"{kind}: parameter {key}={text} is below its minimum "
                               f"{self.minimum}")

@@ -6,6 +6,8 @@ allocated once per agent and reused for every move.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from drl.agents import _mcts
@@ -38,8 +40,8 @@ class MCTSAgent(Agent):
                  seed: int | None = None) -> None:
         if sims < 1:
             raise ValueError(f"sims must be >= 1, got {sims}")
-        if c < 0:
-            raise ValueError(f"c must be >= 0, got {c}")
+        if not 0 <= c < math.inf:  # also refuses nan
+            raise ValueError(f"c must be a finite number >= 0, got {c}")
         if rollout_limit < 1:
             raise ValueError(f"rollout_limit must be >= 1, got {rollout_limit}")
         self.sims, self.c, self.rollout_limit = int(sims), float(c), int(rollout_limit)

@@ -29,6 +29,12 @@ def test_make_builds_named_agents(spec, name):
     ("alphabeta:depht=3", "unknown parameter 'depht'"),
     ("minimax:depth=3", "unknown agent 'minimax'"),
     ("alphabeta:depth=three", "not a valid int"),
+    ("alphabeta:depth=1_0", "not a valid int"),
+    ("alphabeta:depth=\uff12", "not a valid int"),  # a full-width digit 2
+    ("mcts:c=nan", "not a valid float"),
+    ("mcts:c=-inf", "not a valid float"),
+    ("alphabeta:time=inf", "not a valid float"),
+    ("alphabeta:time=1e400", "not a valid float"),  # overflows to inf
     ("alphabeta:depth=0", "below its minimum"),
     ("mcts:sims=10,sims=20", "given twice"),
     ("mcts:sims", "expected param=value"),
@@ -66,3 +72,16 @@ def test_registry_accepts_new_kinds():
         make("first_test:offset=x")
     with pytest.raises(ValueError, match="already registered"):
         register_agent("first_test", lambda: First(), {})
+
+
+def test_agents_built_directly_refuse_non_finite_numbers():
+    from drl.agents.alphabeta import AlphaBetaAgent
+    from drl.agents.mcts import MCTSAgent
+
+    for c in (float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="finite"):
+            MCTSAgent(c=c)
+    for t in (float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="finite"):
+            AlphaBetaAgent(time=t)
+    assert make("mcts:c=1e-1,sims=5").name == "mcts:sims=5,c=0.1"
