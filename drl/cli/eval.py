@@ -11,9 +11,9 @@ Examples::
 
 Formats: ``round_robin`` (every pair plays ``games`` games) and ``gauntlet`` (the first
 agent against each other one) end with maximum-likelihood Elo (``anchor`` = 0);
-``halftime`` is a Give and Take match of ``games`` games with roles switched at
-halftime (seed 000); ``pool`` is pool play with ``lives`` (seed 001); ``sprt`` plays
-the first agent against the second in batches of ``games`` (use an even number) until
+``halftime`` is a Give and Take match of ``games`` games (an even number) with roles
+switched at halftime (seed 000); ``pool`` is pool play with ``lives`` (seed 001);
+``sprt`` plays the first agent against the second in batches of ``games`` (use an even number) until
 the SPRT on game pairs (pentanomial: same opening, colours and roles swapped) decides.
 
 Colours, and in Give and Take roles, are swapped from every opening. A progress bar runs
@@ -29,6 +29,7 @@ unquoted list, so ``agents=[...]`` is quoted for Hydra before it parses the comm
 
 from __future__ import annotations
 
+import math
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -140,6 +141,28 @@ def _check(cfg: EvalConfig) -> None:
         raise ValueError(f"games={cfg.games}: must be >= 1")
     if cfg.format == "sprt" and cfg.games % 2:
         raise ValueError(f"games={cfg.games}: format=sprt plays game pairs, use an even number")
+    if cfg.format == "halftime" and (cfg.games < 2 or cfg.games % 2):
+        raise ValueError(f"games={cfg.games}: format=halftime plays two halves of games/2 "
+                         f"games each (roles switched at halftime), use an even number >= 2")
+    for key in ("max_plies", "lives", "pool_games_per_round"):
+        if getattr(cfg, key) < 1:
+            raise ValueError(f"{key}={getattr(cfg, key)}: must be >= 1")
+    if cfg.openings is not None and cfg.openings < 0:
+        raise ValueError(f"openings={cfg.openings}: must be >= 0 plies (0 or null: the start "
+                         f"position)")
+    if cfg.workers is not None and cfg.workers < 1:
+        raise ValueError(f"workers={cfg.workers}: must be >= 1 (or null: automatic)")
+    if not 0 < cfg.confidence < 1:
+        raise ValueError(f"confidence={cfg.confidence}: must be between 0 and 1")
+    if not 0 <= cfg.prior_draws < math.inf:
+        raise ValueError(f"prior_draws={cfg.prior_draws}: must be a finite number >= 0")
+    s = cfg.sprt
+    if not (0 < s.alpha < 1 and 0 < s.beta < 1):
+        raise ValueError(f"sprt.alpha={s.alpha}, sprt.beta={s.beta}: must be between 0 and 1")
+    if not (math.isfinite(s.elo0) and math.isfinite(s.elo1) and s.elo0 < s.elo1):
+        raise ValueError(f"sprt.elo0={s.elo0}, sprt.elo1={s.elo1}: need finite elo0 < elo1")
+    if s.max_games < 1:
+        raise ValueError(f"sprt.max_games={s.max_games}: must be >= 1")
     if cfg.draw_model not in ("half", "davidson"):
         raise ValueError(f"draw_model={cfg.draw_model!r}: choose half or davidson")
     if cfg.interval not in ("profile", "hessian"):
@@ -198,8 +221,7 @@ def run(cfg: EvalConfig, out_dir: Path) -> dict:
                                 **common)
         records, players = match.records, list(match.players)
     elif cfg.format == "halftime":
-        h = halftime_match(cfg.agents[0], cfg.agents[1], variant, max(1, cfg.games // 2),
-                           **common)
+        h = halftime_match(cfg.agents[0], cfg.agents[1], variant, cfg.games // 2, **common)
         records, players = h.records, list(h.players)
         results["halftime"] = {"first_half": h.first_half, "second_half": h.second_half,
                                "total": h.total, "winner": h.winner,

@@ -64,6 +64,28 @@ class GameTask:
     event: str = "drl arena"
     round: str = ""
 
+    def __post_init__(self) -> None:
+        check_max_plies(self.max_plies)
+
+
+def check_max_plies(max_plies: object) -> None:
+    """Raise ``ValueError`` unless ``max_plies`` is an integer >= 1 (a cap of 0 plies
+    would record every game as truncated before its first move)."""
+    if isinstance(max_plies, bool) or not isinstance(max_plies, (int, np.integer)) \
+            or max_plies < 1:
+        raise ValueError(f"max_plies must be an integer >= 1, got {max_plies!r}")
+
+
+def check_openings(openings: object) -> None:
+    """Raise ``ValueError`` unless ``openings`` is None, a number of plies >= 0 or a
+    sequence of FEN strings (checked against the variant later)."""
+    if openings is None or isinstance(openings, (list, tuple)):
+        return
+    if isinstance(openings, bool) or not isinstance(openings, (int, np.integer)) \
+            or openings < 0:
+        raise ValueError(f"openings must be None, a number of random plies >= 0 or a list "
+                         f"of FENs, got {openings!r}")
+
 
 @dataclass
 class MatchResult:
@@ -165,10 +187,13 @@ def match_tasks(agent_a: str | Agent, agent_b: str | Agent, variant: Variant | s
         first_index: index of the first task.
 
     Raises:
-        ValueError: ``games < 1``, bad variant, bad FEN in ``openings``.
+        ValueError: ``games < 1``, ``max_plies < 1``, negative ``openings``, bad variant,
+            bad FEN in ``openings``.
     """
     if games < 1:
         raise ValueError(f"games must be >= 1, got {games}")
+    check_max_plies(max_plies)
+    check_openings(openings)
     v = Variant.parse(variant)
     cycle = 4 if v.is_asymmetric else 2
     n_open = -(-games // cycle)

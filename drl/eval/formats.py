@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from drl.agents import spec_name
-from drl.eval.arena import (GameTask, make_openings, match_tasks, role_variant, run_games,
-                            write_pdn)
+from drl.eval.arena import (GameTask, check_max_plies, check_openings, make_openings,
+                            match_tasks, role_variant, run_games, write_pdn)
 from drl.eval.records import GameRecord
 from drl.rules import Variant
 
@@ -88,6 +88,8 @@ def halftime_match(agent_a: str, agent_b: str, variant: Variant | str = "give_an
                          f"objectives {'/'.join(v.objectives)}")
     if games_per_half < 1:
         raise ValueError(f"games_per_half must be >= 1, got {games_per_half}")
+    check_max_plies(max_plies)
+    check_openings(openings)
     a, b = spec_name(agent_a), spec_name(agent_b)
     if a == b:
         a, b = f"{a}#1", f"{b}#2"
@@ -193,6 +195,8 @@ def pool_tournament(specs: Sequence[str], variant: Variant | str = "losing", liv
                          f"{lives}, {games_per_round}, {max_rounds}")
     if life_lost_by not in ("loser", "winner"):
         raise ValueError(f"life_lost_by must be 'loser' or 'winner', got {life_lost_by!r}")
+    check_max_plies(max_plies)
+    check_openings(openings)
     v = Variant.parse(variant)
     by_name = dict(zip(names, specs))
     table = {n: PoolStanding(n, lives) for n in names}

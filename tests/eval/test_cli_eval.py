@@ -80,3 +80,46 @@ def test_formats_in_process(tmp_path, fmt, agents):
     if fmt == "gauntlet":
         pairs = {frozenset((g["black"], g["white"])) for g in saved["games"]}
         assert pairs == {frozenset(("greedy", "random")), frozenset(("greedy", "random:seed=1"))}
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"max_plies": 0}, "max_plies=0"),
+    ({"openings": -1}, "openings=-1"),
+    ({"workers": 0}, "workers=0"),
+    ({"lives": 0}, "lives=0"),
+    ({"format": "halftime", "games": 3}, "games=3"),
+    ({"format": "halftime", "games": 1}, "games=1"),
+    ({"confidence": 1.5}, "confidence=1.5"),
+    ({"prior_draws": float("nan")}, "prior_draws=nan"),
+])
+def test_check_names_the_bad_key(changes, message):
+    from drl.cli.eval import EvalConfig, VariantNode, _check
+
+    spec = "give_and_take" if changes.get("format") == "halftime" else "english"
+    cfg = EvalConfig(variant=VariantNode(name=spec, spec=spec),
+                     agents=["greedy", "random"], **changes)
+    with pytest.raises(ValueError, match=message):
+        _check(cfg)
+
+
+def test_check_accepts_an_even_halftime_match():
+    from drl.cli.eval import EvalConfig, VariantNode, _check
+
+    _check(EvalConfig(variant=VariantNode(name="give_and_take", spec="give_and_take"),
+                      agents=["greedy", "random"], format="halftime", games=4))
+
+
+def test_library_refuses_a_zero_ply_cap_and_negative_openings():
+    from drl.eval.arena import GameTask, match_tasks
+    from drl.eval.formats import halftime_match, pool_tournament
+
+    with pytest.raises(ValueError, match="max_plies"):
+        GameTask(0, "greedy", "random", "a", "b", "english", None, 0, 1, max_plies=0)
+    with pytest.raises(ValueError, match="max_plies"):
+        match_tasks("greedy", "random", "english", 2, max_plies=0)
+    with pytest.raises(ValueError, match="openings"):
+        match_tasks("greedy", "random", "english", 2, openings=-1)
+    with pytest.raises(ValueError, match="max_plies"):
+        halftime_match("greedy", "random", "give_and_take", 1, max_plies=0, progress=False)
+    with pytest.raises(ValueError, match="openings"):
+        pool_tournament(["greedy", "random", "random:seed=1"], openings=-2, progress=False)
