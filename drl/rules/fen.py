@@ -79,10 +79,13 @@ def parse_fen(fen: str, board_size: int) -> FenPosition:
 
     Raises:
         FENError: unknown side to move, no piece list at all, unknown field, a square out
-            of range or on a light square, a square listed twice, or a man standing on its
-            own crowning row (it would already have been crowned; rule case 020). The
-            message names the offending token.
+            of range or on a light square, a square listed twice, a man standing on its
+            own crowning row (it would already have been crowned; rule case 020), or an
+            ``H``/``F`` counter that is not an ASCII number below 10**9. The message names
+            the offending token.
     """
+    if not isinstance(fen, str):
+        raise FENError(f"a FEN is a string, got {type(fen).__name__} {fen!r}")
     text = fen.strip().strip('"').strip().rstrip(".").strip()
     if not text:
         raise FENError("empty FEN")
@@ -102,7 +105,11 @@ def parse_fen(fen: str, board_size: int) -> FenPosition:
             raise FENError(f"FEN {fen!r}: empty field")
         head = field[0].upper()
         if head in ("H", "F") and field[1:].isdigit():
-            counters[head] = int(field[1:])
+            digits = field[1:]
+            if not digits.isascii() or len(digits) > 9:
+                raise FENError(f"FEN {fen!r}: counter {field!r} must be an ASCII number "
+                               f"below 10**9")
+            counters[head] = int(digits)
             continue
         if head not in ("W", "B"):
             raise FENError(f"FEN {fen!r}: field {field!r} must start with W or B")

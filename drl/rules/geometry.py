@@ -96,6 +96,9 @@ def parse_square(text: str, board_size: int) -> int:
     """
     token = text.strip().lower()
     nsq = num_squares(board_size)
+    if not token.isascii():
+        raise ValueError(f"cannot read square {text!r}: expected a number or a name like "
+                         f"'c3' (ASCII characters)")
     if token.isdigit():
         number = int(token)
         if not 1 <= number <= nsq:

@@ -98,6 +98,9 @@ _CHOICES = {
 }
 _BOOLS = ("men_capture_backward", "flying_kings", "max_capture")
 _OPTIONAL_INTS = ("role_swap_after_captures", "no_progress_plies", "repetition_draw")
+#: Largest value of a counting flag: the kernels keep counters in int64 and compare them
+#: with these; a billion plies or captures is "never" in any game.
+MAX_COUNT = 10**9
 
 
 @dataclass(frozen=True)
@@ -129,6 +132,7 @@ class Variant:
             been captured; ``None`` for never.
         repetition_draw: the number of occurrences of a position that draws; ``None`` off.
         no_progress_plies: plies without capture or man move that draw; ``None`` off.
+            (The three counts are at most :data:`MAX_COUNT`.)
         endgame_rule: ``"fmjd"`` for the FMJD 16-move / 5-move king endgame rules.
         notation: ``"numeric"`` (``11-15``) or ``"algebraic"`` (``c3-d4``) move text.
     """
@@ -182,8 +186,9 @@ class Variant:
             value = getattr(self, flag)
             low = 2 if flag == "repetition_draw" else 1
             if value is not None and (isinstance(value, bool) or not isinstance(value, int)
-                                      or value < low):
-                raise VariantError(f"{flag} must be none or an integer >= {low}, got {value!r}")
+                                      or not low <= value <= MAX_COUNT):
+                raise VariantError(f"{flag} must be none or an integer in {low}..{MAX_COUNT}, "
+                                   f"got {value!r}")
 
     # ------------------------------------------------------------------ construction
 
@@ -303,7 +308,7 @@ def _color_index(color: Any) -> int:
 def _parse_value(flag: str, text: str) -> Any:
     low = text.lower()
     if flag in ("board_size", "rows_of_men"):
-        if not low.isdigit():
+        if not (low.isascii() and low.isdigit()):
             raise VariantError(f"{flag} must be an integer, got {text!r}")
         return int(low)
     if flag in _BOOLS:
@@ -315,7 +320,7 @@ def _parse_value(flag: str, text: str) -> Any:
     if flag in _OPTIONAL_INTS:
         if low in ("none", "off", "null"):
             return None
-        if not low.isdigit():
+        if not (low.isascii() and low.isdigit()):
             raise VariantError(f"{flag} must be none or an integer, got {text!r}")
         return int(low)
     if flag == "objectives":

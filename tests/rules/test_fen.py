@@ -68,6 +68,10 @@ def test_unknown_side_and_lidraughts_counters():
     ("W:W5:B3:W6", 8, ["W piece list appears twice"]),
     ("W:Q5:B3", 8, ["'Q5'", "must start with W or B"]),
     ("", 8, ["empty"]),
+    ("W:W21:B1:H99999999999999999999999", 8, ["counter", "10**9"]),
+    ("W:W21:B1:H\u00b2", 8, ["counter", "ASCII"]),  # superscript two
+    ("W:W\u00b2:B1", 8, ["ASCII"]),
+    ("W:W\uff15:B1", 8, ["ASCII"]),  # full-width five
 ])
 def test_bad_fen_names_the_token(fen, size, words):
     with pytest.raises(FENError) as info:
@@ -134,3 +138,13 @@ def test_start_position_fen_of_each_preset():
     assert Board("international").fen() == format_fen(parse_fen("W:W31-50:B1-20", 10), 10)
     assert Board("russian").fen() == ("W:Wa1,a3,b2,c1,c3,d2,e1,e3,f2,g1,g3,h2"
                                       ":Ba7,b6,b8,c7,d6,d8,e7,f6,f8,g7,h6,h8")
+
+
+def test_a_fen_that_is_not_a_string_is_a_fen_error():
+    from drl.rules import Board
+
+    for bad in (123, b"W:W21:B1", None):
+        with pytest.raises(FENError, match="string"):
+            parse_fen(bad, 8)
+    with pytest.raises(FENError, match="string"):
+        Board("english", fen=b"W:W21:B1")

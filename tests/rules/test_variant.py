@@ -113,6 +113,13 @@ def test_conflicting_taker_and_objectives_rejected():
     ("english:max_capture", "flag=value"),
     ("english:taker=red", "black, white"),
     ("english:max_capture=true,max_capture=false", "twice"),
+    # Counts too large for the kernels' int64 counters, and non-ASCII digits.
+    (f"english:role_swap_after_captures={10**23}", "1..1000000000"),
+    (f"english:no_progress_plies={2**63}", "1..1000000000"),
+    (f"english:repetition_draw={10**10}", "2..1000000000"),
+    ("english:no_progress_plies=\u00b2", "integer"),  # superscript two
+    ("english:board_size=\u00b2", "integer"),
+    ("english:rows_of_men=\uff13", "integer"),  # full-width three
 ])
 def test_errors_name_the_problem_and_the_valid_choices(text, fragment):
     with pytest.raises(VariantError) as info:
@@ -128,6 +135,10 @@ def test_constructor_validates():
         Variant(name="english", repetition_draw=1)
     with pytest.raises(VariantError):
         Variant.preset("english").replace(flying_kings="yes")
+    with pytest.raises(VariantError, match="no_progress_plies"):
+        Variant.preset("english").replace(no_progress_plies=2**63)
+    assert Variant.preset("english").replace(no_progress_plies=10**9).params[
+        V.P_NO_PROGRESS] == 10**9
 
 
 def test_optional_integers():
