@@ -68,8 +68,9 @@ class DraughtsEnv(gym.Env):
 
     Raises:
         ValueError: on a bad argument (the message names it), on an illegal action with
-            ``illegal_action="raise"``, or when ``reset(options={"fen": ...})`` gives a
-            position that is decided before the agent can move.
+            ``illegal_action="raise"``, or when a reset reaches no position where the
+            agent can move: the game is decided first (a ``fen`` option) or ``max_plies``
+            runs out during the opponent's opening moves.
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
@@ -159,9 +160,17 @@ class DraughtsEnv(gym.Env):
         self._done = False
         self._end_info = {}
         truncated = self._opponent_turns()
-        if self._game.outcome is not None or truncated:
-            raise ValueError(f"the game is decided before the agent ({COLORS[self._agent]}) "
-                             f"can move, from {fen or 'the start position'}")
+        start = fen or "the start position"
+        outcome = self._game.outcome
+        if outcome is not None:
+            raise ValueError(f"the game is decided ({outcome.termination.name}, "
+                             f"{outcome.result}) before the agent ({COLORS[self._agent]}) "
+                             f"can move, from {start}")
+        if truncated:
+            raise ValueError(f"max_plies={self.max_plies} is used up by the opponent's "
+                             f"{self._game.plies} plies before the agent "
+                             f"({COLORS[self._agent]}) can move, from {start}; raise "
+                             f"max_plies")
         self._game.refresh()
         return self._observation(), self._info()
 

@@ -34,6 +34,13 @@ from drl.rules.variant import Variant
 AGENTS = ("black", "white")
 
 
+def _agent_index(agent: object) -> int:
+    """0 for ``"black"``, 1 for ``"white"``; ``ValueError`` listing the agents otherwise."""
+    if agent in AGENTS:
+        return AGENTS.index(agent)
+    raise ValueError(f"unknown agent {agent!r}; the agents are {', '.join(AGENTS)}")
+
+
 def env(**kwargs: Any) -> AECEnv:
     """The AEC env wrapped in PettingZoo's order-enforcing wrapper; kwargs as :class:`raw_env`."""
     return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
@@ -88,22 +95,36 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self._zero_mask = np.zeros(a, dtype=np.int8)
 
     def observation_space(self, agent: str) -> spaces.Space:
-        """The observation space of an agent (the same object on every call)."""
-        return self._obs_spaces[agent]
+        """The observation space of an agent (the same object on every call).
+
+        Raises:
+            ValueError: ``agent`` is not ``"black"`` or ``"white"``.
+        """
+        return self._obs_spaces[AGENTS[_agent_index(agent)]]
 
     def action_space(self, agent: str) -> spaces.Space:
-        """``Discrete(A)`` step actions (the same object on every call)."""
-        return self._act_spaces[agent]
+        """``Discrete(A)`` step actions (the same object on every call).
+
+        Raises:
+            ValueError: ``agent`` is not ``"black"`` or ``"white"``.
+        """
+        return self._act_spaces[AGENTS[_agent_index(agent)]]
 
     def reset(self, seed: Optional[int] = None, options: Optional[dict] = None) -> None:
         """Start a game. ``options={"fen": "..."}`` starts from that position.
 
         The game itself has no randomness; ``seed`` only seeds the action spaces.
+
+        Raises:
+            ValueError: an option other than ``fen``.
         """
+        options = dict(options or {})
+        fen = options.pop("fen", None)
+        if options:
+            raise ValueError(f"unknown reset options {sorted(options)}; valid: fen")
         if seed is not None:
             for i, agent in enumerate(AGENTS):
                 self._act_spaces[agent].seed(seed + i)
-        fen = (options or {}).get("fen")
         self._game = StepGame(self.variant, fen=fen)
         self.agents = list(AGENTS)
         self.rewards = {agent: 0 for agent in AGENTS}
@@ -118,9 +139,13 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             self._end(self._game.outcome.winner, self._game.outcome.termination.name)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """``agent``'s observation: planes from its own view and its legal-step mask."""
+        """``agent``'s observation: planes from its own view and its legal-step mask.
+
+        Raises:
+            ValueError: ``agent`` is not ``"black"`` or ``"white"``.
+        """
+        viewer = _agent_index(agent)
         game = self._game
-        viewer = AGENTS.index(agent)
         game.refresh(viewer=viewer)
         planes = game.planes.copy()
         if viewer != game.turn or self.terminations[agent] or self.truncations[agent]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Optional, Union
 
-from drl.rules.variant import Variant
+from drl.rules.variant import Variant, VariantError
 
 Options = Optional[Union[str, Mapping[str, Any]]]
 
@@ -49,11 +49,37 @@ def build_variant(variant: Union[str, Variant], options: Options = None,
         options: more flags (see :func:`options_text`).
         extra: flags set by the env itself (e.g. ``"taker=white"``).
 
+    A flag of ``options`` that ``variant`` already sets (``gym.make`` ids fix their
+    variant, e.g. ``give_and_take:board_size=10``) must agree with it.
+
     Raises:
-        VariantError: an unknown flag or value, or a flag given twice.
+        VariantError: an unknown flag or value, a flag given twice in ``options``, or an
+            option that conflicts with a flag of ``variant`` (the message names both).
     """
-    text = str(Variant.parse(variant))
-    flags = ",".join(t for t in (options_text(options), extra) if t)
+    base = Variant.parse(variant)
+    text = str(base)
+    fixed = {}
+    for item in filter(None, text.partition(":")[2].split(",")):
+        key, _, value = item.partition("=")
+        fixed[key] = value
+    kept = []
+    for item in filter(None, (p.strip() for p in options_text(options).split(","))):
+        key, _, value = item.partition("=")
+        key = key.strip().lower()
+        if key in fixed:
+            try:
+                same = getattr(Variant.parse(f"{base.name}:{key}={value.strip()}"), key) \
+                    == getattr(base, key)
+            except VariantError:
+                same = False
+            if not same:
+                raise VariantError(
+                    f"variant_options {key}={value.strip()} conflicts with the variant "
+                    f"{text!r}, which sets {key}={fixed[key]} (a gym.make id fixes its "
+                    f"variant: choose another id, or DraughtsEnv(variant=...))")
+            continue  # the same value: nothing to add
+        kept.append(item)
+    flags = ",".join(t for t in (",".join(kept), extra) if t)
     if flags:
         text += ("," if ":" in text else ":") + flags
     return Variant.parse(text)

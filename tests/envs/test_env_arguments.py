@@ -61,3 +61,45 @@ def test_vector_env_refuses_non_integer_actions():
     with pytest.raises(ValueError, match="integer step indices"):
         envs.step([str(a) for a in legal])
     envs.step(legal.astype(np.int32))
+
+
+def test_pettingzoo_unknown_agent_lists_the_agents():
+    env = raw_env(variant="english")
+    env.reset()
+    for method in (env.observe, env.observation_space, env.action_space):
+        with pytest.raises(ValueError, match="unknown agent 'red'.*black, white"):
+            method("red")
+    assert env.observation_space("white") is env.observation_space("white")
+
+
+def test_pettingzoo_reset_refuses_unknown_options_like_the_gym_env():
+    env = raw_env(variant="english")
+    with pytest.raises(ValueError, match="unknown reset options.*bogus"):
+        env.reset(options={"fen": "W:W22:B18", "bogus": 1})
+    with pytest.raises(ValueError, match="unknown reset options.*bogus"):
+        DraughtsEnv("english").reset(options={"bogus": 1})
+    env.reset(options={"fen": "W:W22:B18"})
+    assert env.agent_selection == "white"
+
+
+def test_gym_make_options_that_clash_with_the_env_id_say_so():
+    with pytest.raises(ValueError, match="board_size=8 conflicts with the variant "
+                                         "'give_and_take:board_size=10'"):
+        gym.make("drl/GiveAndTake10x10-Taker-v0", variant_options={"board_size": 8})
+    # Repeating the id's own value, or adding other flags, is fine.
+    env = gym.make("drl/GiveAndTake10x10-Taker-v0",
+                   variant_options={"board_size": 10, "max_capture": True})
+    assert env.unwrapped.variant.board_size == 10 and env.unwrapped.variant.max_capture
+    with pytest.raises(ValueError, match="twice"):
+        DraughtsEnv("english", variant_options="max_capture=true,max_capture=false")
+
+
+def test_reset_says_whether_the_game_was_decided_or_truncated_before_the_agent_moves():
+    with pytest.raises(ValueError, match="max_plies=1 is used up"):
+        DraughtsEnv("english", agent_color="white", max_plies=1).reset(seed=0)
+    with pytest.raises(ValueError, match="decided.*NO_PIECES"):
+        DraughtsEnv("english", agent_color="white").reset(seed=0,
+                                                          options={"fen": "B:W22:B18"})
+    # Black moves first in English: a 1-ply cap still lets a Black agent move.
+    obs, _ = DraughtsEnv("english", agent_color="black", max_plies=1).reset(seed=0)
+    assert obs["action_mask"].any()
