@@ -16,6 +16,7 @@ None), ``objective`` and, at the end, ``termination``, ``winner``, ``result`` an
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Optional, Union
 
 import numpy as np
@@ -115,13 +116,15 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
 
         The game itself has no randomness; ``seed`` only seeds the action spaces.
 
-        Raises:
-            ValueError: an option other than ``fen``.
+        Options other than ``fen`` are ignored with a ``UserWarning`` naming them (not an
+        error as in the Gymnasium env: PettingZoo's API test resets with an arbitrary
+        option and expects it to be accepted).
         """
         options = dict(options or {})
         fen = options.pop("fen", None)
         if options:
-            raise ValueError(f"unknown reset options {sorted(options)}; valid: fen")
+            warnings.warn(f"unknown reset options {sorted(options)} ignored; valid: fen",
+                          UserWarning, stacklevel=2)
         if seed is not None:
             for i, agent in enumerate(AGENTS):
                 self._act_spaces[agent].seed(seed + i)

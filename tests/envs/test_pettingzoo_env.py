@@ -12,7 +12,8 @@ from drl.encode import step_index
 from drl.envs.pettingzoo import env, raw_env
 
 
-@pytest.mark.filterwarnings("ignore:.*(space|agents to be named|NumPy array).*:UserWarning")
+@pytest.mark.filterwarnings(
+    "ignore:.*(space|agents to be named|NumPy array|unknown reset options).*:UserWarning")
 @pytest.mark.parametrize("variant", ["english", "give_and_take", "international"])
 def test_pettingzoo_api_test_passes(variant):
     api_test(env(variant=variant, max_plies=120), num_cycles=200)
