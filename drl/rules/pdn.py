@@ -65,6 +65,7 @@ _RESULTS = {
     "0-0": "0-0", "0:0": "0-0", "*": "*",
 }
 _MOVE_NUMBER = re.compile(r"^(\d+)\.+")
+_TAG_NAME = re.compile(r"[A-Za-z0-9_]+")
 _TAG_OPEN = re.compile(r"\[\s*([A-Za-z0-9_]+)\s*\"")
 _TAG_CLOSE = re.compile(r"\"?\s*\]")
 _WORD = re.compile(r"[^\s{}()\[\];]+")
@@ -499,12 +500,21 @@ def write_game(moves: Sequence[str | Move], tags: Mapping[str, str] | None = Non
         The PDN text, ending with a blank line so games can be concatenated.
 
     Raises:
-        PDNError: ``result`` is not a PDN result.
+        PDNError: ``result`` is not a PDN result, a tag name is not letters, digits and
+            ``_``, or a tag value holds a line break (PDN tag pairs are one line; the
+            file would not read back).
     """
     normalize_result(result)
     all_tags = dict(tags or {})
     all_tags["Result"] = result
     ordered = [k for k in _ROSTER if k in all_tags] + [k for k in all_tags if k not in _ROSTER]
+    for k in ordered:
+        if not isinstance(k, str) or not _TAG_NAME.fullmatch(k):
+            raise PDNError(f"tag name {k!r}: PDN tag names are ASCII letters, digits and _")
+        value = str(all_tags[k])
+        if "\n" in value or "\r" in value:
+            raise PDNError(f"tag {k}: value {value!r} holds a line break; PDN tag values are "
+                           f"one line")
     lines = [f'[{k} "{_escape(str(all_tags[k]))}"]' for k in ordered]
     words: list[str] = []
     for i, mv in enumerate(moves):

@@ -350,3 +350,24 @@ def test_a_malformed_tag_after_a_game_starts_the_next_game():
     first, second = read_games(text, strict=False)
     assert first.error is None and first.moves == ["11-15"]
     assert second.error is not None and second.moves == ["9-13"]
+
+
+def test_tag_values_with_pdn_characters_read_back_exactly():
+    value = 'a "quoted" name \\ with ] { } ; % and ( )'
+    game = one(write_game(["11-15"], {"Event": value, "Site": "x", "GameType": "21"}))
+    assert game.tags["Event"] == value and game.moves == ["11-15"]
+
+
+@pytest.mark.parametrize("tags, problem", [
+    ({"Event": "first line\nsecond line"}, "line break"),
+    ({"Event": "carriage\rreturn"}, "line break"),
+    ({"My Tag": "x"}, "tag name"),
+    ({"Tag]": "x"}, "tag name"),
+])
+def test_writer_refuses_tags_that_would_not_read_back(tags, problem):
+    with pytest.raises(PDNError, match=problem):
+        write_game(["11-15"], tags)
+    board = Board("english")
+    board.push("11-15")
+    with pytest.raises(PDNError, match=problem):
+        board_to_pdn(board, tags)
