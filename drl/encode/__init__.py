@@ -17,6 +17,7 @@ in ``docs/internals.md`` ("Encoder").
 
 from drl.encode.actions import (
     Step,
+    action_index,
     decode_action,
     encode_action,
     num_actions,
@@ -51,6 +52,7 @@ __all__ = [
     "N_CHANNELS",
     "Step",
     "StepState",
+    "action_index",
     "actions_to_move",
     "apply_step",
     "decode_action",

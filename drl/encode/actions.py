@@ -27,6 +27,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from drl.rules.board import as_color
 from drl.rules.geometry import COL, RAY, RAY_LEN, ROW, size_index
 
 BLACK = 0
@@ -36,6 +37,26 @@ WHITE = 1
 _P_SIZE_IDX = 0
 _P_BOARD_SIZE = 1
 _P_NSQ = 2
+
+
+def action_index(action: object) -> int:
+    """A step action checked to be an integer: a Python ``int``, a numpy integer, or a
+    one-element numpy integer array (what vectorised code hands over).
+
+    Raises:
+        ValueError: anything else -- floats (``595.7`` is not action 595), strings,
+            booleans, ``None`` -- naming the value. The range is not checked here.
+    """
+    if isinstance(action, np.ndarray) and action.size == 1 and action.dtype.kind in "iu":
+        return int(action.reshape(()))
+    if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
+        return int(action)
+    raise ValueError(f"action must be an integer step index (int or numpy integer), got "
+                     f"{action!r} of type {type(action).__name__}")
+
+
+def _turn(turn: object) -> int:
+    return int(as_color(turn))
 
 
 def num_actions(board_size: int) -> int:
@@ -156,12 +177,14 @@ def decode_action(index: int, turn: int, board_size: int) -> Step:
         board_size: 8 or 10.
 
     Raises:
-        ValueError: if the index is out of range or the hop would leave the board.
+        ValueError: if the index is not an integer or out of range, the hop would leave
+            the board, or ``turn`` is not a colour.
     """
     z = size_index(board_size)
     nsq = board_size * board_size // 2
     d_max = board_size - 1
-    index = int(index)
+    index = action_index(index)
+    turn = _turn(turn)
     if not 0 <= index < nsq * 4 * d_max:
         raise ValueError(f"action {index} out of range 0..{nsq * 4 * d_max - 1}")
     rel_from, rest = divmod(index, 4 * d_max)
@@ -178,12 +201,14 @@ def encode_action(step: Step, turn: int, board_size: int) -> int:
     """Action index of an absolute :class:`Step`; the inverse of :func:`decode_action`.
 
     Raises:
-        ValueError: if the step leaves the board or its fields are out of range.
+        ValueError: if the step leaves the board, its fields are out of range or not
+            integers, or ``turn`` is not a colour.
     """
     z = size_index(board_size)
     nsq = board_size * board_size // 2
     d_max = board_size - 1
-    from_sq, direction, dist = (int(v) for v in step)
+    turn = _turn(turn)
+    from_sq, direction, dist = (action_index(v) for v in step)
     if not (0 <= from_sq < nsq and 0 <= direction < 4 and 1 <= dist <= d_max):
         raise ValueError(f"step {tuple(step)} out of range on {board_size}x{board_size}")
     if dist > RAY_LEN[z, from_sq, direction]:

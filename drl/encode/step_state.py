@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 
-from drl.encode.actions import step_index, step_squares
+from drl.encode.actions import action_index, step_index, step_squares
 from drl.encode.mask import (
     ILLEGAL,
     IN_PROGRESS,
@@ -23,8 +23,8 @@ from drl.encode.mask import (
 )
 from drl.encode.planes import N_CHANNELS, encode_planes_as
 from drl.rules.board import IllegalMoveError, as_color
-from drl.rules.core import (MAX_MOVES, MOVE_WIDTH, PARAMS_SIZE, ST_TURN, STATE_SIZE,
-                            apply_move, generate_moves)
+from drl.rules.core import (MAX_MOVES, MOVE_WIDTH, ST_TURN, apply_move, check_state,
+                            generate_moves)
 
 if TYPE_CHECKING:
     from drl.rules.board import Board, Move
@@ -53,16 +53,10 @@ class StepState:
 
     def __post_init__(self) -> None:
         state = np.array(self.state, dtype=np.int64)
-        if state.shape != (STATE_SIZE,) or np.shape(self.params) != (PARAMS_SIZE,):
-            raise ValueError(f"StepState needs state int64[{STATE_SIZE}] and params "
-                             f"int64[{PARAMS_SIZE}], got shapes {state.shape} and "
-                             f"{np.shape(self.params)}")
-        if state[ST_TURN] not in (0, 1):
-            raise ValueError(f"state[ST_TURN] must be 0 (black) or 1 (white), "
-                             f"got {state[ST_TURN]}")
+        check_state(state, self.params)  # the kernels index tables with its squares
         state.setflags(write=False)
         object.__setattr__(self, "state", state)
-        object.__setattr__(self, "prefix", tuple(int(a) for a in self.prefix))
+        object.__setattr__(self, "prefix", tuple(action_index(a) for a in self.prefix))
         if len(self.prefix) >= MAX_STEPS:
             raise ValueError(f"prefix of {len(self.prefix)} steps is longer than any move")
         if isinstance(self.repetitions, bool) or not isinstance(
@@ -129,7 +123,7 @@ class StepState:
 
     def squares(self, action: int) -> tuple[int, int]:
         """Absolute ``(from, to)`` squares of a step action for the player to move."""
-        a, b = step_squares(int(action), self.turn, self.params)
+        a, b = step_squares(action_index(action), self.turn, self.params)
         return int(a), int(b)
 
     def step_text(self, action: int) -> str:
@@ -154,9 +148,10 @@ class StepState:
             state with the longer prefix and ``None``.
 
         Raises:
-            ValueError: if the step is not legal here (naming the legal ones).
+            ValueError: if the step is not an integer, or not legal here (naming the
+                legal ones).
         """
-        action = int(action)
+        action = action_index(action)
         prefix = self.prefix + (action,)
         arr = np.zeros(MAX_STEPS, dtype=np.int64)
         arr[:len(prefix)] = prefix
@@ -217,9 +212,10 @@ def actions_to_move(actions: tuple[int, ...] | list[int], board: "Board") -> "Mo
         The matching :class:`~drl.rules.Move` from ``board.legal_moves``.
 
     Raises:
-        ValueError: if the steps are illegal or stop before the move is complete.
+        ValueError: if the steps are not integers, are illegal or stop before the move
+            is complete.
     """
-    actions = tuple(int(a) for a in actions)
+    actions = tuple(action_index(a) for a in actions)
     turn = int(board.turn)
     params = board.variant.params
     for move in board.legal_moves:

@@ -14,7 +14,7 @@ from typing import Optional, Union
 
 import numpy as np
 
-from drl.encode.actions import num_actions, step_squares
+from drl.encode.actions import action_index, num_actions, step_squares
 from drl.encode.mask import MAX_STEPS
 from drl.encode.planes import N_CHANNELS
 from drl.envs import _kernels as K
@@ -24,21 +24,7 @@ from drl.rules.geometry import square_name
 from drl.rules.pdn import game_type_tag, result_for_file, write_game
 from drl.rules.variant import Variant
 
-
-def action_index(action: object) -> int:
-    """A step action checked to be an integer: a Python ``int``, a numpy integer, or a
-    one-element numpy integer array.
-
-    Raises:
-        ValueError: anything else -- floats (``595.7`` is not action 595), strings,
-            booleans, ``None`` -- naming the value.
-    """
-    if isinstance(action, np.ndarray) and action.size == 1 and action.dtype.kind in "iu":
-        return int(action.reshape(()))
-    if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
-        return int(action)
-    raise ValueError(f"action must be an integer step index (int or numpy integer), got "
-                     f"{action!r} of type {type(action).__name__}")
+__all__ = ["StepGame", "action_index"]
 
 
 class StepGame:

@@ -21,7 +21,7 @@ from drl.rules._bits import lowest_square, popcount
 from drl.rules._movegen import (CTX_SIZE, FLAG_CROWN, FLAG_KING, FLAG_REMOVE, M_CAPTURED,
                                 M_FLAGS, M_FROM, M_NSTEPS, M_PATH, M_TO, MAX_MOVES,
                                 MOVE_WIDTH)
-from drl.rules.geometry import ZOBRIST, ZOBRIST_SIDE
+from drl.rules.geometry import FULL, ZOBRIST, ZOBRIST_SIDE
 from drl.rules.variant import (P_ASYMMETRIC, P_BLOCKED_GIVER, P_BOARD_SIZE, P_ELIM_WINNER,
                                P_ENDGAME_RULE, P_FIRST, P_NO_PROGRESS, P_NSQ, P_OBJ_BLACK,
                                P_ROLE_SWAP, P_ROWS, P_SIZE_IDX, P_TAKER_BLOCKED, PARAMS_SIZE)
@@ -34,7 +34,7 @@ __all__ = [
     "T_GIVER_ELIMINATED", "T_THREEFOLD_REPETITION", "T_NO_PROGRESS", "T_ENDGAME_RULE",
     "initial_state", "make_state", "zobrist_hash", "generate_moves", "count_moves",
     "apply_move", "apply_move_into", "objective", "status", "endgame_kind", "perft",
-    "move_buffer",
+    "move_buffer", "check_state",
 ]
 
 STATE_SIZE = 12
@@ -62,6 +62,39 @@ ENDGAME_16_MOVE = 1
 ENDGAME_5_MOVE = 2
 ENDGAME_16_PLIES = 32
 ENDGAME_5_PLIES = 10
+
+
+def check_state(state: np.ndarray, params: np.ndarray) -> None:
+    """Check a state array from outside the package before kernels index with it (plain
+    Python, for entry points that accept raw states; the kernels trust their input).
+
+    Raises:
+        ValueError: wrong shapes, a side to move other than 0/1, a bitboard with bits off
+            the board (or negative), a square held by two piece kinds, or negative
+            counters; the message says which.
+    """
+    state = np.asarray(state)
+    params = np.asarray(params)
+    if state.shape != (STATE_SIZE,) or params.shape != (PARAMS_SIZE,):
+        raise ValueError(f"a state is int64[{STATE_SIZE}] and params int64[{PARAMS_SIZE}], "
+                         f"got shapes {state.shape} and {params.shape}")
+    if int(params[P_SIZE_IDX]) not in (0, 1):
+        raise ValueError(f"params[P_SIZE_IDX] must be 0 or 1, got {params[P_SIZE_IDX]}")
+    if int(state[ST_TURN]) not in (0, 1):
+        raise ValueError(f"state[ST_TURN] must be 0 (black) or 1 (white), got {state[ST_TURN]}")
+    full = int(FULL[int(params[P_SIZE_IDX])])
+    seen = 0
+    for i, name in ((ST_BM, "black men"), (ST_BK, "black kings"), (ST_WM, "white men"),
+                    (ST_WK, "white kings")):
+        bits = int(state[i])
+        if bits < 0 or bits & ~full:
+            raise ValueError(f"state[{i}] ({name}) has bits off the board: {bits:#x}")
+        if bits & seen:
+            raise ValueError(f"state[{i}] ({name}) shares squares with another piece kind")
+        seen |= bits
+    for i in (ST_NOPROG, ST_CAPTURED, ST_ENDGAME, ST_PLY):
+        if int(state[i]) < 0:
+            raise ValueError(f"state[{i}] is a counter and must be >= 0, got {state[i]}")
 
 
 def move_buffer() -> np.ndarray:

@@ -33,9 +33,9 @@ def _resolve(position: Any, variant: Optional[Union[Variant, str]]) -> tuple[np.
     if variant is None:
         raise TypeError("a state array needs its variant: perft(state, depth, variant)")
     state = np.array(position, dtype=np.int64)
-    if state.shape != (core.STATE_SIZE,):
-        raise ValueError(f"a state is int64[{core.STATE_SIZE}], got shape {state.shape}")
-    return state, Variant.parse(variant)
+    v = Variant.parse(variant)
+    core.check_state(state, v.params)  # the kernels index tables with its squares
+    return state, v
 
 
 def _check_depth(depth: int) -> int:

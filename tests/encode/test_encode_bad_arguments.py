@@ -72,3 +72,51 @@ def test_step_index_kernel_gives_minus_one_for_squares_off_the_board(a, b):
     params = Board("english" if max(a, b) < 40 else "international").variant.params
     assert step_index(a, b, 0, params) == -1
     assert step_index(b, a, 1, params) == -1
+
+
+@pytest.mark.parametrize("index, value, why", [
+    (core.ST_BM, 1 << 40, "off the board"),        # square 41 of an 8x8 board
+    (core.ST_WK, -1, "off the board"),
+    (core.ST_WM, 1, "shares squares"),             # square 1 already holds a black man
+    (core.ST_NOPROG, -3, "counter"),
+])
+def test_raw_states_with_squares_off_the_board_are_refused(index, value, why):
+    from drl.rules import perft
+
+    board = Board("english")
+    state = board.state.copy()
+    state[index] = value if index != core.ST_WM else state[index] | value
+    with pytest.raises(ValueError, match=why):
+        StepState(state, board.variant.params)
+    with pytest.raises(ValueError, match=why):
+        perft(state, 2, "english")
+    with pytest.raises(ValueError, match=why):
+        core.check_state(state, board.variant.params)
+
+
+@pytest.mark.parametrize("bad", [595.7, 3.0, "3", True, None])
+def test_step_actions_must_be_integers(bad):
+    board = Board("english")
+    state = StepState.from_board(board)
+    with pytest.raises(ValueError, match="integer step index"):
+        state.push(bad)
+    with pytest.raises(ValueError, match="integer step index"):
+        state.squares(bad)
+    with pytest.raises(ValueError, match="integer step index"):
+        actions_to_move([bad], board)
+    with pytest.raises(ValueError, match="integer step index"):
+        StepState.from_board(board, prefix=(bad,))
+    from drl.encode import decode_action
+    with pytest.raises(ValueError, match="integer step index"):
+        decode_action(bad, 0, 8)
+
+
+def test_decode_and_encode_action_check_the_colour():
+    from drl.encode import Step, decode_action, encode_action
+
+    with pytest.raises(ValueError, match="colour"):
+        decode_action(100, 7, 8)
+    with pytest.raises(ValueError, match="colour"):
+        encode_action(Step(21, 0, 1), -1, 8)
+    step = decode_action(np.int64(100), Color.WHITE, 8)
+    assert encode_action(step, "white", 8) == 100
