@@ -161,8 +161,12 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         Raises:
             ValueError: an action that is not an integer (a float, a string, a bool), or
                 an illegal one under ``illegal_action="raise"``.
+            RuntimeError: every agent is done (the game is over and both have been
+                stepped out); call ``reset()``.
         """
         agent = self.agent_selection
+        if agent not in self.terminations:
+            raise RuntimeError("the game is over and no agent is left to act; call reset()")
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return

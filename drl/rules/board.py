@@ -468,6 +468,9 @@ class Board:
             AmbiguousMoveError: more than one legal move matches (rule case 015); the
                 message lists the candidates.
         """
+        if not isinstance(text, str):
+            raise IllegalMoveError(f"move text must be a string, got {type(text).__name__} "
+                                   f"{text!r}")
         try:
             spec = parse_move_text(text, self._size)
         except ValueError as err:

@@ -104,3 +104,13 @@ def test_reset_says_whether_the_game_was_decided_or_truncated_before_the_agent_m
     # Black moves first in English: a 1-ply cap still lets a Black agent move.
     obs, _ = DraughtsEnv("english", agent_color="black", max_plies=1).reset(seed=0)
     assert obs["action_mask"].any()
+
+
+def test_pettingzoo_step_after_everyone_is_done_says_so():
+    env = raw_env(variant="english")
+    env.reset(options={"fen": "W:W22:B18"})
+    env.step(int(np.flatnonzero(env.observe("white")["action_mask"])[0]))  # 22x15 wins
+    while env.agents:
+        env.step(None)  # each done agent is stepped out with None
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(None)

@@ -109,3 +109,9 @@ def test_move_from_row_refuses_squares_off_the_board():
     with pytest.raises(ValueError, match="8x8"):
         Move.from_row(row, 8)
     assert Move.from_row(row, 10).start == 40  # a square of the 10x10 board
+
+
+@pytest.mark.parametrize("bad", [None, 5, b"11-15"])
+def test_parse_move_of_something_that_is_not_text_is_an_illegal_move(bad):
+    with pytest.raises(IllegalMoveError, match="string"):
+        Board("english").parse_move(bad)
