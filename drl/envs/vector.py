@@ -71,7 +71,8 @@ class DraughtsVectorEnv(VectorEnv):
                              f"other opponents")
         if render_mode is not None:
             raise ValueError("the vector env does not render; use DraughtsEnv")
-        if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) \
+                or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         if agent_color not in COLORS + ("random",):
             raise ValueError(f"agent_color must be 'black', 'white' or 'random', "

@@ -114,3 +114,9 @@ def test_pettingzoo_step_after_everyone_is_done_says_so():
         env.step(None)  # each done agent is stepped out with None
     with pytest.raises(RuntimeError, match="reset"):
         env.step(None)
+
+
+@pytest.mark.parametrize("bad", [True, 0, 2.0, "2"])
+def test_vector_env_needs_a_positive_integer_number_of_envs(bad):
+    with pytest.raises(ValueError, match="num_envs"):
+        DraughtsVectorEnv(bad, "english")
