@@ -275,7 +275,21 @@ def play_game(task: GameTask) -> GameRecord:
             raise RuntimeError(f"{agent.name} played an illegal move {move} in {board.fen()}: "
                                f"{err}") from None
         outcome = board.outcome()
-    roles = (board.root().role(0), board.root().role(1))
+    return record_game(task, board, opening_fen, time.perf_counter() - start)
+
+
+def record_game(task: GameTask, board: Board, opening_fen: str, seconds: float) -> GameRecord:
+    """The record of a finished (or truncated) game, with its PDN.
+
+    Args:
+        task: the game's task (names, variant, seed, PDN ``Event``/``Round``).
+        board: the board after the last move; its root is the opening.
+        opening_fen: FEN of the opening.
+        seconds: wall time of the game.
+    """
+    outcome = board.outcome()
+    root = board.root()
+    roles = (root.role(0), root.role(1))
     if outcome is None:
         result, winner, termination = "*", None, "max_plies"
     else:
@@ -301,8 +315,7 @@ def play_game(task: GameTask) -> GameRecord:
         index=task.index, black=task.black_name, white=task.white_name, variant=task.variant,
         roles=roles, opening=opening_fen, opening_index=task.opening_index,
         moves=tuple(str(m) for m in board.move_stack), result=result, winner=winner,
-        termination=termination, plies=board.ply, seed=task.seed, pdn=pdn,
-        seconds=time.perf_counter() - start)
+        termination=termination, plies=board.ply, seed=task.seed, pdn=pdn, seconds=seconds)
 
 
 def default_workers() -> int:

@@ -16,11 +16,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from drl.agents import make, spec_name
-from drl.eval.arena import match_tasks
-from drl.eval.records import COLORS, GameRecord
+from drl.eval.arena import match_tasks, record_game
+from drl.eval.records import GameRecord
 from drl.eval.stats import WDL, summarize
 from drl.rules import Board, Variant
-from drl.rules.pdn import board_to_pdn
 from drl.search import Evaluator, SearchConfig
 from drl.train.az import NetworkPlayer
 
@@ -97,25 +96,7 @@ def play_lockstep(evaluate: Evaluator, search: SearchConfig, baseline: str,
     seconds = time.perf_counter() - start
     records = []
     for t, board, fen in zip(tasks, boards, fens):
-        outcome = board.outcome()
-        if outcome is None:
-            result, winner, termination = "*", None, "max_plies"
-        else:
-            result = outcome.result
-            winner = None if outcome.winner is None else COLORS[int(outcome.winner)]
-            termination = outcome.termination.name.lower()
-        root = board.root()
-        roles = (root.role(0), root.role(1))
-        tags = {"Event": t.event, "Round": t.round, "Black": t.black_name,
-                "White": t.white_name, "Variant": t.variant, "Termination": termination}
-        if roles[0] is not None:
-            tags["BlackRole"], tags["WhiteRole"] = roles[0], roles[1]
-        records.append(GameRecord(
-            index=t.index, black=t.black_name, white=t.white_name, variant=t.variant,
-            roles=roles, opening=fen, opening_index=t.opening_index,
-            moves=tuple(str(m) for m in board.move_stack), result=result, winner=winner,
-            termination=termination, plies=board.ply, seed=t.seed,
-            pdn=board_to_pdn(board, tags, None if outcome else "*"), seconds=seconds / len(tasks)))
+        records.append(record_game(t, board, fen, seconds / len(tasks)))
     return records
 
 
