@@ -35,6 +35,9 @@ test-all: $(STAMP)
 bench: $(STAMP)
 	$(PY) -m pip install -e ".[bench]"
 	$(PY) benchmarks/perft_peers.py
+	$(PY) benchmarks/env_speed.py
+	$(PY) benchmarks/search_speed.py
+	$(PY) benchmarks/selfplay_speed.py
 
 clean:
 	rm -rf $(VENV)
