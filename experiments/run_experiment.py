@@ -137,12 +137,15 @@ def stage_eval(args: argparse.Namespace, out: Path) -> list[dict]:
     search = search_config_from_checkpoint(payload, args.sims)
     agent = f"az:ckpt={_rel(ckpt)},sims={args.sims}"
     asym = Variant.parse(args.variant).is_asymmetric
-    records, timing = [], {}
+    records, timing, distinct = [], {}, {}
     for k, opponent in enumerate(args.opponents):
         t0 = time.perf_counter()
         games = play_lockstep(NetworkEvaluator(net, "cpu"), search, opponent, args.variant,
                               args.games, args.openings, args.seed + 7919 * k)
         timing[opponent] = round(time.perf_counter() - t0, 1)
+        # Search without noise is close to deterministic: say how many games differ.
+        distinct[opponent] = {"games": len({(g.opening, g.moves) for g in games}),
+                              "openings": len({g.opening for g in games})}
         safe = "".join(c if c.isalnum() else "_" for c in opponent)
         write_pdn(games, out / f"games-{safe}.pdn")
         groups: list[tuple[str, list]] = []
@@ -165,7 +168,7 @@ def stage_eval(args: argparse.Namespace, out: Path) -> list[dict]:
     (out / "results.json").write_text(json.dumps(records, indent=2) + "\n")
     meta = {"checkpoint": _rel(ckpt), "counters": payload["counters"], "sims": args.sims,
             "openings": args.openings, "games_per_opponent": args.games, "seed": args.seed,
-            "seconds": timing, "end_utc": _utc(), "load": _load(),
+            "seconds": timing, "distinct": distinct, "end_utc": _utc(), "load": _load(),
             "command": shlex.join(["python", "experiments/run_experiment.py", args.name,
                                    "--variant", args.variant, "--stages", "eval",
                                    "--games", str(args.games), "--sims", str(args.sims),
@@ -318,7 +321,13 @@ def stage_report(args: argparse.Namespace, out: Path) -> None:
                   "(and in Give and Take roles) alternating. Score = (wins + draws/2) / games "
                   "from the trained network's side; 95% Wilson interval; games cut at 200 "
                   "plies count as draws (column truncated). Eval wall time per opponent (s): "
-                  + ", ".join(f"{k} {v:.0f}" for k, v in ev["seconds"].items()) + ".", ""]
+                  + ", ".join(f"{k} {v:.0f}" for k, v in ev["seconds"].items()) + "."]
+        if "distinct" in ev:
+            lines += ["Distinct games (openings) per opponent, the network's search being "
+                      "nearly deterministic: " + ", ".join(
+                          f"{k} {v['games']} ({v['openings']})"
+                          for k, v in ev["distinct"].items()) + "."]
+        lines += [""]
     lines += _table(records) + [""]
     if pngs:
         lines += ["## Curves (TensorBoard scalars of the run)", ""]
@@ -357,8 +366,10 @@ def main() -> None:
     ap.add_argument("--openings", type=int, default=2, help="plies of random openings")
     ap.add_argument("--opponents", nargs="+", default=["random", "alphabeta:depth=2"])
     ap.add_argument("--seed", type=int, default=20_000, help="evaluation seed")
-    ap.add_argument("overrides", nargs="*", help="drl-train overrides, after --")
-    args = ap.parse_args()
+    argv = sys.argv[1:]
+    cut = argv.index("--") if "--" in argv else len(argv)
+    args = ap.parse_args(argv[:cut])
+    args.overrides = argv[cut + 1:]  # drl-train (Hydra) overrides, after --
     out = HERE / args.name
     out.mkdir(parents=True, exist_ok=True)
     stages = [s.strip() for s in args.stages.split(",") if s.strip()]
