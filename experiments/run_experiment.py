@@ -82,6 +82,7 @@ def stage_train(name: str, variant: str, overrides: list[str], timeout_min: floa
     sampler = threading.Thread(target=sample, daemon=True)
     run.mkdir(parents=True, exist_ok=True)
     info = {"name": name, "variant": variant, "overrides": overrides, "command": shown,
+            "invoked_as": shlex.join(["python", _rel(Path(sys.argv[0])), *sys.argv[1:]]),
             "cwd": _rel(ROOT) or ".", "start_utc": _utc(), "nproc": os.cpu_count(),
             "load_before": _load(), "timeout_s": int(timeout_min * 60) if timeout_min else None}
     print(f"[{name}] {shown}", flush=True)
