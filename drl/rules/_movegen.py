@@ -108,6 +108,18 @@ def mover(states, lvl, z):
 
 
 @njit(cache=True, inline="always")
+def _first_occupied(z, sq, d, occ):
+    """Index k along ray ``d`` from ``sq`` of the first occupied square (``_RAYX[z, sq, d, k]``,
+    -1 when the ray runs off the board first)."""
+    k = 0
+    t = _RAYX[z, sq, d, 0]
+    while t >= 0 and not (occ >> t) & 1:
+        k += 1
+        t = _RAYX[z, sq, d, k]
+    return k
+
+
+@njit(cache=True, inline="always")
 def _piece_has_capture(z, sq, flying, dirs, captured, occ, opp):
     """Whether a piece on ``sq`` can jump in one of the directions of bit mask ``dirs``.
 
@@ -118,11 +130,8 @@ def _piece_has_capture(z, sq, flying, dirs, captured, occ, opp):
         if not (dirs >> d) & 1:
             continue
         if flying:
-            k = 0
-            t = _RAYX[z, sq, d, 0]
-            while t >= 0 and not (occ >> t) & 1:
-                k += 1
-                t = _RAYX[z, sq, d, k]
+            k = _first_occupied(z, sq, d, occ)
+            t = _RAYX[z, sq, d, k]
             if t < 0 or not (opp >> t) & 1 or (captured >> t) & 1:
                 continue
             land = _RAYX[z, sq, d, k + 1]
@@ -232,11 +241,8 @@ def _search(z, start, king0, opp, occ, moves, lvl, ctx):
             if not (dirs >> d) & 1:
                 continue
             if flying:
-                k = 0
-                t = _RAYX[z, sq, d, 0]
-                while t >= 0 and not (occ >> t) & 1:
-                    k += 1
-                    t = _RAYX[z, sq, d, k]
+                k = _first_occupied(z, sq, d, occ)
+                t = _RAYX[z, sq, d, k]
                 if t < 0 or not (opp >> t) & 1 or (captured >> t) & 1:
                     continue
                 first = k + 1
