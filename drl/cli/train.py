@@ -17,7 +17,6 @@ against the baselines of ``train.final_eval`` in both colours and (Give and Take
 
 from __future__ import annotations
 
-import math
 import sys
 from pathlib import Path
 
@@ -26,16 +25,9 @@ from omegaconf import DictConfig, OmegaConf
 
 from drl.train.config import register_configs
 from drl.cli._configs import config_dir
+from drl.eval.report import fmt_elo
 
 CONFIG_DIR = config_dir()
-
-
-def _fmt_elo(elo: float) -> str:
-    if math.isnan(elo):
-        return "-"
-    if math.isinf(elo):
-        return "+inf" if elo > 0 else "-inf"
-    return f"{round(elo):+d}"
 
 
 def results_table(results: list, title: str):
@@ -53,7 +45,7 @@ def results_table(results: list, title: str):
             lo, hi = w.score_interval
             table.add_row(r.baseline if key == "all" else "", key, str(w.games),
                           f"{w.wins}-{w.draws}-{w.losses}", f"{w.score:.2f}",
-                          f"{lo:.2f}-{hi:.2f}", _fmt_elo(w.elo))
+                          f"{lo:.2f}-{hi:.2f}", fmt_elo(w.elo))
     return table
 
 
