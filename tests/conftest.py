@@ -10,10 +10,7 @@ from pathlib import Path
 
 import pytest
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-SHARED = REPO_ROOT.parent / "shared"
-SHARED_DATA = SHARED / "data"
-SHARED_CASES = SHARED / "cases"
+from shared_paths import SHARED_CASES, SHARED_DATA
 
 
 def _existing(path: Path) -> Path:

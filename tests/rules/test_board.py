@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from drl.rules import (AmbiguousMoveError, Board, Color, IllegalMoveError, Move, Outcome,
                        Termination, Variant)
-from conftest import SHARED_DATA
+from shared_paths import SHARED_DATA
 from drl.rules import core
 
 # -- basics ------------------------------------------------------------------------------------

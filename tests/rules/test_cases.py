@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SHARED_CASES
+from shared_paths import SHARED_CASES
 from drl.rules import AmbiguousMoveError, Board, Color, FENError, IllegalMoveError, Variant
 
 CASE_FILES = sorted(SHARED_CASES.glob("*.json")) if SHARED_CASES.exists() else []

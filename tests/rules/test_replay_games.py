@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SHARED_DATA
+from shared_paths import SHARED_DATA
 from drl.rules import Board, IllegalMoveError, PDNError, Variant, read_games, replay
 from drl.rules.pdn import result_for_white, variant_for_game
 
