@@ -114,6 +114,26 @@ class Outcome:
             return "1/2-1/2"
         return "1-0" if self.winner == Color.WHITE else "0-1"
 
+    @classmethod
+    def from_code(cls, code: int) -> "Outcome | None":
+        """Decode a kernel result code (``termination * 4 + winner``, winner 2 = draw,
+        ``-1`` = the game goes on; ``drl.rules.core.end_code``).
+
+        Raises:
+            ValueError: the code names no termination.
+        """
+        code = int(code)
+        if code < 0:
+            return None
+        winner = code % 4
+        try:
+            termination = Termination(code // 4)
+        except ValueError:
+            raise ValueError(f"result code {code} names no termination") from None
+        if winner == 3:
+            raise ValueError(f"result code {code} names no winner")
+        return cls(termination, None if winner == 2 else Color(winner))
+
     def value(self, color: Color | int) -> int:
         """The result for ``color``: +1 win, -1 loss, 0 draw (a draw is never a loss)."""
         if self.winner is None:
@@ -420,10 +440,20 @@ class Board:
         The window is the kernel's no-progress counter (``ST_NOPROG``: plies since the last
         capture or man move), cut to the moves pushed on this board.
         """
-        h = self._state[core.ST_HASH]
-        window = min(int(self._state[core.ST_NOPROG]), len(self._states))
-        return 1 + sum(1 for s in self._states[len(self._states) - window:]
-                       if s[core.ST_HASH] == h)
+        return 1 + int(core.count_repetitions(self._history(), self._state))
+
+    def _history(self) -> np.ndarray:
+        """Position hashes by ply (``drl.rules.core.count_repetitions``): the states
+        before the pushed moves, aligned so that the current position is at its
+        ``ST_PLY``; plies before this board's first state are 0 (never read after the
+        window cut)."""
+        ply = int(self._state[core.ST_PLY])
+        hist = np.zeros(ply + 1, dtype=np.int64)
+        k = min(len(self._states), ply)
+        if k:
+            hist[ply - k:ply] = [s[core.ST_HASH] for s in self._states[len(self._states) - k:]]
+        hist[ply] = self._state[core.ST_HASH]
+        return hist
 
     def outcome(self, claim_draw: bool = True) -> Outcome | None:
         """The result if the game is over, else None.
@@ -437,14 +467,11 @@ class Board:
             claim_draw: include the repetition draw (``variant.repetition_draw``
                 occurrences). False reports only what the position itself decides.
         """
-        code = int(core.status(self._state, self._params, len(self._generate())))
-        if code >= 0:
-            winner = code % 4
-            return Outcome(Termination(code // 4), None if winner == 2 else Color(winner))
-        rep = self.variant.repetition_draw
-        if claim_draw and rep and self.repetitions() >= rep:
-            return Outcome(Termination.THREEFOLD_REPETITION, None)
-        return None
+        n_legal = len(self._generate())
+        if not claim_draw:
+            return Outcome.from_code(core.status(self._state, self._params, n_legal))
+        earlier = int(core.count_repetitions(self._history(), self._state))
+        return Outcome.from_code(core.end_code(self._state, self._params, n_legal, earlier))
 
     def is_game_over(self, claim_draw: bool = True) -> bool:
         """True if :meth:`outcome` is not None."""

@@ -24,7 +24,8 @@ from drl.rules._movegen import (CTX_SIZE, FLAG_CROWN, FLAG_KING, FLAG_REMOVE, M_
 from drl.rules.geometry import FULL, ZOBRIST, ZOBRIST_SIDE
 from drl.rules.variant import (P_ASYMMETRIC, P_BLOCKED_GIVER, P_BOARD_SIZE, P_ELIM_WINNER,
                                P_ENDGAME_RULE, P_FIRST, P_NO_PROGRESS, P_NSQ, P_OBJ_BLACK,
-                               P_ROLE_SWAP, P_ROWS, P_SIZE_IDX, P_TAKER_BLOCKED, PARAMS_SIZE)
+                               P_REPETITION, P_ROLE_SWAP, P_ROWS, P_SIZE_IDX, P_TAKER_BLOCKED,
+                               PARAMS_SIZE)
 
 __all__ = [
     "STATE_SIZE", "ST_BM", "ST_BK", "ST_WM", "ST_WK", "ST_TURN", "ST_NOPROG", "ST_HASH",
@@ -34,7 +35,8 @@ __all__ = [
     "T_GIVER_ELIMINATED", "T_THREEFOLD_REPETITION", "T_NO_PROGRESS", "T_ENDGAME_RULE",
     "initial_state", "make_state", "zobrist_hash", "generate_moves", "count_moves",
     "apply_move", "apply_move_into", "objective", "status", "endgame_kind", "perft",
-    "move_buffer", "check_state",
+    "move_buffer", "check_state", "count_repetitions", "end_code", "code_winner",
+    "code_termination", "code_value", "ONGOING",
 ]
 
 STATE_SIZE = 12
@@ -48,6 +50,7 @@ ST_PLY = 9
 
 TAKE, GIVE = 0, 1
 DRAW = 2  # the "winner" of a drawn outcome in status()
+ONGOING = -1  # the result code of a game that goes on
 
 # Termination codes (drl.rules.Termination).
 T_NO_PIECES = 1
@@ -485,6 +488,82 @@ def status(state, params, n_legal):
                 kind == ENDGAME_5_MOVE and state[ST_ENDGAME] >= ENDGAME_5_PLIES):
             return T_ENDGAME_RULE * 4 + DRAW
     return -1
+
+
+@njit(cache=True)
+def count_repetitions(hist, state):
+    """Earlier occurrences of ``state``'s position (pieces and side to move) in a game.
+
+    The one history representation of drl: ``hist[p]`` is the Zobrist hash of the game's
+    position at ply ``p`` (``ST_PLY``). Only positions since the last irreversible move
+    (capture or man move) can repeat, so the entries read are ``hist[lo:ply]`` with
+    ``lo = max(0, ply - state[ST_NOPROG])``; older entries may hold anything.
+
+    Args:
+        hist: ``int64[>= ply]`` position hashes by ply.
+        state: ``int64[STATE_SIZE]``.
+
+    Returns:
+        The number of earlier occurrences (0 for a new position).
+    """
+    ply = state[ST_PLY]
+    h = state[ST_HASH]
+    lo = max(0, ply - state[ST_NOPROG])
+    count = 0
+    for i in range(lo, min(ply, hist.shape[0])):
+        if hist[i] == h:
+            count += 1
+    return count
+
+
+@njit(cache=True)
+def end_code(state, params, n_legal, earlier):
+    """The result code of a position: :func:`status`, then the repetition draw.
+
+    This is the single definition of when a game is over; every consumer (``Board``,
+    ``drl.game``, the searches) calls it. Repetition (seed 003 "Draws", seed 002, FMJD
+    art. 6.1): drawn when the position occurs for the ``repetition_draw``-th time, i.e.
+    ``earlier + 1 >= repetition_draw`` (0 = off).
+
+    Args:
+        state: ``int64[STATE_SIZE]``.
+        params: ``int64[PARAMS_SIZE]``.
+        n_legal: number of legal moves of the position.
+        earlier: earlier occurrences of the position (:func:`count_repetitions`).
+
+    Returns:
+        ``ONGOING`` (-1), else ``termination * 4 + winner`` (winner 0 black, 1 white,
+        2 draw); decode with :func:`code_winner` / :func:`code_termination` or
+        ``drl.rules.Outcome.from_code``.
+    """
+    code = status(state, params, n_legal)
+    if code < 0 and params[P_REPETITION] > 0 and earlier + 1 >= params[P_REPETITION]:
+        code = T_THREEFOLD_REPETITION * 4 + DRAW
+    return code
+
+
+@njit(cache=True, inline="always")
+def code_winner(code):
+    """Winner of a result code: 0 black, 1 white, ``DRAW`` (2); -1 while the game goes on."""
+    return code % 4 if code >= 0 else -1
+
+
+@njit(cache=True, inline="always")
+def code_termination(code):
+    """``Termination`` value of a result code (0 while the game goes on)."""
+    return code // 4 if code >= 0 else 0
+
+
+@njit(cache=True, inline="always")
+def code_value(code, player):
+    """Value of a result code from ``player``'s view (0 black, 1 white): +1 win, -1 loss,
+    0 draw or game still going on."""
+    if code < 0:
+        return 0.0
+    w = code % 4
+    if w == DRAW:
+        return 0.0
+    return 1.0 if w == player else -1.0
 
 
 @njit(mg._I(mg.RW2, mg.RO1, mg._I, mg.RW3, mg.RW1, mg.RW1, mg.RW1), cache=True,
