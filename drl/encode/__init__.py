@@ -8,18 +8,21 @@ continuations of full legal moves only (:mod:`drl.encode.mask`). The public API 
 in ``docs/internals.md`` ("Encoder").
 
 >>> from drl.rules import Board
->>> from drl.encode import StepState, move_to_actions
+>>> from drl.encode import move_to_actions
 >>> board = Board("english")
->>> s = StepState.from_board(board)
->>> s.observation().shape, s.action_mask().sum()
-((22, 8, 8), np.int64(7))
+>>> move_to_actions(board.legal_moves[0], board.turn, board.variant.params)
+(651,)
+
+A position in step space, played step by step, is the game core's (:mod:`drl.game`).
 """
 
 from drl.encode.actions import (
     Step,
     action_index,
+    actions_to_move,
     decode_action,
     encode_action,
+    move_to_actions,
     num_actions,
     path_step_index,
     step_index,
@@ -42,7 +45,6 @@ from drl.encode.planes import (
     encode_planes,
     encode_planes_as,
 )
-from drl.encode.step_state import StepState, actions_to_move, move_to_actions
 
 __all__ = [
     "CHANNEL_NAMES",
@@ -51,7 +53,6 @@ __all__ = [
     "MAX_STEPS",
     "N_CHANNELS",
     "Step",
-    "StepState",
     "action_index",
     "actions_to_move",
     "apply_step",

@@ -22,13 +22,16 @@ The kernels here are ``@njit(cache=True)`` and take the variant parameter array
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 from numba import njit
 
-from drl.rules.board import as_color
+from drl.rules.board import IllegalMoveError, as_color
 from drl.rules.geometry import COL, RAY, RAY_LEN, ROW, size_index
+
+if TYPE_CHECKING:
+    from drl.rules.board import Board, Move
 
 BLACK = 0
 WHITE = 1
@@ -216,3 +219,60 @@ def encode_action(step: Step, turn: int, board_size: int) -> int:
     rel_from = nsq - 1 - from_sq if turn == BLACK else from_sq
     rel_dir = 3 - direction if turn == BLACK else direction
     return rel_from * 4 * d_max + rel_dir * d_max + dist - 1
+
+
+def move_to_actions(move: "Move", turn: int, params: np.ndarray) -> tuple[int, ...]:
+    """Step action indices of a full move.
+
+    Args:
+        move: a :class:`~drl.rules.Move` (its ``path``: start square, then each landing).
+        turn: colour making the move (``Color``, 0 black, 1 white).
+        params: ``int64[PARAMS_SIZE]`` variant parameters.
+
+    Returns:
+        One index per step, in playing order.
+
+    Raises:
+        IllegalMoveError: (a ``ValueError``) a square of the path is off the board of
+            ``params``, or two consecutive path squares are not on one diagonal.
+        ValueError: ``turn`` is not a colour.
+    """
+    turn = int(as_color(turn))
+    nsq = int(params[2])
+    path = tuple(int(s) for s in move.path)
+    for s in path:
+        if not 0 <= s < nsq:
+            raise IllegalMoveError(f"move {path}: square {s} (0-based) is off the board "
+                                   f"(0..{nsq - 1})")
+    out = []
+    for a, b in zip(path[:-1], path[1:]):
+        idx = step_index(a, b, turn, params)
+        if idx < 0:
+            raise IllegalMoveError(f"move {move}: squares {a + 1} and {b + 1} are not on a "
+                                   f"diagonal")
+        out.append(int(idx))
+    return tuple(out)
+
+
+def actions_to_move(actions: tuple[int, ...] | list[int], board: "Board") -> "Move":
+    """The legal move of ``board`` played by a complete sequence of step actions.
+
+    Args:
+        actions: step action indices (mover's frame) of one whole move.
+        board: the position before the move.
+
+    Returns:
+        The matching :class:`~drl.rules.Move` from ``board.legal_moves``.
+
+    Raises:
+        ValueError: if the steps are not integers, are illegal or stop before the move
+            is complete.
+    """
+    actions = tuple(action_index(a) for a in actions)
+    turn = int(board.turn)
+    params = board.variant.params
+    for move in board.legal_moves:
+        if move_to_actions(move, turn, params) == actions:
+            return move
+    raise ValueError(f"step actions {list(actions)} are not a complete legal move of "
+                     f"{board.fen()}")

@@ -14,8 +14,9 @@ import numpy as np
 from gymnasium import spaces
 
 from drl.encode.planes import N_CHANNELS
-from drl.envs import _kernels as K
-from drl.envs.game import StepGame, action_index
+from drl.encode.actions import action_index
+from drl.game import StepGame
+from drl.game import kernels as G
 from drl.envs.opponents import make_opponent
 from drl.envs.render import render_ansi, render_rgb
 from drl.envs.variants import Options, build_variant, role_variants
@@ -194,12 +195,12 @@ class DraughtsEnv(gym.Env):
             return self._illegal(a)
         if game.plies + 2 >= len(game.log):
             game.grow()
-        code = K.game_step(game.ws, game.state, game.params, game.rows, game.prefix, game.log,
-                           game.hashes, game.rng, a, self._fast_random, game.mask, game.planes)
-        if code == K.STEP_ILLEGAL:
+        code = G.game_step(game.ws, game.pos, game.params, game.rows, game.hist, game.log,
+                           game.rng, a, self._fast_random, game.mask, game.planes)
+        if code == G.STEP_ILLEGAL:
             return self._illegal(a)
         truncated = False
-        if code == K.STEP_MOVE_DONE:
+        if code == G.STEP_MOVE_DONE:
             if self._fast_random:  # the compiled step has played the replies already
                 truncated = self._over_ply_limit()
             else:

@@ -25,8 +25,9 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from drl.encode.planes import N_CHANNELS
-from drl.envs import _kernels as K
-from drl.envs.game import StepGame, action_index
+from drl.encode.actions import action_index
+from drl.game import StepGame
+from drl.game import kernels as G
 from drl.envs.render import render_ansi, render_rgb
 from drl.envs.variants import Options, build_variant
 from drl.rules.core import objective
@@ -174,8 +175,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         game = self._game
         self._cumulative_rewards[agent] = 0
         self._clear_rewards()
-        code = game.step(a) if 0 <= a < game.n_actions else K.STEP_ILLEGAL
-        if code == K.STEP_ILLEGAL:
+        code = game.step(a) if 0 <= a < game.n_actions else G.STEP_ILLEGAL
+        if code == G.STEP_ILLEGAL:
             if self.illegal_action == "raise":
                 game.refresh()
                 legal = ", ".join(f"{i} ({game.step_text(int(i))})"
@@ -185,7 +186,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             self._end(1 - AGENTS.index(agent), "illegal_action")
             self._accumulate_rewards()
             return
-        if code == K.STEP_MOVE_DONE:
+        if code == G.STEP_MOVE_DONE:
             outcome = game.outcome
             if outcome is not None:
                 self._end(outcome.winner, outcome.termination.name)

@@ -24,11 +24,12 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from drl.encode.actions import num_actions
-from drl.encode.mask import MAX_STEPS
 from drl.encode.planes import N_CHANNELS
 from drl.envs import _kernels as K
 from drl.envs.variants import Options, build_variant, role_variants
-from drl.rules.core import MAX_MOVES, MOVE_WIDTH, STATE_SIZE, initial_state
+from drl.game.kernels import G_CODE, POS_SIZE
+from drl.game import winners
+from drl.rules.core import MAX_MOVES, MOVE_WIDTH, initial_state
 from drl.rules.variant import Variant
 
 COLORS = ("black", "white")
@@ -104,10 +105,10 @@ class DraughtsVectorEnv(VectorEnv):
         self._init = np.asarray(initial_state(self._params2[0]), dtype=np.int64)
         self._ws = np.zeros((b, K.W_SIZE), dtype=np.int64)
         self._ws[:, K.W_PLY_LIMIT] = self.max_plies
-        self._states = np.zeros((b, STATE_SIZE), dtype=np.int64)
+        self._pos = np.zeros((b, POS_SIZE), dtype=np.int64)
         self._rows = np.zeros((b, MAX_MOVES, MOVE_WIDTH), dtype=np.int64)
-        self._prefixes = np.zeros((b, MAX_STEPS), dtype=np.int64)
-        self._hashes = np.zeros((b, self.max_plies + 2), dtype=np.int64)
+        self._hist = np.zeros((b, self.max_plies + 2), dtype=np.int64)
+        self._scratch = np.zeros((b, 1, MOVE_WIDTH), dtype=np.int64)
         self._rngs = np.zeros(b, dtype=np.uint64)
         self._masks = np.zeros((b, a), dtype=np.int8)
         self._planes = np.zeros((b, N_CHANNELS, n, n), dtype=np.float32)
@@ -161,9 +162,9 @@ class DraughtsVectorEnv(VectorEnv):
         self._needs_reset = self._terminated | self._truncated
         info = self._info()
         if self._terminated.any():
-            codes = self._ws[:, K.W_CODE]
+            codes = self._pos[:, G_CODE]
             ended = self._terminated & (codes >= 0)
-            info["winner"] = np.where(ended, codes % 4, -1)
+            info["winner"] = np.where(ended, winners(codes), -1)
             info["_winner"] = ended
         rewards = self._rewards.copy()
         return (self._observation(), rewards, self._terminated.copy(), self._truncated.copy(),
@@ -175,8 +176,8 @@ class DraughtsVectorEnv(VectorEnv):
 
     def _run(self, actions: np.ndarray, lose: bool) -> None:
         new_agents = self._draw_agents() if self._needs_reset.any() else self._no_actions
-        K.vector_step(self._ws, self._states, self._params2, self._init, self._rows,
-                      self._prefixes, self._hashes, self._rngs, actions, self._needs_reset,
+        K.vector_step(self._ws, self._pos, self._params2, self._init, self._rows, self._hist,
+                      self._scratch, self._rngs, actions, self._needs_reset,
                       new_agents, lose, self._masks, self._planes, self._rewards,
                       self._terminated, self._truncated)
 

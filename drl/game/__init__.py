@@ -5,3 +5,17 @@ repetition history and count, end of the game and its value from a named player'
 :class:`StepGame` and :class:`StepState` are its Python front ends. The end-of-game rule
 itself is ``drl.rules.core.end_code`` (decoded by ``drl.rules.Outcome.from_code``).
 """
+
+import numpy as np
+
+from drl.game.game import StepGame
+from drl.game.step_state import StepState
+
+__all__ = ["StepGame", "StepState", "winners"]
+
+
+def winners(codes: np.ndarray) -> np.ndarray:
+    """Winners of result codes, vectorised: ``int64[B]`` of 0 black, 1 white, 2 draw, -1
+    where the game goes on (``drl.rules.core.end_code`` layout)."""
+    codes = np.asarray(codes, dtype=np.int64)
+    return np.where(codes >= 0, codes % 4, -1)

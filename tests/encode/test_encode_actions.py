@@ -93,7 +93,7 @@ def test_start_positions_give_both_colours_the_same_actions(variant):
     theirs = sorted(ref_step_index(m.start, m.end, int(other.turn), n)
                     for m in other.legal_moves)
     assert mine == theirs and len(mine) > 0
-    from drl.encode import StepState
+    from drl.game import StepState
     assert np.array_equal(StepState.from_board(board).action_mask(),
                           StepState.from_board(other).action_mask())
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from drl.encode import (N_CHANNELS, StepState, actions_to_move, encode_planes_as,
-                        move_to_actions, step_index)
+from drl.encode import N_CHANNELS, actions_to_move, encode_planes_as, move_to_actions, step_index
+from drl.game import StepState
 from drl.encode.mask import MAX_STEPS
 from drl.rules import Board, Color, IllegalMoveError, Move
 from drl.rules import core

@@ -11,7 +11,8 @@ from itertools import islice
 import numpy as np
 import pytest
 
-from drl.encode import StepState, actions_to_move, move_to_actions
+from drl.encode import actions_to_move, move_to_actions
+from drl.game import StepState
 from drl.rules import Board, IllegalMoveError
 from drl.rules.pdn import read_games, variant_for_game
 

@@ -10,8 +10,8 @@ import pytest
 import drl.encode
 import drl.envs.pettingzoo
 import drl.envs.vector
-from drl.envs import _kernels as K
-from drl.envs.game import StepGame
+from drl.game import kernels as G
+from drl.game import StepGame
 from drl.rules import Board, Variant
 from drl.rules.pdn import read_games, replay
 
@@ -29,8 +29,8 @@ def test_compiled_loop_agrees_with_the_board(variant):
         assert np.array_equal(game.state, board.state)
         legal = np.flatnonzero(game.mask)
         code = game.step(int(legal[rng.integers(len(legal))]))
-        assert code in (K.STEP_IN_PROGRESS, K.STEP_MOVE_DONE)
-        if code == K.STEP_MOVE_DONE:
+        assert code in (G.STEP_IN_PROGRESS, G.STEP_MOVE_DONE)
+        if code == G.STEP_MOVE_DONE:
             board.push(game.board.move_stack[-1])
             assert game.board.fen() == board.fen()
     assert game.outcome == board.outcome()
@@ -39,7 +39,7 @@ def test_compiled_loop_agrees_with_the_board(variant):
     assert replay(next(read_games(text))).fen() == board.fen()
     if game.outcome is not None:
         assert game.step(int(np.flatnonzero(game.mask)[0]) if game.mask.any() else 0) \
-            == K.STEP_ILLEGAL
+            == G.STEP_ILLEGAL
 
 
 def test_repetition_draw_is_detected_like_the_board():

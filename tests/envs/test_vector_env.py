@@ -7,8 +7,10 @@ import numpy as np
 import pytest
 
 import drl.envs  # noqa: F401  (registers the ids)
-from drl.encode import MAX_STEPS, legal_step_mask, num_actions
-from drl.envs import _kernels as K
+from drl.encode import num_actions
+from drl.encode.mask import mask_from_moves
+from drl.game import kernels as G
+from drl.rules.core import generate_moves
 from drl.envs.vector import DraughtsVectorEnv
 
 
@@ -32,13 +34,18 @@ def test_random_play_is_consistent(env_id):
         assert envs.observation_space.contains(obs)
         # The masks are those of the encoder for each game's position and move in progress.
         for i in range(6):
+            # (recomputed from scratch here, not with the game core's kernels)
             mask = np.zeros(num_actions(envs.variant.board_size), dtype=np.int8)
-            legal_step_mask(envs._states[i], params2[envs._ws[i, K.W_AGENT]],
-                            envs._prefixes[i], envs._ws[i, K.W_PLEN], mask)
+            pos = envs._pos[i]
+            params = params2[envs._ws[i, G.W_AGENT]]
+            moves = np.zeros_like(envs._rows[i])
+            n = generate_moves(pos[:12].copy(), params, moves)
+            mask_from_moves(moves, n, pos[4], params, pos[G.G_PREFIX:G.G_PREFIX + G.MAX_STEPS],
+                            pos[G.G_PLEN], mask)
             assert np.array_equal(mask, obs["action_mask"][i])
             if not needs_reset[i]:  # a game that goes on: the agent is to move
                 assert mask.any()
-                assert envs._states[i, 4] == info["agent_color"][i]
+                assert envs._pos[i, 4] == info["agent_color"][i]
         actions = _random_actions(rng, obs["action_mask"])
         actions[needs_reset] = -5  # ignored: those games restart this step
         obs, rewards, terminated, truncated, info = envs.step(actions)
@@ -50,7 +57,7 @@ def test_random_play_is_consistent(env_id):
             agent = info["agent_color"][terminated]
             expected = np.where(winner == 2, 0.0, np.where(winner == agent, 1.0, -1.0))
             assert np.array_equal(rewards[terminated], expected)
-        assert np.all(envs._ws[truncated, K.W_PLY] == 80)
+        assert np.all(envs._pos[truncated, 9] == 80)  # ST_PLY
         ended += int(terminated.sum() + truncated.sum())
         needs_reset = terminated | truncated
     assert ended > 0
@@ -59,13 +66,13 @@ def test_random_play_is_consistent(env_id):
 def test_illegal_actions_raise_or_lose():
     envs = DraughtsVectorEnv(3, "english", agent_color="black")
     obs, _ = envs.reset(seed=1)
-    states = envs._states.copy()
+    states = envs._pos.copy()
     actions = np.array([np.flatnonzero(m)[0] for m in obs["action_mask"]])
     bad = actions.copy()
     bad[1] = np.flatnonzero(obs["action_mask"][1] == 0)[0]
     with pytest.raises(ValueError, match=rf"illegal action {bad[1]} in game 1"):
         envs.step(bad)
-    assert np.array_equal(envs._states, states)
+    assert np.array_equal(envs._pos, states)
     with pytest.raises(ValueError, match="expected 3 actions"):
         envs.step(actions[:2])
     lose = DraughtsVectorEnv(3, "english", illegal_action="lose")
@@ -99,4 +106,4 @@ def test_roles_follow_the_agent_colour():
     own_give = obs["observation"][:, 6, 0, 0]
     assert np.all(own_give == 1.0)
     assert set(info["agent_color"].tolist()) == {0, 1}
-    assert envs._prefixes.shape == (8, MAX_STEPS)
+    assert envs._pos.shape == (8, G.POS_SIZE)

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import pytest
 
-from drl.encode import StepState, move_to_actions
+from drl.encode import move_to_actions
+from drl.game import StepState
 from drl.rules import Board, IllegalMoveError
 
 ENGLISH = "B:W18,19,26,27:BK22"

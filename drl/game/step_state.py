@@ -1,9 +1,10 @@
-"""``StepState``: a position in step space, ``(game state, steps of the move in progress)``.
+"""``StepState``: an immutable position in step space, ``(game state, steps of the move in
+progress)``, the functional Python front end of the game core.
 
-Envs and agents that act one hop at a time use it; the compiled kernels in
-:mod:`drl.encode.mask` and :mod:`drl.encode.planes` do the work. The legal moves of the
-game state are generated once per ``StepState`` and handed on to the states reached by
-steps inside the same move.
+Each ``StepState`` holds one position array of :mod:`drl.game.kernels` and its legal
+moves; :meth:`StepState.push` copies both and applies the step with the core's
+:func:`~drl.game.kernels.step`, so masks, planes, repetition and results are the core's.
+A ``StepState`` carries no game history: its repetition count is given by the caller.
 """
 
 from __future__ import annotations
@@ -13,21 +14,17 @@ from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 
-from drl.encode.actions import action_index, step_index, step_squares
-from drl.encode.mask import (
-    ILLEGAL,
-    IN_PROGRESS,
-    MAX_STEPS,
-    mask_from_moves,
-    step_outcome,
-)
-from drl.encode.planes import N_CHANNELS, encode_planes_as
-from drl.rules.board import IllegalMoveError, as_color
-from drl.rules.core import (MAX_MOVES, MOVE_WIDTH, ST_TURN, apply_move, check_state,
-                            generate_moves)
+from drl.encode.actions import action_index, step_squares
+from drl.encode.mask import MAX_STEPS
+from drl.encode.planes import N_CHANNELS
+from drl.game import kernels as G
+from drl.rules.board import Outcome, as_color
+from drl.rules.core import MOVE_WIDTH, ST_PLY, ST_TURN, STATE_SIZE, check_state
 
 if TYPE_CHECKING:
-    from drl.rules.board import Board, Move
+    from drl.rules.board import Board
+
+__all__ = ["StepState"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -42,13 +39,18 @@ class StepState:
         params: ``int64[PARAMS_SIZE]`` variant parameters.
         prefix: step action indices played so far in the current move (mover's frame).
         repetitions: earlier occurrences of ``state`` in the game (feeds the repetition
-            plane; 0 when unknown).
+            plane and the repetition draw; 0 when unknown).
+
+    Raises:
+        ValueError: a malformed state (``drl.rules.core.check_state``), a prefix that is
+            not a legal start of a move, or a negative/non-integer ``repetitions``.
     """
 
     state: np.ndarray
     params: np.ndarray
     prefix: tuple[int, ...] = ()
     repetitions: int = 0
+    _pos: Optional[np.ndarray] = field(default=None, repr=False, compare=False)
     _moves: Optional[np.ndarray] = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -62,12 +64,19 @@ class StepState:
         if isinstance(self.repetitions, bool) or not isinstance(
                 self.repetitions, (int, np.integer)) or self.repetitions < 0:
             raise ValueError(f"repetitions must be an integer >= 0, got {self.repetitions!r}")
-        if self._moves is None:
-            buf = np.empty((MAX_MOVES, MOVE_WIDTH), dtype=np.int64)
-            n = generate_moves(state, self.params, buf)
-            moves = buf[:n].copy()
-            moves.setflags(write=False)
-            object.__setattr__(self, "_moves", moves)
+        if self._pos is None:
+            pos = G.new_pos()
+            moves = G.move_buffer()
+            G.start(pos, state, self.params, moves, np.zeros(int(state[ST_PLY]) + 1, np.int64))
+            G.set_repetitions(pos, self.params, int(self.repetitions))
+            played = np.zeros(MOVE_WIDTH, np.int64)
+            for i, a in enumerate(self.prefix):
+                if G.step(pos, self.params, moves, np.zeros(1, np.int64), a,
+                          played) != G.STEP_IN_PROGRESS:
+                    raise ValueError(f"prefix {list(self.prefix)}: step {i} ({a}) does not "
+                                     f"go on with a legal move")
+            object.__setattr__(self, "_pos", pos)
+            object.__setattr__(self, "_moves", moves[:int(pos[G.G_NMOVES])].copy())
 
     @classmethod
     def from_board(cls, board: Board, prefix: tuple[int, ...] = (),
@@ -84,24 +93,32 @@ class StepState:
 
     @property
     def moves(self) -> np.ndarray:
-        """``int64[k, MOVE_WIDTH]`` legal move rows of ``state`` (read-only)."""
-        return self._moves
+        """``int64[k, MOVE_WIDTH]`` legal move rows of ``state`` (read-only copy)."""
+        out = self._moves.copy()
+        out.setflags(write=False)
+        return out
 
     @property
     def num_actions(self) -> int:
         """Size of the step action space A (896 on 8x8, 1800 on 10x10)."""
         return int(self.params[2] * 4 * (self.params[1] - 1))
 
-    def _prefix_array(self) -> np.ndarray:
-        arr = np.zeros(MAX_STEPS, dtype=np.int64)
-        arr[:len(self.prefix)] = self.prefix
-        return arr
+    @property
+    def outcome(self) -> Optional[Outcome]:
+        """The result if the position ends the game (the game core's result code)."""
+        return Outcome.from_code(int(self._pos[G.G_CODE]))
+
+    def _buffers(self) -> tuple[np.ndarray, np.ndarray]:
+        """Writable copies of the position array and a full move buffer."""
+        moves = G.move_buffer()
+        moves[:len(self._moves)] = self._moves
+        return self._pos.copy(), moves
 
     def action_mask(self, dtype: type = np.bool_) -> np.ndarray:
         """Legal steps: ``[A]`` array of ``dtype`` (bool default, or int8), 1 = legal."""
         out = np.zeros(self.num_actions, dtype=dtype)
-        mask_from_moves(self._moves, len(self._moves), self.turn, self.params,
-                        self._prefix_array(), len(self.prefix), out)
+        pos, moves = self._buffers()
+        G.legal_mask(pos, self.params, moves, out)
         return out
 
     def legal_actions(self) -> np.ndarray:
@@ -116,9 +133,8 @@ class StepState:
         """
         n = int(self.params[1])
         out = np.zeros((N_CHANNELS, n, n), dtype=np.float32)
-        who = self.turn if viewer is None else int(as_color(viewer))
-        encode_planes_as(self.state, self.params, self._prefix_array(), len(self.prefix),
-                         self.repetitions, who, out)
+        who = -1 if viewer is None else int(as_color(viewer))
+        G.observe(self._pos, self.params, who, out)
         return out
 
     def squares(self, action: int) -> tuple[int, int]:
@@ -152,74 +168,15 @@ class StepState:
                 legal ones).
         """
         action = action_index(action)
-        prefix = self.prefix + (action,)
-        arr = np.zeros(MAX_STEPS, dtype=np.int64)
-        arr[:len(prefix)] = prefix
-        k = step_outcome(self._moves, len(self._moves), self.turn, self.params, arr,
-                         len(prefix))
-        if k == ILLEGAL:
+        pos, moves = self._buffers()
+        played = np.zeros(MOVE_WIDTH, np.int64)
+        hist = np.zeros(int(self.state[ST_PLY]) + 2, np.int64)
+        result = G.step(pos, self.params, moves, hist, action, played)
+        if result == G.STEP_ILLEGAL:
             legal = ", ".join(f"{a} ({self.step_text(a)})" for a in self.legal_actions())
             raise ValueError(f"step action {action} ({self.step_text(action)}) is not legal "
                              f"here; legal steps: {legal or 'none'}")
-        if k == IN_PROGRESS:
-            return StepState(self.state, self.params, prefix, self.repetitions,
-                             self._moves), None
-        row = self._moves[k].copy()
-        return StepState(apply_move(self.state, self.params, row), self.params), row
-
-
-def move_to_actions(move: "Move", turn: int, params: np.ndarray) -> tuple[int, ...]:
-    """Step action indices of a full move.
-
-    Args:
-        move: a :class:`~drl.rules.Move` (its ``path``: start square, then each landing).
-        turn: colour making the move (``Color``, 0 black, 1 white).
-        params: ``int64[PARAMS_SIZE]`` variant parameters.
-
-    Returns:
-        One index per step, in playing order.
-
-    Raises:
-        IllegalMoveError: (a ``ValueError``) a square of the path is off the board of
-            ``params``, or two consecutive path squares are not on one diagonal.
-        ValueError: ``turn`` is not a colour.
-    """
-    turn = int(as_color(turn))
-    nsq = int(params[2])
-    path = tuple(int(s) for s in move.path)
-    for s in path:
-        if not 0 <= s < nsq:
-            raise IllegalMoveError(f"move {path}: square {s} (0-based) is off the board "
-                                   f"(0..{nsq - 1})")
-    out = []
-    for a, b in zip(path[:-1], path[1:]):
-        idx = step_index(a, b, turn, params)
-        if idx < 0:
-            raise IllegalMoveError(f"move {move}: squares {a + 1} and {b + 1} are not on a "
-                                   f"diagonal")
-        out.append(int(idx))
-    return tuple(out)
-
-
-def actions_to_move(actions: tuple[int, ...] | list[int], board: "Board") -> "Move":
-    """The legal move of ``board`` played by a complete sequence of step actions.
-
-    Args:
-        actions: step action indices (mover's frame) of one whole move.
-        board: the position before the move.
-
-    Returns:
-        The matching :class:`~drl.rules.Move` from ``board.legal_moves``.
-
-    Raises:
-        ValueError: if the steps are not integers, are illegal or stop before the move
-            is complete.
-    """
-    actions = tuple(action_index(a) for a in actions)
-    turn = int(board.turn)
-    params = board.variant.params
-    for move in board.legal_moves:
-        if move_to_actions(move, turn, params) == actions:
-            return move
-    raise ValueError(f"step actions {list(actions)} are not a complete legal move of "
-                     f"{board.fen()}")
+        if result == G.STEP_IN_PROGRESS:
+            return StepState(self.state, self.params, self.prefix + (action,),
+                             self.repetitions, pos, self._moves), None
+        return StepState(pos[:STATE_SIZE], self.params), played

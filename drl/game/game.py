@@ -1,7 +1,8 @@
-"""``StepGame``: a game played one step action at a time, shared by the envs.
+"""``StepGame``: one game played one step action at a time (the envs' game).
 
-The game runs in the compiled loop of :mod:`drl.envs._kernels` (one kernel call per env
-step: the step, the random opponent's replies, the new mask and planes). A
+The game lives in the game core's arrays (:mod:`drl.game.kernels`: the position
+``pos``, its legal moves, the hash-by-ply history) plus a move log; the envs step it
+with one fused kernel call per env step (:mod:`drl.envs._kernels`). A
 :class:`~drl.rules.Board` with the same moves is built only when asked for
 (:attr:`StepGame.board`: rendering, other opponents, the user), and the PDN is written
 straight from the move log.
@@ -15,11 +16,10 @@ from typing import Optional, Union
 import numpy as np
 
 from drl.encode.actions import action_index, num_actions, step_squares
-from drl.encode.mask import MAX_STEPS
 from drl.encode.planes import N_CHANNELS
-from drl.envs import _kernels as K
-from drl.rules.board import Board, Color, Move, Outcome, Termination
-from drl.rules.core import M_CAPTURED, M_FROM, M_NSTEPS, M_PATH, MAX_MOVES, MOVE_WIDTH
+from drl.game import kernels as G
+from drl.rules.board import Board, Move, Outcome
+from drl.rules.core import M_CAPTURED, M_FROM, M_NSTEPS, M_PATH, MOVE_WIDTH, ST_PLY, STATE_SIZE
 from drl.rules.geometry import square_name
 from drl.rules.pdn import game_type_tag, result_for_file, write_game
 from drl.rules.variant import Variant
@@ -55,49 +55,58 @@ class StepGame:
         self._synced = 0
         self._fen = None if fen is None else self._root.fen()
         cap = 256 if ply_limit is None else ply_limit + 2
-        self.ws = np.zeros(K.W_SIZE, dtype=np.int64)
-        self.ws[K.W_AGENT] = -1 if agent is None else int(agent)
-        self.ws[K.W_PLY_LIMIT] = -1 if ply_limit is None else int(ply_limit)
-        self.state = np.array(self._root.state, dtype=np.int64)
-        self.rows = np.zeros((MAX_MOVES, MOVE_WIDTH), dtype=np.int64)
-        self.prefix = np.zeros(MAX_STEPS, dtype=np.int64)
+        state = np.array(self._root.state, dtype=np.int64)
+        ply0 = int(state[ST_PLY])
+        self.ws = np.zeros(G.W_SIZE, dtype=np.int64)
+        self.ws[G.W_AGENT] = -1 if agent is None else int(agent)
+        self.ws[G.W_PLY_LIMIT] = -1 if ply_limit is None else int(ply_limit)
+        self.ws[G.W_PLY0] = ply0
+        self.pos = G.new_pos()
+        self.rows = G.move_buffer()
         self.log = np.zeros((cap, MOVE_WIDTH), dtype=np.int64)
-        self.hashes = np.zeros(cap + 1, dtype=np.int64)
+        self.hist = np.zeros(ply0 + cap + 1, dtype=np.int64)
         self.rng = np.array([seed % 2**64], dtype=np.uint64)
         self.mask = np.zeros(self.n_actions, dtype=np.int8)
         self.planes = np.zeros((N_CHANNELS, self.size, self.size), dtype=np.float32)
-        K.game_start(self.ws, self.state, self.params, self.rows, self.hashes)
+        G.start(self.pos, state, self.params, self.rows, self.hist)
 
     # ------------------------------------------------------------------ queries
 
     @property
+    def state(self) -> np.ndarray:
+        """``int64[STATE_SIZE]`` game state after the completed moves (a view of ``pos``)."""
+        return self.pos[:STATE_SIZE]
+
+    @property
+    def prefix(self) -> np.ndarray:
+        """``int64[MAX_STEPS]`` step actions of the move in progress (a view of ``pos``;
+        the first :attr:`plen` are valid)."""
+        return self.pos[G.G_PREFIX:G.G_PREFIX + G.MAX_STEPS]
+
+    @property
     def turn(self) -> int:
         """Colour to move (0 black, 1 white); unchanged during a move in progress."""
-        return int(self.state[4])
+        return int(self.pos[4])
 
     @property
     def plies(self) -> int:
         """Plies completed in this game."""
-        return int(self.ws[K.W_PLY])
+        return int(self.pos[ST_PLY] - self.ws[G.W_PLY0])
 
     @property
     def plen(self) -> int:
         """Steps played in the move in progress."""
-        return int(self.ws[K.W_PLEN])
+        return int(self.pos[G.G_PLEN])
 
     @property
     def n_rows(self) -> int:
         """Number of legal moves of the current position."""
-        return int(self.ws[K.W_NROWS])
+        return int(self.pos[G.G_NMOVES])
 
     @property
     def outcome(self) -> Optional[Outcome]:
         """The result once the game is over by rule (as ``Board.outcome()``), else None."""
-        code = int(self.ws[K.W_CODE])
-        if code < 0:
-            return None
-        winner = code % 4
-        return Outcome(Termination(code // 4), None if winner == 2 else Color(winner))
+        return Outcome.from_code(int(self.pos[G.G_CODE]))
 
     @property
     def board(self) -> Board:
@@ -124,25 +133,24 @@ class StepGame:
         """Double the room of the move log (called before it fills up)."""
         grow = len(self.log)
         self.log = np.concatenate([self.log, np.zeros_like(self.log[:grow])])
-        self.hashes = np.concatenate([self.hashes, np.zeros(grow, dtype=np.int64)])
+        self.hist = np.concatenate([self.hist, np.zeros(grow, dtype=np.int64)])
 
     def step(self, action: int, random_opponent: bool = False) -> int:
         """Play a step action; then, if a move was completed and ``random_opponent``,
         random replies for the agent's opponent; then refresh mask and planes (mover's view).
 
         Returns:
-            ``K.STEP_ILLEGAL`` (nothing played), ``K.STEP_IN_PROGRESS`` or
-            ``K.STEP_MOVE_DONE``.
+            ``G.STEP_ILLEGAL`` (nothing played), ``G.STEP_IN_PROGRESS`` or
+            ``G.STEP_MOVE_DONE``.
         """
         self._ensure_capacity()
-        return int(K.game_step(self.ws, self.state, self.params, self.rows, self.prefix,
-                               self.log, self.hashes, self.rng, action, random_opponent,
-                               self.mask, self.planes))
+        return int(G.game_step(self.ws, self.pos, self.params, self.rows, self.hist, self.log,
+                               self.rng, action, random_opponent, self.mask, self.planes))
 
     def random_replies(self) -> None:
         """Random moves for the agent's opponent until the agent is to move (or the end)."""
         self._ensure_capacity()
-        K.random_replies(self.ws, self.state, self.params, self.rows, self.log, self.hashes,
+        G.random_replies(self.ws, self.pos, self.params, self.rows, self.hist, self.log,
                          self.rng)
 
     def play_move(self, move: Move) -> None:
@@ -152,8 +160,8 @@ class StepGame:
             ValueError: the move is not legal here.
         """
         self._ensure_capacity()
-        K.play_row(self.ws, self.state, self.params, self.rows, self.row_of(move), self.log,
-                   self.hashes)
+        G.play_row(self.pos, self.params, self.rows, self.hist, self.row_of(move),
+                   self.log[self.plies])
 
     def row_of(self, move: Move) -> int:
         """Index among the legal move rows of a :class:`~drl.rules.Move` (start, end and
@@ -174,8 +182,8 @@ class StepGame:
 
     def refresh(self, viewer: Optional[int] = None) -> None:
         """Recompute the mask and the planes (from ``viewer``'s view, default the mover)."""
-        K.observe(self.ws, self.state, self.params, self.rows, self.prefix,
-                  -1 if viewer is None else int(viewer), self.mask, self.planes)
+        G.observe_into(self.pos, self.params, self.rows, -1 if viewer is None else int(viewer),
+                       self.mask, self.planes)
 
     # ------------------------------------------------------------------ text
 
