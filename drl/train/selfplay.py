@@ -20,27 +20,22 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from drl.encode.actions import num_actions as _num_actions
-from drl.encode.mask import MAX_STEPS, legal_step_mask, step_outcome
-from drl.encode.planes import N_CHANNELS, encode_planes
+from drl.encode.planes import N_CHANNELS
+from drl.game import kernels as G
 from drl.rules import Board, Move, Variant
 from drl.rules.core import (
-    MAX_MOVES,
     MOVE_WIDTH,
     ST_BK,
     ST_BM,
-    ST_HASH,
-    ST_NOPROG,
     ST_PLY,
     ST_TURN,
     ST_WK,
     ST_WM,
-    apply_move,
-    generate_moves,
+    STATE_SIZE,
+    code_winner,
     initial_state,
-    status,
 )
 from drl.rules.pdn import board_to_pdn
-from drl.rules.variant import P_REPETITION
 from drl.search import BatchedMCTS, Evaluator, Roots, SearchConfig
 from drl.train.buffer import GameBatch
 
@@ -137,18 +132,15 @@ class SelfPlayStats:
 
 
 class _Game:
-    """One game in a slot: its position in step space and its recorded positions."""
+    """One game in a slot: its game-core position, history and recorded positions."""
 
-    def __init__(self, index: int, variant: Variant, hist_cap: int) -> None:
+    def __init__(self, index: int, variant: Variant, hist_cap: int, moves: np.ndarray) -> None:
         self.index = index
         self.variant = variant
         self.params = np.ascontiguousarray(variant.params, dtype=np.int64)
-        self.state = initial_state(self.params)
-        self.prefix = np.zeros(MAX_STEPS, np.int64)
-        self.plen = 0
-        self.reps = 0
+        self.pos = G.new_pos()
         self.hist = np.zeros(hist_cap, np.int64)
-        self.hist[int(self.state[ST_PLY])] = self.state[ST_HASH]
+        G.start(self.pos, initial_state(self.params), self.params, moves, self.hist)
         self.obs: list[np.ndarray] = []
         self.legal: list[np.ndarray] = []
         self.policy: list[np.ndarray] = []
@@ -194,7 +186,8 @@ class SelfPlayActor:
         self._slots: list[_Game | None] = [None] * config.games_in_flight
         self._next_index = 0
         self.index_stride = 1
-        self._moves = np.empty((MAX_MOVES, MOVE_WIDTH), np.int64)
+        self._moves = G.move_buffer()
+        self._played = np.zeros(MOVE_WIDTH, np.int64)
         self._mask = np.zeros(self.num_actions, np.bool_)
 
     @property
@@ -208,7 +201,7 @@ class SelfPlayActor:
 
     def _new_game(self) -> _Game:
         v = self.variants[(self._next_index // self.index_stride) % len(self.variants)]
-        g = _Game(self._next_index, v, self.config.max_plies + 2)
+        g = _Game(self._next_index, v, self.config.max_plies + 2, self._moves)
         self._next_index += self.index_stride
         return g
 
@@ -244,8 +237,8 @@ class SelfPlayActor:
             slots: list[_Game] = self._slots  # type: ignore[assignment]
             forced = np.full(b, -1, np.int64)
             for i, g in enumerate(slots):
-                k = legal_step_mask(g.state, g.params, g.prefix, g.plen, self._mask)
-                if k == 1:
+                G.generate(g.pos, g.params, self._moves)
+                if G.legal_mask(g.pos, g.params, self._moves, self._mask) == 1:
                     forced[i] = int(np.flatnonzero(self._mask)[0])
             search_rows = np.flatnonzero(forced < 0)
             actions = forced.copy()
@@ -298,23 +291,20 @@ class SelfPlayActor:
 
     # -- one step ---------------------------------------------------------------------
     def _roots(self, slots: list[_Game]) -> Roots:
-        b = len(slots)
-        cap = self.config.max_plies + 2
-        states = np.stack([g.state for g in slots])
-        hist = np.stack([g.hist for g in slots])
-        hist_len = states[:, ST_PLY] + 1
-        return Roots(states=states, prefixes=np.stack([g.prefix for g in slots]),
-                     prefix_lens=np.array([g.plen for g in slots], np.int64),
-                     repetitions=np.array([g.reps for g in slots], np.int64),
+        pos = np.stack([g.pos for g in slots])
+        states = pos[:, :STATE_SIZE]
+        return Roots(states=states, prefixes=pos[:, G.G_PREFIX:G.G_PREFIX + G.MAX_STEPS],
+                     prefix_lens=pos[:, G.G_PLEN], repetitions=pos[:, G.G_REPS],
                      params=np.stack([g.params for g in slots]),
-                     history=hist[:, :cap], history_len=hist_len)
+                     history=np.stack([g.hist for g in slots]),
+                     history_len=states[:, ST_PLY] + 1)
 
     def _choose(self, result, i: int, g: _Game, full: bool) -> int:
         cfg = self.config
         if self.search_config.root_selection == "gumbel":
             return int(result.action[i])
         visits = result.visits[i].astype(np.float64)
-        if full and cfg.temperature > 0 and int(g.state[ST_PLY]) < cfg.temperature_plies:
+        if full and cfg.temperature > 0 and int(g.pos[ST_PLY]) < cfg.temperature_plies:
             p = visits ** (1.0 / cfg.temperature)
             p /= p.sum()
             return int(self.rng.choice(len(p), p=p))
@@ -322,45 +312,29 @@ class SelfPlayActor:
 
     def _record(self, g: _Game, legal: np.ndarray, policy: np.ndarray, weight: float) -> None:
         obs = np.empty((N_CHANNELS, self.board_size, self.board_size), np.float32)
-        encode_planes(g.state, g.params, g.prefix, g.plen, g.reps, obs)
+        G.observe(g.pos, g.params, -1, obs)
         g.obs.append(obs.astype(np.float16))
         g.legal.append(legal.astype(np.int16))
         g.policy.append(np.asarray(policy, np.float32))
         g.weight.append(weight)
-        g.player.append(int(g.state[ST_TURN]))
-        g.ply.append(int(g.state[ST_PLY]))
+        g.player.append(int(g.pos[ST_TURN]))
+        g.ply.append(int(g.pos[ST_PLY]))
 
     def _advance(self, g: _Game, action: int) -> bool:
-        """Play one step; returns True when the game is over."""
-        n = generate_moves(g.state, g.params, self._moves)
-        turn = int(g.state[ST_TURN])
-        g.prefix[g.plen] = action
-        k = step_outcome(self._moves, n, turn, g.params, g.prefix, g.plen + 1)
-        if k == -2:
+        """Play one step in the game core; returns True when the game is over (by rule,
+        or truncated at ``max_plies``)."""
+        G.generate(g.pos, g.params, self._moves)
+        done = G.step(g.pos, g.params, self._moves, g.hist, action, self._played)
+        if done == G.STEP_ILLEGAL:
             raise RuntimeError(f"self-play chose an illegal step {action}")
-        if k == -1:
-            g.plen += 1
+        if done == G.STEP_IN_PROGRESS:
             return False
-        row = self._moves[k].copy()
-        g.moves.append(Move.from_row(row, self.board_size, g.variant.notation))
-        g.state = apply_move(g.state, g.params, row)
-        g.prefix[:] = 0
-        g.plen = 0
-        ply = int(g.state[ST_PLY])
-        h = g.state[ST_HASH]
-        lo = max(0, ply - int(g.state[ST_NOPROG]))
-        g.reps = int(np.count_nonzero(g.hist[lo:ply] == h))
-        if ply < len(g.hist):
-            g.hist[ply] = h
-        code = status(g.state, g.params, generate_moves(g.state, g.params, self._moves))
-        if code >= 0:
-            g.result = int(code % 4)
+        g.moves.append(Move.from_row(self._played.copy(), self.board_size,
+                                     g.variant.notation))
+        if G.is_over(g.pos):
+            g.result = int(code_winner(g.pos[G.G_CODE]))
             return True
-        limit = int(g.params[P_REPETITION])
-        if limit > 0 and g.reps >= limit - 1:
-            g.result = RESULT_DRAW
-            return True
-        if ply >= self.config.max_plies:
+        if G.truncated(g.pos, self.config.max_plies):
             g.result = RESULT_TRUNCATED
             return True
         return False
@@ -373,10 +347,10 @@ class SelfPlayActor:
         else:
             value = np.zeros(len(player), np.float32)
         men = g.variant.rows_of_men * g.variant.board_size // 2
-        black = bin(int(g.state[ST_BM] | g.state[ST_BK])).count("1") / men
-        white = bin(int(g.state[ST_WM] | g.state[ST_WK])).count("1") / men
+        black = bin(int(g.pos[ST_BM] | g.pos[ST_BK])).count("1") / men
+        white = bin(int(g.pos[ST_WM] | g.pos[ST_WK])).count("1") / men
         pieces = np.where(player[:, None] == 0, [[black, white]], [[white, black]])
-        final_ply = int(g.state[ST_PLY])
+        final_ply = int(g.pos[ST_PLY])
         offsets = np.zeros(len(player) + 1, np.int64)
         offsets[1:] = np.cumsum([len(a) for a in g.legal])
         batch = GameBatch(
