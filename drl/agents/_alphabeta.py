@@ -2,11 +2,11 @@
 
 - Negamax with principal-variation (null-window) search, on the ``int64`` state /
   params / move arrays of ``docs/internals.md``; one preallocated move buffer per ply.
-- Terminal positions from the kernel ``status()`` (every variant's win/loss/draw rules),
-  scored ``WIN - ply`` so that faster wins and slower losses are preferred.
-- Repetition: a position that already occurred on the path (game history included,
-  same side to move, since the last capture or man move) scores as a draw when
-  repetition draws are on. The no-progress rule comes from ``status()``.
+- Terminal positions from the rules' one end-of-game rule ``end_code`` (every variant's
+  win/loss rules, no-progress and endgame rules, and the variant's repetition draw counted
+  over the game history and the path in the hash-by-ply representation of
+  ``count_repetitions``), wins scored ``WIN - ply`` so that faster wins and slower losses
+  are preferred.
 - Quiescence: at depth 0 the search goes on while the side to move must capture
   (captures are compulsory, so there is no "stand pat" in such positions).
 - Transposition table keyed by the Zobrist hash ``ST_HASH``; bounds and the best move
@@ -23,10 +23,9 @@ from numba import njit
 from drl.agents._evaluate import evaluate
 from drl.agents._kernels import CTX_SIZE, generate
 from drl.rules._bits import popcount
-from drl.rules.core import (M_CAPTURED, M_FLAGS, M_FROM, M_TO, MAX_MOVES, MOVE_WIDTH,
-                            ST_HASH, ST_NOPROG, ST_TURN, STATE_SIZE, apply_move_into,
-                            status)
-from drl.rules.variant import P_REPETITION
+from drl.rules.core import (DRAW, M_CAPTURED, M_FLAGS, M_FROM, M_TO, MAX_MOVES, MOVE_WIDTH,
+                            ST_HASH, ST_PLY, ST_TURN, STATE_SIZE, apply_move_into,
+                            code_winner, count_repetitions, end_code)
 
 WIN = 1_000_000
 MAX_PLY = 128
@@ -83,15 +82,15 @@ class SearchBuffers:
 
 @njit(cache=True, _nrt=False)
 def _terminal_score(code, turn, ply):
-    winner = code % 4
-    if winner == 2:
+    winner = code_winner(code)
+    if winner == DRAW:
         return 0
     return WIN - ply if winner == turn else -(WIN - ply)
 
 
 
 @njit(cache=True, _nrt=False)
-def _enter(ply, depth, alpha, beta, states, params, moves, order, path, base, tt, hist,
+def _enter(ply, depth, alpha, beta, states, params, moves, order, path, tt, hist,
            root_rank, ctl, frames, ctx):
     """Open the node at ``ply``: returns ``(True, value)`` for a leaf (terminal, draw by
     repetition, quiet horizon, TT cut-off or abort), else sets up its frame and returns
@@ -104,17 +103,10 @@ def _enter(ply, depth, alpha, beta, states, params, moves, order, path, base, tt
         ctl[C_SELDEPTH] = ply
     st = states[ply]
     h = st[ST_HASH]
-    path[base + ply] = h
-    if ply > 0 and params[P_REPETITION] > 0:
-        k = 2
-        limit = st[ST_NOPROG]
-        while k <= limit and base + ply - k >= 0:
-            if path[base + ply - k] == h:
-                return True, 0
-            k += 2
+    path[st[ST_PLY]] = h
     mv = moves[ply]
     n = generate(states, ply, params, moves, ctx)
-    code = status(st, params, n)
+    code = end_code(st, params, n, count_repetitions(path, st))
     if code >= 0:
         return True, _terminal_score(code, st[ST_TURN], ply)
     if ply >= MAX_PLY - 1:
@@ -228,10 +220,10 @@ def _store(ply, h, tt, moves, frames):
 
 
 @njit(cache=True, _nrt=False)
-def _negamax(depth, states, params, moves, order, path, base, tt, hist, root_rank, ctl,
+def _negamax(depth, states, params, moves, order, path, tt, hist, root_rank, ctl,
              frames, ctx):
     """Principal-variation negamax from ``states[0]`` with an explicit stack."""
-    leaf, v = _enter(0, depth, -INF, INF, states, params, moves, order, path, base, tt, hist,
+    leaf, v = _enter(0, depth, -INF, INF, states, params, moves, order, path, tt, hist,
                      root_rank, ctl, frames, ctx)
     if leaf:
         return v
@@ -248,7 +240,7 @@ def _negamax(depth, states, params, moves, order, path, base, tt, hist, root_ran
                 fr[F_MODE] = MODE_RESEARCH
                 cd = fr[F_DEPTH] - 1 if fr[F_DEPTH] > 0 else 0
                 leaf, v = _enter(ply + 1, cd, -fr[F_BETA], -fr[F_ALPHA], states, params,
-                                 moves, order, path, base, tt, hist, root_rank, ctl, frames, ctx)
+                                 moves, order, path, tt, hist, root_rank, ctl, frames, ctx)
                 if leaf:
                     have_value = True
                 else:
@@ -279,7 +271,7 @@ def _negamax(depth, states, params, moves, order, path, base, tt, hist, root_ran
             fr[F_J] = j + 1
         a, b = _next_child(ply, states, params, moves, order, frames)
         cd = fr[F_DEPTH] - 1 if fr[F_DEPTH] > 0 else 0
-        leaf, v = _enter(ply + 1, cd, a, b, states, params, moves, order, path, base, tt,
+        leaf, v = _enter(ply + 1, cd, a, b, states, params, moves, order, path, tt,
                          hist, root_rank, ctl, frames, ctx)
         if leaf:
             have_value = True
@@ -288,7 +280,7 @@ def _negamax(depth, states, params, moves, order, path, base, tt, hist, root_ran
 
 
 @njit(cache=True, _nrt=False)
-def search_root(state, params, depth, states, moves, order, path, base, tt, hist, root_rank,
+def search_root(state, params, depth, states, moves, order, path, tt, hist, root_rank,
                 ctl, frames, ctx):
     """Search ``state`` to ``depth`` plies (plus forced captures).
 
@@ -297,9 +289,8 @@ def search_root(state, params, depth, states, moves, order, path, base, tt, hist
         params: int64 [PARAMS_SIZE].
         depth: nominal depth in plies (>= 1).
         states, moves, order, tt, hist, frames, ctx: the :class:`SearchBuffers` arrays.
-        path: int64 [base + MAX_PLY]; ``path[:base]`` holds the Zobrist hashes of the
-            game positions before the root since the last irreversible move.
-        base: number of history hashes.
+        path: int64 [root ply + MAX_PLY + 1], the game's hash-by-ply history
+            (``Board.history``); the search writes its path at the plies after the root.
         root_rank: int64 [MAX_MOVES], tie-break rank of each root move in kernel order
             (lower ranks are searched first, so they win ties).
         ctl: int64 [C_SIZE]; ``ctl[C_LIMIT]`` is the node budget. On return
@@ -316,5 +307,5 @@ def search_root(state, params, depth, states, moves, order, path, base, tt, hist
     ctl[C_ABORT] = 0
     ctl[C_BEST] = 0
     ctl[C_SELDEPTH] = 0
-    return _negamax(depth, states, params, moves, order, path, base, tt, hist, root_rank, ctl,
+    return _negamax(depth, states, params, moves, order, path, tt, hist, root_rank, ctl,
                     frames, ctx)

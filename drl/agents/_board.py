@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from drl.rules import Board, Move
-from drl.rules.core import M_CAPTURED, M_FROM, M_TO, ST_HASH, ST_NOPROG
+from drl.rules.core import M_CAPTURED, M_FROM, M_TO, ST_PLY
 
 
 def kernel_inputs(board: Board) -> tuple[np.ndarray, np.ndarray]:
@@ -14,24 +14,14 @@ def kernel_inputs(board: Board) -> tuple[np.ndarray, np.ndarray]:
             np.array(board.variant.params, dtype=np.int64))
 
 
-def history_hashes(board: Board) -> np.ndarray:
-    """Zobrist hashes of the game positions before the current one that can still repeat.
-
-    Only positions since the last capture or man move can repeat, i.e. the last
-    ``ST_NOPROG`` plies (bounded by the moves on the stack).
-
-    Returns:
-        int64 [k], oldest first, not including the current position.
-    """
-    k = min(int(board.state[ST_NOPROG]), board.ply)
-    if k == 0:
-        return np.zeros(0, dtype=np.int64)
-    b = board.copy()
-    out = []
-    for _ in range(k):
-        b.pop()
-        out.append(int(b.state[ST_HASH]))
-    return np.array(out[::-1], dtype=np.int64)
+def search_history(board: Board, depth: int) -> np.ndarray:
+    """The board's hash-by-ply history (``Board.history``) with room for a search path of
+    ``depth`` more plies: ``int64[ply + depth + 1]``; a search writes the positions of
+    its path at their plies, so repetitions are counted by the game's own rule."""
+    hist = board.history()
+    out = np.zeros(int(board.state[ST_PLY]) + depth + 1, dtype=np.int64)
+    out[:len(hist)] = hist
+    return out
 
 
 def move_from_row(board: Board, row: np.ndarray) -> Move:

@@ -16,7 +16,7 @@ import time as _time
 import numpy as np
 
 from drl.agents import _alphabeta as ab
-from drl.agents._board import history_hashes, kernel_inputs, move_from_row, require_moves
+from drl.agents._board import kernel_inputs, move_from_row, require_moves, search_history
 from drl.agents.base import Agent
 from drl.rules import Board, Move
 
@@ -83,9 +83,7 @@ class AlphaBetaAgent(Agent):
             ``(best move row int64[MOVE_WIDTH], score)``.
         """
         state, params = kernel_inputs(board)
-        hist = history_hashes(board)
-        path = np.zeros(len(hist) + ab.MAX_PLY + 1, dtype=np.int64)
-        path[: len(hist)] = hist
+        path = search_history(board, ab.MAX_PLY + 1)
         if rank is None:
             rank = np.arange(ab.MAX_MOVES, dtype=np.int64)
         b = self._buf
@@ -106,8 +104,8 @@ class AlphaBetaAgent(Agent):
                     break
             b.ctl[:] = 0
             b.ctl[ab.C_LIMIT] = limit
-            s = ab.search_root(state, params, d, b.states, b.moves, b.order, path, len(hist),
-                               b.tt, b.history, rank, b.ctl, b.frames, b.ctx)
+            s = ab.search_root(state, params, d, b.states, b.moves, b.order, path, b.tt,
+                               b.history, rank, b.ctl, b.frames, b.ctx)
             total_nodes += int(b.ctl[ab.C_NODES])
             if b.ctl[ab.C_ABORT]:
                 break

@@ -12,7 +12,7 @@ import numpy as np
 
 from drl.agents import _mcts
 from drl.agents._kernels import CTX_SIZE
-from drl.agents._board import history_hashes, kernel_inputs, require_moves
+from drl.agents._board import kernel_inputs, require_moves, search_history
 from drl.agents.base import Agent
 from drl.rules import Board, Move
 from drl.rules.core import MAX_MOVES, MOVE_WIDTH, STATE_SIZE
@@ -75,12 +75,11 @@ class MCTSAgent(Agent):
         """
         sims = self.sims if sims is None else min(int(sims), self.sims)
         state, params = kernel_inputs(board)
-        hist = history_hashes(board)
-        path = np.zeros(len(hist) + _mcts.MAX_DEPTH + 2, dtype=np.int64)
+        path = search_history(board, _mcts.MAX_DEPTH + self.rollout_limit + 2)
         (parent, first_child, next_sibling, move_index, n_moves, n_expanded, expand_start,
          code, visits) = self._ints
         seed = int(self._rng.integers(2**31 - 1))
-        nodes = _mcts.uct_search(state, params, sims, self.c, self.rollout_limit, seed, hist,
+        nodes = _mcts.uct_search(state, params, sims, self.c, self.rollout_limit, seed,
                                  self._state, parent, first_child, next_sibling, move_index,
                                  n_moves, n_expanded, expand_start, code, visits, self._value,
                                  self._moves, self._scratch, path, self._ctx)

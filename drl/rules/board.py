@@ -440,13 +440,17 @@ class Board:
         The window is the kernel's no-progress counter (``ST_NOPROG``: plies since the last
         capture or man move), cut to the moves pushed on this board.
         """
-        return 1 + int(core.count_repetitions(self._history(), self._state))
+        return 1 + int(core.count_repetitions(self.history(), self._state))
 
-    def _history(self) -> np.ndarray:
-        """Position hashes by ply (``drl.rules.core.count_repetitions``): the states
-        before the pushed moves, aligned so that the current position is at its
-        ``ST_PLY``; plies before this board's first state are 0 (never read after the
-        window cut)."""
+    def history(self) -> np.ndarray:
+        """The game's position hashes by ply, the history representation of the kernels
+        (``drl.rules.core.count_repetitions``, ``drl.game``).
+
+        Returns:
+            ``int64[ply + 1]``: entry ``p`` is the Zobrist hash of the position at ply
+            ``p`` (``ST_PLY``) for the positions on this board's move stack and the
+            current one (the last entry); plies before the board's first position are 0.
+        """
         ply = int(self._state[core.ST_PLY])
         hist = np.zeros(ply + 1, dtype=np.int64)
         k = min(len(self._states), ply)
@@ -470,7 +474,7 @@ class Board:
         n_legal = len(self._generate())
         if not claim_draw:
             return Outcome.from_code(core.status(self._state, self._params, n_legal))
-        earlier = int(core.count_repetitions(self._history(), self._state))
+        earlier = int(core.count_repetitions(self.history(), self._state))
         return Outcome.from_code(core.end_code(self._state, self._params, n_legal, earlier))
 
     def is_game_over(self, claim_draw: bool = True) -> bool:
