@@ -15,7 +15,7 @@ __all__ = ["W_AGENT", "W_PLY_LIMIT", "W_PLY0", "W_SIZE", "vector_step"]
 
 
 @njit(cache=True)
-def vector_step(ws, pos, params2, init_state, moves, hists, scratch, rngs, actions,
+def vector_step(ws, pos, params2, init_state, moves, hists, logs, rngs, actions,
                 needs_reset, new_agents, lose_on_illegal, masks, planes, rewards, terminated,
                 truncated):
     """One step of B games against random opponents (the vector env's whole step).
@@ -29,8 +29,8 @@ def vector_step(ws, pos, params2, init_state, moves, hists, scratch, rngs, actio
         ws: ``int64[B, W_SIZE]``; pos: ``int64[B, POS_SIZE]``; params2:
             ``int64[2, PARAMS_SIZE]`` the rules when the agent plays black / white;
             init_state: ``int64[STATE_SIZE]``; moves: ``int64[B, MAX_MOVES, MOVE_WIDTH]``;
-            hists: ``int64[B, ply_limit + 2]``; scratch: ``int64[B, 1, MOVE_WIDTH]``
-            (moves played, not kept); rngs: ``uint64[B]``; actions, new_agents:
+            hists: ``int64[B, ply_limit + 2]``; logs: ``int64[B, ply_limit + 2,
+            MOVE_WIDTH]``, the moves of each game; rngs: ``uint64[B]``; actions, new_agents:
             ``int64[B]``; needs_reset: ``bool[B]``.
         masks, planes, rewards, terminated, truncated: outputs ``int8[B, A]``,
             ``float32[B, C, n, n]``, ``float32[B]``, ``bool[B]``, ``bool[B]``.
@@ -48,17 +48,18 @@ def vector_step(ws, pos, params2, init_state, moves, hists, scratch, rngs, actio
             w[W_AGENT] = agent
             w[W_PLY0] = init_state[ST_PLY]
             G.start(p, init_state, params, moves[i], hists[i])
-            G.random_replies(w, p, params, moves[i], hists[i], scratch[i], rng)
+            G.random_replies(w, p, params, moves[i], hists[i], logs[i], rng)
         else:
             agent = w[W_AGENT]
             params = params2[agent]
-            result = G.step(p, params, moves[i], hists[i], actions[i], scratch[i, 0])
+            result = G.step(p, params, moves[i], hists[i], actions[i],
+                            logs[i, min(p[ST_PLY] - w[W_PLY0], logs.shape[1] - 1)])
             if result == STEP_ILLEGAL:
                 if lose_on_illegal:
                     rewards[i] = -1.0
                     terminated[i] = True
             elif result == STEP_MOVE_DONE:
-                G.random_replies(w, p, params, moves[i], hists[i], scratch[i], rng)
+                G.random_replies(w, p, params, moves[i], hists[i], logs[i], rng)
                 if G.is_over(p):
                     terminated[i] = True
                     rewards[i] = code_value(p[G_CODE], agent)

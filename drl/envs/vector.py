@@ -29,7 +29,8 @@ from drl.envs import _kernels as K
 from drl.envs.variants import Options, build_variant, role_variants
 from drl.game.kernels import G_CODE, POS_SIZE
 from drl.game import winners
-from drl.rules.core import MAX_MOVES, MOVE_WIDTH, initial_state
+from drl.rules.board import Move
+from drl.rules.core import MAX_MOVES, MOVE_WIDTH, ST_PLY, initial_state
 from drl.rules.variant import Variant
 
 COLORS = ("black", "white")
@@ -85,6 +86,7 @@ class DraughtsVectorEnv(VectorEnv):
             raise ValueError(f"illegal_action must be 'raise' or 'lose', got {illegal_action!r}")
         self.variant = build_variant(variant, variant_options)
         variants = role_variants(self.variant, role)
+        self._variants = (variants[0], variants[1])  # by agent colour
         self.num_envs = int(num_envs)
         self.agent_color = agent_color
         self.max_plies = int(max_plies)
@@ -108,7 +110,7 @@ class DraughtsVectorEnv(VectorEnv):
         self._pos = np.zeros((b, POS_SIZE), dtype=np.int64)
         self._rows = np.zeros((b, MAX_MOVES, MOVE_WIDTH), dtype=np.int64)
         self._hist = np.zeros((b, self.max_plies + 2), dtype=np.int64)
-        self._scratch = np.zeros((b, 1, MOVE_WIDTH), dtype=np.int64)
+        self._logs = np.zeros((b, self.max_plies + 2, MOVE_WIDTH), dtype=np.int64)
         self._rngs = np.zeros(b, dtype=np.uint64)
         self._masks = np.zeros((b, a), dtype=np.int8)
         self._planes = np.zeros((b, N_CHANNELS, n, n), dtype=np.float32)
@@ -174,10 +176,24 @@ class DraughtsVectorEnv(VectorEnv):
         """``bool[B, A]`` legal step actions of every game."""
         return self._masks.astype(bool)
 
+    def game_moves(self, index: int) -> list[Move]:
+        """The moves of game ``index`` so far, both sides, in order; after the step that
+        ended it, the whole game (until the next step starts a new one there).
+
+        Raises:
+            IndexError: ``index`` is not in ``0..num_envs-1``.
+        """
+        if not 0 <= int(index) < self.num_envs:
+            raise IndexError(f"game index {index} is not in 0..{self.num_envs - 1}")
+        i = int(index)
+        plies = int(self._pos[i, ST_PLY] - self._ws[i, K.W_PLY0])
+        size, notation = self.variant.board_size, self.variant.notation
+        return [Move.from_row(row.copy(), size, notation) for row in self._logs[i, :plies]]
+
     def _run(self, actions: np.ndarray, lose: bool) -> None:
         new_agents = self._draw_agents() if self._needs_reset.any() else self._no_actions
         K.vector_step(self._ws, self._pos, self._params2, self._init, self._rows, self._hist,
-                      self._scratch, self._rngs, actions, self._needs_reset,
+                      self._logs, self._rngs, actions, self._needs_reset,
                       new_agents, lose, self._masks, self._planes, self._rewards,
                       self._terminated, self._truncated)
 
