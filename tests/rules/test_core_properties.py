@@ -6,13 +6,12 @@
   pieces on a square, piece counts only fall, no man rests on its own crowning row, the
   incremental hash equals a recomputation, counters move as the rules say.
 - Mirroring a position (180 degrees, colours and side to move swapped) mirrors its moves.
-- ``status`` resolves the rule cases of ``../shared/cases`` and DESIGN section 2.
+- ``status`` resolves the rule cases of ``tests/golden/cases`` and DESIGN section 2.
 """
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,8 +21,8 @@ from hypothesis import strategies as st
 from drl.rules import core
 from drl.rules.geometry import parse_square, rowcol_to_square, square_to_rowcol
 from drl.rules.variant import PRESETS, Variant
+from shared_paths import GOLDEN_CASES
 
-CASES_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "cases"
 HYP = settings(max_examples=60, deadline=None,
                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
@@ -437,10 +436,7 @@ def test_role_swap_after_captures():
 
 
 def _case(name):
-    path = CASES_DIR / f"{name}.json"
-    if not path.exists():
-        pytest.skip(f"shared case not available: {path}")
-    return json.loads(path.read_text())
+    return json.loads((GOLDEN_CASES / f"{name}.json").read_text())
 
 
 def test_no_progress_draw_case_026():
