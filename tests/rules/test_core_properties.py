@@ -312,6 +312,13 @@ def test_random_playouts_keep_the_state_consistent(variant, seed):
         man_moved = (int(state[2 * side]) >> int(move[core.M_FROM])) & 1
         expected_noprog = 0 if (taken or man_moved) else state[core.ST_NOPROG] + 1
         assert new[core.ST_NOPROG] == expected_noprog
+        # The endgame counter runs while the material class stays the same, and restarts
+        # on a capture, a promotion or removal, or a change of class.
+        kind = core.endgame_kind(new, params)
+        same_class = kind != 0 and kind == core.endgame_kind(state, params)
+        quiet = not taken and not move[core.M_FLAGS] & (core.FLAG_CROWN | core.FLAG_REMOVE)
+        assert new[core.ST_ENDGAME] == (state[core.ST_ENDGAME] + 1 if quiet and same_class
+                                        else 0)
         state = new
 
 
@@ -453,13 +460,13 @@ def test_endgame_rule_case_028():
     case = _case("028-international-16-move-count-then-2v1")
     v = Variant.preset("international")
     state = state_from_fen(case["fen"], v)
-    assert core.endgame_kind(state) == 1
+    assert core.endgame_kind(state, v.params) == 1
     for ply, text in enumerate(case["moves"], start=1):
         state = play(state, v, [text])
         code = core.status(state, v.params, core.count_moves(state, v.params))
         assert code == (core.T_ENDGAME_RULE * 4 + DRAW if ply == 36 else -1), ply
         if ply == 26:  # a king is taken: two kings against one, the count restarts
-            assert core.endgame_kind(state) == 2 and state[core.ST_ENDGAME] == 0
+            assert core.endgame_kind(state, v.params) == 2 and state[core.ST_ENDGAME] == 0
 
 
 def test_endgame_rule_is_international_only():
@@ -479,7 +486,7 @@ def test_endgame_rule_is_international_only():
 ])
 def test_endgame_kind(fen, kind):
     v = Variant.preset("international")
-    assert core.endgame_kind(state_from_fen(fen, v)) == kind
+    assert core.endgame_kind(state_from_fen(fen, v), v.params) == kind
 
 
 def test_kernels_reject_wrong_shapes():
