@@ -11,7 +11,8 @@ of each position one ply above the leaves), never played. For py-draughts two fi
 
 When a py-draughts run at the full depth would take too long it is timed at a smaller
 depth (nodes/s is comparable across depths) and the output says so. Counts are checked
-against ``../shared/data/perft/published_perft.json`` where available. py-draughts'
+against ``data/perft/published_perft.json`` of the shared folder (``../shared``, or
+``$DRL_SHARED``; see ``drl._paths``) where available. py-draughts'
 American board lets a side skip a capture, so its counts differ from the published
 English ones: there it is compared for speed only.
 
@@ -36,11 +37,12 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from drl._paths import shared_dir
 from drl.rules import core
 from drl.rules.variant import Variant
 
 REPO = Path(__file__).resolve().parents[1]
-PUBLISHED = REPO.parent / "shared" / "data" / "perft" / "published_perft.json"
+PUBLISHED = shared_dir() / "data" / "perft" / "published_perft.json"
 
 # (drl preset, depth, py-draughts board class name, published table)
 RUNS = [

@@ -1,7 +1,10 @@
-"""Shared fixtures: where the shared rule cases and game data live.
+"""Shared fixtures: where the rule cases and the game data live.
 
-The data are read in place from ``../shared`` (relative to the repository root) and never
-copied into the repository; tests that need them skip cleanly when they are absent.
+The rule cases are the repository's own golden data (``tests/golden/cases``) and are
+always there. The real game collections are read in place from the shared folder beside
+the checkout (``../shared/data``, located by ``drl._paths.shared_dir()``; ``DRL_SHARED``
+overrides) and never copied into the repository; tests that need them skip cleanly when
+they are absent.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from shared_paths import SHARED_CASES, SHARED_DATA
+from shared_paths import GOLDEN_CASES, SHARED_DATA
 
 
 def _existing(path: Path) -> Path:
@@ -33,5 +36,5 @@ def games_dir(shared_data: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def cases_dir() -> Path:
-    """``../shared/cases`` (rule cases, one JSON file each); skips when absent."""
-    return _existing(SHARED_CASES)
+    """``tests/golden/cases`` (rule cases, one JSON file each; always present)."""
+    return GOLDEN_CASES

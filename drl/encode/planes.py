@@ -36,7 +36,7 @@ Channels (``N_CHANNELS = 22``):
 18  ``CH_ROLE_SWAP``         captures made towards the next role swap / N (0 if off)
 19  ``CH_NO_PROGRESS``       no-progress plies / the variant's limit (0 if none), <= 1
 20  ``CH_REPETITION``        earlier occurrences of the position / (repetition_draw - 1), <= 1
-21  ``CH_ENDGAME``           FMJD endgame-rule plies / 32, <= 1
+21  ``CH_ENDGAME``           endgame-rule plies / the current class's limit (0 if none), <= 1
 ==  ======================  =====================================================
 """
 
@@ -55,6 +55,7 @@ from drl.rules.core import (
     ST_TURN,
     ST_WK,
     ST_WM,
+    endgame_plies,
     objective,
 )
 from drl.rules.geometry import COL, RAY, ROW
@@ -103,8 +104,6 @@ CHANNEL_NAMES = (
     "elimination_giver", "role_swap", "no_progress", "repetition", "endgame",
 )
 
-ENDGAME_SCALE = 32.0
-"""Plies of the FMJD endgame counter that map to 1.0 (the 16-move rule: 32 plies)."""
 
 _P_SIZE_IDX = 0
 _P_NSQ = 2
@@ -230,7 +229,11 @@ def encode_planes_as(state: np.ndarray, params: np.ndarray, prefix: np.ndarray,
     reps = params[P_REPETITION]
     if reps > 1:
         out[20] = _clip01(repetitions / (reps - 1))
-    out[21] = _clip01(state[ST_ENDGAME] / ENDGAME_SCALE)
+    # Like the no-progress plane: the share of the endgame rule's limit used so far, for
+    # the material class the counter runs in (FMJD or Russian rules; 0 when none).
+    endgame_limit = endgame_plies(state, params)
+    if endgame_limit > 0:
+        out[21] = _clip01(state[ST_ENDGAME] / endgame_limit)
 
 
 @njit(cache=True)

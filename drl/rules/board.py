@@ -463,8 +463,8 @@ class Board:
         """The result if the game is over, else None.
 
         Win/loss by the kernel's ``status`` (DESIGN §2: take/give objectives, blocked
-        players, Give and Take elimination, the variant's no-progress and FMJD endgame
-        rules), then threefold repetition (same pieces, same side to move; only positions
+        players, Give and Take elimination, the variant's endgame rules (FMJD or Russian)
+        and no-progress rule), then threefold repetition (same pieces, same side to move; only positions
         since the last capture or man move can repeat), counted here from the move stack.
 
         Args:

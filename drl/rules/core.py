@@ -34,7 +34,8 @@ __all__ = [
     "FLAG_REMOVE", "FLAG_KING", "TAKE", "GIVE", "DRAW", "T_NO_PIECES", "T_BLOCKED",
     "T_GIVER_ELIMINATED", "T_THREEFOLD_REPETITION", "T_NO_PROGRESS", "T_ENDGAME_RULE",
     "initial_state", "make_state", "zobrist_hash", "generate_moves", "count_moves",
-    "apply_move", "apply_move_into", "objective", "status", "endgame_kind", "perft",
+    "apply_move", "apply_move_into", "objective", "status", "endgame_kind", "endgame_plies",
+    "ENDGAME_PLIES", "perft",
     "move_buffer", "check_state", "count_repetitions", "end_code", "code_winner",
     "code_termination", "code_value", "ONGOING",
 ]
@@ -60,11 +61,39 @@ T_THREEFOLD_REPETITION = 4
 T_NO_PROGRESS = 5
 T_ENDGAME_RULE = 6
 
-# FMJD endgame rules: plies after which the game is drawn.
-ENDGAME_16_MOVE = 1
-ENDGAME_5_MOVE = 2
-ENDGAME_16_PLIES = 32
-ENDGAME_5_PLIES = 10
+# Endgame rules (``Variant.endgame_rule``, ``P_ENDGAME_RULE``): 0 none, 1 FMJD, 2 Russian.
+ENDGAME_RULE_NONE = 0
+ENDGAME_RULE_FMJD = 1
+ENDGAME_RULE_RUSSIAN = 2
+
+# Endgame kinds (``endgame_kind``): which material class the counter ``ST_ENDGAME`` runs
+# for; ``ENDGAME_PLIES[kind]`` is the number of plies in that class that draws (a "move"
+# of the rules is one move by each side: two plies). docs/rules.md has the sources.
+ENDGAME_16_MOVE = 1       # FMJD: 3 pieces (>= 1 king) against a lone king, 16 moves
+ENDGAME_5_MOVE = 2        # FMJD: 1-2 pieces (>= 1 king) against a lone king, 5 moves
+ENDGAME_RU_KINGS = 3      # Russian: 3 or more kings (no men) against a lone king, 15 moves
+ENDGAME_RU_MAIN_ROAD = 4  # Russian: 3 pieces (>= 1 king) against a lone king on the main
+                          # road (the long diagonal), 5 moves
+ENDGAME_RU_TWO = 5        # Russian: 2 pieces (>= 1 king) against a lone king, 5 moves
+ENDGAME_RU_4_5 = 6        # Russian: kings on both sides, 4-5 pieces on the board, 30 moves
+ENDGAME_RU_6_7 = 7        # Russian: kings on both sides, 6-7 pieces on the board, 60 moves
+ENDGAME_PLIES = np.array([0, 32, 10, 30, 10, 10, 60, 120], dtype=np.int64)
+
+
+def _main_road_masks() -> np.ndarray:
+    """Bitboard of the main road (the long dark diagonal, a1-h8 on 8x8) per board size
+    index: the diagonal whose dark squares number ``board_size``."""
+    from drl.rules.geometry import COL, ROW
+
+    masks = np.zeros(2, dtype=np.int64)
+    for z, n in ((0, 8), (1, 10)):
+        for s in range(n * n // 2):
+            if ROW[z, s] + COL[z, s] == n - 1:
+                masks[z] |= np.int64(1) << np.int64(s)
+    return masks
+
+
+MAIN_ROAD = _main_road_masks()
 
 
 def check_state(state: np.ndarray, params: np.ndarray) -> None:
@@ -235,37 +264,74 @@ def _count(states, params, moves, ctx):
 
 
 @njit(cache=True, inline="always")
-def _endgame_kind(bm_bb, bk_bb, wm_bb, wk_bb):
+def _endgame_kind(rule, z, bm_bb, bk_bb, wm_bb, wk_bb):
+    if rule == ENDGAME_RULE_NONE:
+        return 0
     bm = popcount(bm_bb)
     bk = popcount(bk_bb)
     wm = popcount(wm_bb)
     wk = popcount(wk_bb)
+    if rule == ENDGAME_RULE_FMJD:
+        kind = 0
+        for side in range(2):
+            if side == 0:
+                sm, sk, lm, lk = bm, bk, wm, wk
+            else:
+                sm, sk, lm, lk = wm, wk, bm, bk
+            if lm != 0 or lk != 1 or sk < 1:
+                continue
+            total = sm + sk
+            if total == 3:
+                kind = ENDGAME_16_MOVE
+            elif total <= 2:
+                return ENDGAME_5_MOVE
+        return kind
+    # Russian: of the classes that describe the material, the one with the fewest plies.
     kind = 0
+    total = bm + bk + wm + wk
+    if bk >= 1 and wk >= 1:
+        if 4 <= total <= 5:
+            kind = ENDGAME_RU_4_5
+        elif 6 <= total <= 7:
+            kind = ENDGAME_RU_6_7
     for side in range(2):
         if side == 0:
-            sm, sk, lm, lk = bm, bk, wm, wk
+            sm, sk, lm, lk, lone = bm, bk, wm, wk, wk_bb
         else:
-            sm, sk, lm, lk = wm, wk, bm, bk
+            sm, sk, lm, lk, lone = wm, wk, bm, bk, bk_bb
         if lm != 0 or lk != 1 or sk < 1:
             continue
-        total = sm + sk
-        if total == 3:
-            kind = ENDGAME_16_MOVE
-        elif total <= 2:
-            return ENDGAME_5_MOVE
+        if sm + sk == 2:
+            return ENDGAME_RU_TWO
+        if sm + sk == 3 and lone & MAIN_ROAD[z]:
+            return ENDGAME_RU_MAIN_ROAD
+        if sm == 0 and sk >= 3:
+            kind = ENDGAME_RU_KINGS
     return kind
 
 
 @njit(cache=True)
-def endgame_kind(state):
-    """Which FMJD king-endgame rule describes the material (international, FMJD art. 8).
+def endgame_kind(state, params):
+    """Which endgame material class of the variant's ``endgame_rule`` the position is in.
 
-    Returns:
-        1 (16-move rule: three kings, two kings and a man, or a king and two men against
-        a lone king), 2 (5-move rule: two kings, a king and a man, or a king against a
-        lone king), else 0.
+    FMJD (international, FMJD art. 8): 1 (16-move rule: three kings, two kings and a man,
+    or a king and two men against a lone king), 2 (5-move rule: two kings, a king and a
+    man, or a king against a lone king). Russian (federation rules, docs/rules.md): 3
+    (three or more kings against a lone king), 4 (three pieces, at least one a king,
+    against a lone king standing on the main road), 5 (two pieces, at least one a king,
+    against a lone king), 6 / 7 (kings on both sides, 4-5 / 6-7 pieces on the board);
+    where several describe the position, the one with the fewest plies. 0 otherwise and
+    when the rule is off. ``ENDGAME_PLIES[kind]`` plies in the class draw.
     """
-    return _endgame_kind(state[ST_BM], state[ST_BK], state[ST_WM], state[ST_WK])
+    return _endgame_kind(params[P_ENDGAME_RULE], params[P_SIZE_IDX], state[ST_BM],
+                         state[ST_BK], state[ST_WM], state[ST_WK])
+
+
+@njit(cache=True)
+def endgame_plies(state, params):
+    """Plies in the current endgame class that draw (``ENDGAME_PLIES[endgame_kind]``); 0
+    when no endgame rule describes the position."""
+    return ENDGAME_PLIES[endgame_kind(state, params)]
 
 
 @njit(cache=True, inline="always")
@@ -335,6 +401,19 @@ def _apply_at(src, s, params, moves, lvl, i, dst, t):
             bb2 |= to_bit
         else:
             bb3 |= to_bit
+    # Endgame counter: plies played in the current endgame class. It restarts (0 in the
+    # position reached) on a capture, a promotion, or a change of class; a man move
+    # inside a class does not restart it. Under FMJD the class changes only by a capture
+    # or a promotion; under the Russian rules also when the lone king steps on or off
+    # the main road.
+    rule = params[P_ENDGAME_RULE]
+    endgame_next = 0
+    if rule != ENDGAME_RULE_NONE and not (cap or (flags & (FLAG_CROWN | FLAG_REMOVE))):
+        kind_after = _endgame_kind(rule, z, bb0, bb1, bb2, bb3)
+        # (src[s] is read before dst[t], which may be the same row, is written.)
+        if kind_after != 0 and (rule == ENDGAME_RULE_FMJD or kind_after == _endgame_kind(
+                rule, z, src[s, 0], src[s, 1], src[s, 2], src[s, 3])):
+            endgame_next = endgame + 1
     dst[t, 0] = bb0
     dst[t, 1] = bb1
     dst[t, 2] = bb2
@@ -343,12 +422,7 @@ def _apply_at(src, s, params, moves, lvl, i, dst, t):
     dst[t, ST_NOPROG] = 0 if (cap or is_man) else noprog + 1
     dst[t, ST_HASH] = h
     dst[t, ST_CAPTURED] = captured + popcount(cap)
-    if params[P_ENDGAME_RULE] and not (
-            cap or (flags & (FLAG_CROWN | FLAG_REMOVE))
-            or _endgame_kind(bb0, bb1, bb2, bb3) == 0):
-        dst[t, ST_ENDGAME] = endgame + 1
-    else:
-        dst[t, ST_ENDGAME] = 0
+    dst[t, ST_ENDGAME] = endgame_next
     dst[t, ST_PLY] = ply + 1
     for j in range(ST_PLY + 1, STATE_SIZE):
         dst[t, j] = src[s, j]
@@ -362,9 +436,9 @@ def apply_move_into(state, params, move, out):
     Updates the bitboards (captured pieces come off at the end of the move, the piece is
     crowned or removed per the move flags), the side to move, ``ST_NOPROG`` (reset by a
     capture or a man move, else +1), ``ST_CAPTURED``, ``ST_PLY``, the Zobrist hash
-    (incrementally) and, under the FMJD endgame rule, ``ST_ENDGAME`` (plies in the current
-    16-move / 5-move ending, restarted when the material changes). The move is not
-    checked for legality.
+    (incrementally) and, under an endgame rule, ``ST_ENDGAME`` (plies in the current
+    endgame class of :func:`endgame_kind`, restarted by a capture, a promotion or a change
+    of class). The move is not checked for legality.
 
     Args:
         state: ``int64[STATE_SIZE]``.
@@ -443,8 +517,11 @@ def status(state, params, n_legal):
        except that a blocked giver with pieces loses under ``blocked_giver=loses``.
     3. The side not to move has no pieces (only in set-up positions): it loses if it
        takes, wins if it gives (NO_PIECES).
-    4. Draws: ``no_progress_plies`` reached (NO_PROGRESS); FMJD 16-move / 5-move king
-       endgames after 32 / 10 plies (ENDGAME_RULE).
+    4. Draws: the endgame rule (ENDGAME_RULE): ``ST_ENDGAME`` has reached
+       ``ENDGAME_PLIES`` of the position's :func:`endgame_kind` (FMJD 16-move / 5-move
+       rules; the Russian 15 / 5 / 30 / 60-move rules); then ``no_progress_plies``
+       reached (NO_PROGRESS). Where both apply at once the endgame rule, the more specific
+       one, is reported.
 
     Args:
         state: ``int64[STATE_SIZE]``.
@@ -479,14 +556,13 @@ def status(state, params, n_legal):
     if opp == 0:
         winner = side if objective(state, params, other) == TAKE else other
         return T_NO_PIECES * 4 + winner
+    if params[P_ENDGAME_RULE]:
+        kind = endgame_kind(state, params)
+        if kind != 0 and state[ST_ENDGAME] >= ENDGAME_PLIES[kind]:
+            return T_ENDGAME_RULE * 4 + DRAW
     limit = params[P_NO_PROGRESS]
     if limit > 0 and state[ST_NOPROG] >= limit:
         return T_NO_PROGRESS * 4 + DRAW
-    if params[P_ENDGAME_RULE]:
-        kind = endgame_kind(state)
-        if (kind == ENDGAME_16_MOVE and state[ST_ENDGAME] >= ENDGAME_16_PLIES) or (
-                kind == ENDGAME_5_MOVE and state[ST_ENDGAME] >= ENDGAME_5_PLIES):
-            return T_ENDGAME_RULE * 4 + DRAW
     return -1
 
 

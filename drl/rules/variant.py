@@ -13,7 +13,9 @@ Rule sources of the presets (seed documents are in ``../shared/seeds``):
   capture, a man reaching the crowning row during a capture stops there; draw by
   threefold repetition or 40 moves each without capture or man move (seed 003).
 - ``russian``: seed 002: light moves first, men capture backwards, flying kings, no
-  majority rule, a man crowned mid-capture continues as a king; 15-move kings-only rule.
+  majority rule, a man crowned mid-capture continues as a king; 15-move kings-only rule
+  and the federation's endgame draw rules (``endgame_rule=russian``: 15 / 5 / 30 / 60
+  moves by material class, docs/rules.md).
 - ``brazilian``: seed 002 table (Brazilian = international rules on 8x8): maximum
   capture, a man passing the back row mid-capture is not crowned; 25-move rule.
 - ``international``: seed 002 table and the FMJD rules: 10x10, 20 men each, maximum
@@ -73,7 +75,7 @@ PROMOTION = ("crown", "remove")
 BLOCKED_GIVER = ("wins", "loses")
 TAKER_BLOCKED = ("loses", "draw")
 ELIM_WINNER = ("taker", "giver")
-ENDGAME_RULES = ("none", "fmjd")
+ENDGAME_RULES = ("none", "fmjd", "russian")
 NOTATIONS = ("numeric", "algebraic")
 
 # Flags in canonical order (the order of str(variant)); fields that others derive from
@@ -133,7 +135,12 @@ class Variant:
         repetition_draw: the number of occurrences of a position that draws; ``None`` off.
         no_progress_plies: plies without capture or man move that draw; ``None`` off.
             (The three counts are at most :data:`MAX_COUNT`.)
-        endgame_rule: ``"fmjd"`` for the FMJD 16-move / 5-move king endgame rules.
+        endgame_rule: ``"fmjd"`` for the FMJD 16-move / 5-move king endgame rules,
+            ``"russian"`` for the Russian federation's endgame rules (three or more kings
+            against a lone king: 15 moves; three pieces against a lone king on the main
+            road, or two against a lone king: 5 moves; kings on both sides with 4-5 / 6-7
+            pieces on the board: 30 / 60 moves), ``"none"`` off. Counted in plies from
+            the position where the material class is reached (docs/rules.md).
         notation: ``"numeric"`` (``11-15``) or ``"algebraic"`` (``c3-d4``) move text.
     """
 
@@ -365,10 +372,10 @@ _BASE = {f.name: f.default for f in dataclasses.fields(Variant) if f.name != "na
 PRESETS: dict[str, dict[str, Any]] = {
     # Seeds 003 and 004 (English draughts / F.I.D. capture rules).
     "english": dict(_BASE),
-    # Seed 002 (Russian draughts).
+    # Seed 002 (Russian draughts); draw counters from the federation rules.
     "russian": {**_BASE, "first_player": "white", "men_capture_backward": True,
                 "flying_kings": True, "promotion_mid_capture": "continue_as_king",
-                "no_progress_plies": 30, "notation": "algebraic"},
+                "no_progress_plies": 30, "endgame_rule": "russian", "notation": "algebraic"},
     # Seed 002 table; international rules on 8x8.
     "brazilian": {**_BASE, "first_player": "white", "men_capture_backward": True,
                   "flying_kings": True, "max_capture": True,

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from drl.rules import (AmbiguousMoveError, Board, Color, IllegalMoveError, Move, Outcome,
                        Termination, Variant)
-from shared_paths import SHARED_DATA
+from shared_paths import GOLDEN_POSITIONS
 from drl.rules import core
 
 # -- basics ------------------------------------------------------------------------------------
@@ -102,8 +102,7 @@ def test_ambiguous_short_form_lists_candidates():
     assert board.move_stack[-1].start == 3  # h8 = square 4
 
 
-DCTL = SHARED_DATA / "positions" / "international_legal_moves_dctl_french_tutorial.json"
-DCTL_POSITIONS = json.loads(DCTL.read_text())["positions"] if DCTL.exists() else []
+DCTL_POSITIONS = json.loads(GOLDEN_POSITIONS.read_text())["positions"]
 
 
 @pytest.mark.parametrize("position", DCTL_POSITIONS, ids=[p["name"] for p in DCTL_POSITIONS])

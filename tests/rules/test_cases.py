@@ -1,4 +1,4 @@
-"""Every rule case in ../shared/cases/*.json, one test each (id = file stem).
+"""Every rule case in tests/golden/cases/*.json, one test each (id = file stem).
 
 Each expectation key of a case is checked at the Board level; a key this file does not
 know fails the test, so that a new kind of case is never skipped silently. Step-level
@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from shared_paths import SHARED_CASES
+from shared_paths import GOLDEN_CASES
 from drl.rules import AmbiguousMoveError, Board, Color, FENError, IllegalMoveError, Variant
 
-CASE_FILES = sorted(SHARED_CASES.glob("*.json")) if SHARED_CASES.exists() else []
+CASE_FILES = sorted(GOLDEN_CASES.glob("*.json"))
 FLAGS = sorted((f.name for f in dataclasses.fields(Variant) if f.name != "name"),
                key=len, reverse=True)
 

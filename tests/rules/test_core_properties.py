@@ -6,13 +6,12 @@
   pieces on a square, piece counts only fall, no man rests on its own crowning row, the
   incremental hash equals a recomputation, counters move as the rules say.
 - Mirroring a position (180 degrees, colours and side to move swapped) mirrors its moves.
-- ``status`` resolves the rule cases of ``../shared/cases`` and DESIGN section 2.
+- ``status`` resolves the rule cases of ``tests/golden/cases`` and DESIGN section 2.
 """
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,8 +21,8 @@ from hypothesis import strategies as st
 from drl.rules import core
 from drl.rules.geometry import parse_square, rowcol_to_square, square_to_rowcol
 from drl.rules.variant import PRESETS, Variant
+from shared_paths import GOLDEN_CASES
 
-CASES_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "cases"
 HYP = settings(max_examples=60, deadline=None,
                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
@@ -313,6 +312,13 @@ def test_random_playouts_keep_the_state_consistent(variant, seed):
         man_moved = (int(state[2 * side]) >> int(move[core.M_FROM])) & 1
         expected_noprog = 0 if (taken or man_moved) else state[core.ST_NOPROG] + 1
         assert new[core.ST_NOPROG] == expected_noprog
+        # The endgame counter runs while the material class stays the same, and restarts
+        # on a capture, a promotion or removal, or a change of class.
+        kind = core.endgame_kind(new, params)
+        same_class = kind != 0 and kind == core.endgame_kind(state, params)
+        quiet = not taken and not move[core.M_FLAGS] & (core.FLAG_CROWN | core.FLAG_REMOVE)
+        assert new[core.ST_ENDGAME] == (state[core.ST_ENDGAME] + 1 if quiet and same_class
+                                        else 0)
         state = new
 
 
@@ -437,10 +443,7 @@ def test_role_swap_after_captures():
 
 
 def _case(name):
-    path = CASES_DIR / f"{name}.json"
-    if not path.exists():
-        pytest.skip(f"shared case not available: {path}")
-    return json.loads(path.read_text())
+    return json.loads((GOLDEN_CASES / f"{name}.json").read_text())
 
 
 def test_no_progress_draw_case_026():
@@ -457,13 +460,13 @@ def test_endgame_rule_case_028():
     case = _case("028-international-16-move-count-then-2v1")
     v = Variant.preset("international")
     state = state_from_fen(case["fen"], v)
-    assert core.endgame_kind(state) == 1
+    assert core.endgame_kind(state, v.params) == 1
     for ply, text in enumerate(case["moves"], start=1):
         state = play(state, v, [text])
         code = core.status(state, v.params, core.count_moves(state, v.params))
         assert code == (core.T_ENDGAME_RULE * 4 + DRAW if ply == 36 else -1), ply
         if ply == 26:  # a king is taken: two kings against one, the count restarts
-            assert core.endgame_kind(state) == 2 and state[core.ST_ENDGAME] == 0
+            assert core.endgame_kind(state, v.params) == 2 and state[core.ST_ENDGAME] == 0
 
 
 def test_endgame_rule_is_international_only():
@@ -483,7 +486,7 @@ def test_endgame_rule_is_international_only():
 ])
 def test_endgame_kind(fen, kind):
     v = Variant.preset("international")
-    assert core.endgame_kind(state_from_fen(fen, v)) == kind
+    assert core.endgame_kind(state_from_fen(fen, v), v.params) == kind
 
 
 def test_kernels_reject_wrong_shapes():

@@ -1,15 +1,14 @@
 """Perft against the published tables, and legal-move lists of the rule cases.
 
-Expected figures come from ``../shared/data/perft/published_perft.json`` (DCTL and forum
-sources named in that file), ``../shared/data/positions`` and ``../shared/cases``; the
-tests skip when the shared folder is absent.
+Expected figures come from the repository's golden data (``tests/golden``, sources in its
+README): ``perft/published_perft.json`` (DCTL and forum sources named in that file),
+``positions/`` (DCTL legal-move lists) and ``cases/``. They always run.
 """
 
 from __future__ import annotations
 
 import json
 import types
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,12 +18,7 @@ from drl.rules import core
 from drl.rules.geometry import parse_square
 from drl.rules.perft import divide, perft
 from drl.rules.variant import Variant
-
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
-PERFT_FILE = SHARED / "data" / "perft" / "published_perft.json"
-POSITIONS_FILE = (SHARED / "data" / "positions"
-                  / "international_legal_moves_dctl_french_tutorial.json")
-CASES_DIR = SHARED / "cases"
+from shared_paths import GOLDEN_CASES, GOLDEN_PERFT, GOLDEN_POSITIONS
 
 # Table name in the JSON file for each preset.
 TABLES = {"english": "english_checkers", "russian": "russian", "brazilian": "brazilian",
@@ -35,9 +29,7 @@ FAST_LEAVES = 3_000_000     # test positions: depths up to this many leaves run 
 SLOW_LEAVES = 300_000_000
 
 
-def _load(path: Path):
-    if not path.exists():
-        pytest.skip(f"shared data not available: {path}")
+def _load(path):
     return json.loads(path.read_text())
 
 
@@ -71,7 +63,7 @@ def _case_variant(spec: dict) -> Variant:
 
 
 def _start_params():
-    table = _load(PERFT_FILE)["start_positions"]
+    table = _load(GOLDEN_PERFT)["start_positions"]
     fast, slow = [], []
     for name, key in TABLES.items():
         counts = table[key]["drop_duplicates"]
@@ -83,22 +75,14 @@ def _start_params():
     return fast + slow
 
 
-def _params_or_empty(builder, arity):
-    """Test parameters from the shared data, or one skipped entry when it is absent."""
-    try:
-        return builder()
-    except pytest.skip.Exception:
-        return [pytest.param(*([None] * arity), marks=pytest.mark.skip("no shared data"))]
-
-
-@pytest.mark.parametrize("name, depth, expected", _params_or_empty(_start_params, 3))
+@pytest.mark.parametrize("name, depth, expected", _start_params())
 def test_start_position_perft_matches_published(name, depth, expected):
     assert perft(name, depth) == expected
 
 
 def _position_params():
     params = []
-    for pos in _load(PERFT_FILE)["test_positions"]:
+    for pos in _load(GOLDEN_PERFT)["test_positions"]:
         if pos["variant"] != "international" or "drop_duplicates" not in pos:
             continue  # other rule sets, or counts that keep duplicate captures
         for depth, count in enumerate(pos["drop_duplicates"], start=1):
@@ -110,17 +94,15 @@ def _position_params():
     return params
 
 
-@pytest.mark.parametrize("name, fen, depth, expected", _params_or_empty(_position_params, 4))
+@pytest.mark.parametrize("name, fen, depth, expected", _position_params())
 def test_international_test_positions(name, fen, depth, expected):
     v = Variant.preset("international")
     assert perft(state_from_fen(fen, v), depth, v) == expected
 
 
 def _cases_with_moves():
-    if not CASES_DIR.exists():
-        return [pytest.param(None, marks=pytest.mark.skip("no shared cases"))]
     cases = []
-    for path in sorted(CASES_DIR.glob("*.json")):
+    for path in sorted(GOLDEN_CASES.glob("*.json")):
         case = json.loads(path.read_text())
         if "legal_moves" in case.get("expected", {}):
             cases.append(pytest.param(case, id=case["id"]))
@@ -146,7 +128,7 @@ def _origin_destination(text: str) -> tuple[int, str, int]:
 
 
 def test_dctl_tutorial_positions():
-    data = _load(POSITIONS_FILE)
+    data = _load(GOLDEN_POSITIONS)
     v = Variant.preset("international")
     for pos in data["positions"]:
         moves = divide(state_from_fen(pos["fen"], v), 1, v)

@@ -49,7 +49,7 @@ def test_presets_follow_the_design_table(name):
     assert v.notation == notation
     assert v.repetition_draw == 3
     assert v.promotion == "crown"
-    assert v.endgame_rule == ("fmjd" if name == "international" else "none")
+    assert v.endgame_rule == {"international": "fmjd", "russian": "russian"}.get(name, "none")
     assert str(v) == name
 
 
@@ -169,6 +169,7 @@ def test_params_layout():
     russian = Variant.preset("russian").params
     assert (russian[V.P_PROMO_MID], russian[V.P_FLYING], russian[V.P_MEN_BACK]) == (2, 1, 1)
     assert Variant.preset("international").params[V.P_ENDGAME_RULE] == 1
+    assert russian[V.P_ENDGAME_RULE] == 2
 
 
 def test_frozen_and_hashable():
