@@ -37,20 +37,12 @@ from typing import Any, Optional
 
 import hydra
 from omegaconf import DictConfig, OmegaConf
-from drl.cli._configs import config_dir
+from drl.cli._configs import VariantCfg, config_dir
 
 CONFIG_DIR = config_dir()
 FORMATS = ("round_robin", "gauntlet", "halftime", "pool", "sprt")
 
-
-@dataclass
-class VariantNode:
-    """The ``variant`` config group (shared with ``drl-train``)."""
-
-    name: str = "english"
-    spec: str = "english"
-    alternate_roles: bool = True
-    max_plies: int = 200
+VariantNode = VariantCfg  # the ``variant`` group, shared with ``drl-train``
 
 
 @dataclass
@@ -66,9 +58,32 @@ class SPRTNode:
 
 @dataclass
 class EvalConfig:
-    """Schema of ``configs/eval.yaml`` (a misspelt key is a Hydra error)."""
+    """Schema of ``configs/eval.yaml`` (a misspelt key is a Hydra error); the defaults here
+    are the only ones (``eval.yaml`` picks ``variant=english``).
 
-    variant: VariantNode = field(default_factory=VariantNode)
+    Attributes:
+        variant: the game; only ``spec`` (and ``name``) matter here.
+        agents: agent specs (``alphabeta:depth=4``, ``mcts:sims=400``, ``random``, ...).
+        format: ``round_robin``, ``gauntlet``, ``halftime``, ``pool`` or ``sprt``.
+        games: per pair (round_robin, gauntlet), per match (halftime), per SPRT batch.
+        openings: plies of seeded random openings; None = the start position.
+        seed: match seed.
+        workers: processes; None = min(2, CPUs).
+        max_plies: longer games are reported as truncated (scored 1/2), not drawn.
+        anchor: rated 0 (if playing; else the first agent).
+        draw_model: ``half`` (draw = half point) or ``davidson``.
+        prior_draws: virtual draws per pair that met: keeps 100% scores finite.
+        confidence: of the Elo intervals.
+        interval: ``profile`` (likelihood) or ``hessian``.
+        lives: ``format=pool``: lives per player.
+        life_lost_by: ``format=pool``: ``loser`` or ``winner`` (the literal seed 001 text).
+        pool_games_per_round: ``format=pool``.
+        sprt: ``format=sprt`` hypotheses and error rates.
+        progress: show a progress bar.
+        plot: write ``elo.png``.
+    """
+
+    variant: VariantCfg = field(default_factory=VariantCfg)
     agents: list[str] = field(default_factory=lambda: ["alphabeta:depth=4", "mcts:sims=400",
                                                        "random"])
     format: str = "round_robin"

@@ -7,14 +7,14 @@ import time
 import numpy as np
 import torch
 
-from drl.nn.network import PolicyValueNet
+from drl.nn.model import PolicyValueModel
 from drl.search.types import Evaluation
 
 __all__ = ["NetworkEvaluator", "UniformEvaluator"]
 
 
 class NetworkEvaluator:
-    """Runs a :class:`PolicyValueNet` in eval mode under ``torch.inference_mode``.
+    """Runs a network (a :class:`~drl.nn.PolicyValueModel`) under ``torch.inference_mode``.
 
     Args:
         net: the network; it is put in eval mode.
@@ -27,7 +27,7 @@ class NetworkEvaluator:
         calls: forward calls so far.
     """
 
-    def __init__(self, net: PolicyValueNet, device: str | torch.device | None = None) -> None:
+    def __init__(self, net: PolicyValueModel, device: str | torch.device | None = None) -> None:
         self.net = net.eval()
         self.device = torch.device(device) if device is not None else next(net.parameters()).device
         self.net.to(self.device)

@@ -8,71 +8,14 @@ and, optionally, two auxiliary predictions used only as extra training signal.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-
 import torch
 from torch import nn
 from torch.nn import functional as F
 
+from drl.nn.config import NetConfig
+from drl.nn.model import NetOutput
+
 __all__ = ["NetConfig", "NetOutput", "PolicyValueNet"]
-
-
-@dataclass(frozen=True)
-class NetConfig:
-    """Shape and size of a :class:`PolicyValueNet`.
-
-    Attributes:
-        in_channels: observation planes C.
-        board_size: H = W (8 or 10).
-        num_actions: A, the number of step actions (896 on 8x8, 1800 on 10x10).
-        channels: width of the residual tower.
-        blocks: number of residual blocks.
-        policy_channels: 1x1-conv channels feeding the policy's linear layer.
-        value_channels: 1x1-conv channels feeding the value MLP.
-        value_hidden: hidden units of the value MLP.
-        aux_heads: also predict pieces left per side at the end and plies to the end.
-    """
-
-    in_channels: int
-    board_size: int
-    num_actions: int
-    channels: int = 32
-    blocks: int = 3
-    policy_channels: int = 4
-    value_channels: int = 2
-    value_hidden: int = 64
-    aux_heads: bool = True
-
-    def __post_init__(self) -> None:
-        for name in ("in_channels", "board_size", "num_actions", "channels",
-                     "policy_channels", "value_channels", "value_hidden"):
-            if int(getattr(self, name)) < 1:
-                raise ValueError(f"NetConfig.{name} must be >= 1, got {getattr(self, name)}")
-        if self.blocks < 0:
-            raise ValueError(f"NetConfig.blocks must be >= 0, got {self.blocks}")
-
-    def to_dict(self) -> dict:
-        """Plain-dict form, stored in checkpoints."""
-        return asdict(self)
-
-
-@dataclass(frozen=True)
-class NetOutput:
-    """What the network returns for a batch of B positions.
-
-    Attributes:
-        policy_logits: ``[B, A]`` float32, unmasked; mask illegal steps before any softmax.
-        value: ``[B]`` float32 in ``[-1, 1]``, expected result for the player to move.
-        pieces_left: ``[B, 2]`` float32 in ``[0, 1]`` or None: predicted fraction of the
-            starting men left at the end of the game for (player to move, opponent).
-        plies_left: ``[B]`` float32 >= 0 or None: predicted plies to the end of the game,
-            divided by the configured scale.
-    """
-
-    policy_logits: torch.Tensor
-    value: torch.Tensor
-    pieces_left: torch.Tensor | None = None
-    plies_left: torch.Tensor | None = None
 
 
 class _ResidualBlock(nn.Module):

@@ -1,7 +1,9 @@
 """Atomic checkpoints with integrity checks and fallback to the last good one.
 
 A checkpoint ``ckpt-00000123.pt`` (123 = learner steps) is a ``torch.save`` payload:
-model and optimizer state, the network's :class:`~drl.nn.NetConfig`, counters, RNG
+model and optimizer state, the network's architecture (``arch``; absent in checkpoints
+written before there was a choice, which hold a ``resnet``) and config (``net_config``,
+see :func:`drl.nn.describe`; :func:`drl.nn.load` rebuilds the network), counters, RNG
 states, the replay-buffer position and the resolved config as YAML. Next to it,
 ``ckpt-00000123.pt.sha256`` holds its SHA-256. Both are written to a temporary name and
 renamed into place, the digest last, so a checkpoint without a matching digest is

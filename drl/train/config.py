@@ -1,66 +1,115 @@
-"""Typed schema of the training configuration (the Hydra config groups).
+"""Typed schema of the training configuration (the Hydra config groups), built from the
+dataclasses the code uses.
 
 ``drl-train`` composes ``configs/config.yaml`` with the groups ``variant``, ``model``,
 ``search``, ``train`` and ``runtime`` on top of :class:`Config`, registered with
 Hydra's ConfigStore as ``base_config``, so that a misspelt key or a value of the wrong
 type is reported by Hydra when the config is composed. :func:`validate` then checks the
 values that types cannot (choices, ranges, the variant string).
+
+Each default lives in one place, the dataclass the code uses; the schema of a group is
+derived from it field by field (:func:`schema`) and the YAML files in ``configs/`` state
+only what differs:
+
+- ``search``: a ``name`` and the fields of :class:`drl.search.SearchConfig`;
+- ``model``: ``name``, ``arch`` and the size fields of the architecture's config class
+  (``resnet``: :class:`drl.nn.NetConfig`); each registered architecture is also a
+  ``model`` option of its own (``model=resnet`` is the code's defaults), and the option
+  files extend it (``defaults: [resnet]``);
+- ``train``: the loop's own settings, the fields of
+  :class:`drl.train.selfplay.SelfPlayConfig` (except ``max_plies``, which is
+  ``variant.max_plies``) and those of :class:`drl.train.learner.LossConfig`;
+- ``variant``: :class:`drl.cli._configs.VariantCfg` (shared with ``drl-eval``).
+
+:func:`search_config`, :func:`selfplay_config`, :func:`loss_config` and
+:func:`network_config` turn a config into the code's objects, passing every field by name.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Optional
+import dataclasses
+import types
+import typing
+from dataclasses import dataclass, field, make_dataclass
+from typing import Any, Optional, Union
 
-__all__ = ["Config", "EvalCfg", "ModelCfg", "RuntimeCfg", "SearchCfg", "TrainCfg",
-           "VariantCfg", "register_configs", "validate"]
+from drl.cli._configs import VariantCfg
+from drl.nn import DEFAULT_ARCH, INPUT_FIELDS, arch_config_class, make_config, registered_archs
+from drl.search import SearchConfig
+from drl.train.learner import LossConfig
+from drl.train.selfplay import SelfPlayConfig
+
+__all__ = ["Config", "EvalCfg", "LoopCfg", "ModelCfg", "ModelNode", "RuntimeCfg", "SearchCfg",
+           "TrainCfg", "VariantCfg", "loss_config", "model_node", "network_config",
+           "register_configs", "schema", "search_config", "selfplay_config", "validate"]
+
+_PRIMITIVES = (int, float, bool, str)
 
 
-@dataclass
-class VariantCfg:
-    """Which game is learned.
+def _hydra_type(tp: Any) -> Any:
+    """The annotation OmegaConf gets for a code field of type ``tp`` (``Any`` when it has
+    no equivalent; the code's own dataclass checks the value on conversion)."""
+    if tp in _PRIMITIVES or tp is Any or dataclasses.is_dataclass(tp):
+        return tp
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin in (Union, types.UnionType):
+        rest = [a for a in args if a is not type(None)]
+        if len(rest) == 1 and len(rest) < len(args) and _hydra_type(rest[0]) is not Any:
+            return Optional[_hydra_type(rest[0])]
+    if origin is typing.Literal and len({type(a) for a in args}) == 1 \
+            and type(args[0]) in _PRIMITIVES:
+        return type(args[0])
+    if origin is list and len(args) == 1 and args[0] in _PRIMITIVES:
+        return list[args[0]]
+    return Any
 
-    Attributes:
-        name: short name (run folders, logs).
-        spec: variant string, ``name[:flag=value,...]`` (see ``drl.rules.Variant.parse``).
-        alternate_roles: Give and Take: alternate the Taker's colour game by game so the
-            one network learns both roles (ignored for symmetric variants).
-        max_plies: self-play games are truncated here (value target 0).
+
+def schema(cls_name: str, *sources: type, first: tuple = (), drop: tuple[str, ...] = (),
+           bases: tuple[type, ...] = (), doc: str | None = None) -> type:
+    """A Hydra schema dataclass with the fields (types and defaults) of ``sources``.
+
+    Args:
+        cls_name: name of the new class (shown in Hydra's errors).
+        *sources: dataclasses whose ``init`` fields are copied, in order.
+        first: ``(name, type, dataclasses.field(...))`` specs placed before them.
+        drop: field names not copied.
+        bases: base classes of the new dataclass.
+        doc: its docstring.
+
+    Returns:
+        A mutable dataclass (OmegaConf cannot override fields of a frozen one). A copied
+        field without a default is ``MISSING`` (``???``): Hydra asks for it.
+
+    Raises:
+        TypeError: if two sources (or ``first``) define the same field.
     """
+    from omegaconf import MISSING
 
-    name: str = "give_and_take"
-    spec: str = "give_and_take"
-    alternate_roles: bool = True
-    max_plies: int = 200
+    specs = list(first)
+    seen = {s[0] for s in specs}
+    for src in sources:
+        hints = typing.get_type_hints(src)
+        for f in dataclasses.fields(src):
+            if not f.init or f.name in drop:
+                continue
+            if f.name in seen:
+                raise TypeError(f"{cls_name}: field {f.name!r} of {src.__name__} is defined "
+                                "twice")
+            seen.add(f.name)
+            if f.default is not dataclasses.MISSING:
+                default = field(default=f.default)
+            elif f.default_factory is not dataclasses.MISSING:
+                default = field(default_factory=f.default_factory)
+            else:
+                default = field(default=MISSING)
+            specs.append((f.name, _hydra_type(hints[f.name]), default))
+    cls = make_dataclass(cls_name, specs, bases=bases,
+                         namespace={"__module__": __name__, "__doc__": doc})
+    return cls
 
 
-@dataclass
-class ModelCfg:
-    """Network size (see ``drl.nn.NetConfig``)."""
-
-    name: str = "small"
-    channels: int = 32
-    blocks: int = 3
-    policy_channels: int = 4
-    value_channels: int = 2
-    value_hidden: int = 64
-    aux_heads: bool = True
-
-
-@dataclass
-class SearchCfg:
-    """Search settings (see ``drl.search.SearchConfig``)."""
-
-    name: str = "gumbel"
-    root_selection: str = "gumbel"
-    num_simulations: int = 32
-    c_puct: float = 1.5
-    fpu_reduction: float = 0.2
-    dirichlet_alpha: float = 0.5
-    dirichlet_epsilon: float = 0.25
-    gumbel_max_considered: int = 16
-    gumbel_c_visit: float = 50.0
-    gumbel_c_scale: float = 0.1
+def _named(default: str) -> tuple:
+    return (("name", str, field(default=default)),)
 
 
 @dataclass
@@ -86,40 +135,27 @@ class EvalCfg:
 
 
 @dataclass
-class TrainCfg:
-    """The training loop.
+class LoopCfg:
+    """The training loop's own settings (the ``train`` group holds these and more).
 
     Attributes:
-        name: preset name.
         iterations: self-play + learning rounds.
         games_per_iteration: self-play games finished per iteration.
-        games_in_flight: games played side by side (the search batch).
         shard_games: finished games per replay shard (written as soon as they finish).
-        temperature, temperature_plies: PUCT move sampling (see ``SelfPlayConfig``).
-        full_search_prob, fast_simulations: playout-cap randomisation.
-        record_forced: keep single-legal-step positions (value training only).
         steps_per_iteration: learner steps per iteration.
         batch_size: learner minibatch.
         replay_window: positions sampled from (the newest).
         min_replay: positions needed before the learner starts.
-        lr, weight_decay, momentum: optimiser (``adamw`` or ``sgd``).
         optimizer: ``adamw`` or ``sgd``.
-        value_loss_weight, aux_loss_weight, plies_scale, grad_clip: see ``LossConfig``.
+        lr, weight_decay: optimiser; momentum: ``sgd`` only (Nesterov).
         keep_checkpoints: good checkpoints kept.
         eval: periodic evaluation.
         final_eval: evaluation at the end (printed as a table).
     """
 
-    name: str = "default"
     iterations: int = 16
     games_per_iteration: int = 128
-    games_in_flight: int = 128
     shard_games: int = 32
-    temperature: float = 1.0
-    temperature_plies: int = 16
-    full_search_prob: float = 1.0
-    fast_simulations: int = 8
-    record_forced: bool = True
     steps_per_iteration: int = 200
     batch_size: int = 256
     replay_window: int = 60000
@@ -128,13 +164,52 @@ class TrainCfg:
     lr: float = 2e-3
     weight_decay: float = 1e-4
     momentum: float = 0.9
-    value_loss_weight: float = 1.0
-    aux_loss_weight: float = 0.1
-    plies_scale: float = 100.0
-    grad_clip: float = 5.0
     keep_checkpoints: int = 3
     eval: EvalCfg = field(default_factory=lambda: EvalCfg(every=4))
     final_eval: EvalCfg = field(default_factory=lambda: EvalCfg(games=16, simulations=64))
+
+
+@dataclass
+class ModelNode:
+    """The ``model`` group: a preset ``name`` and the architecture ``arch``; the fields of
+    each architecture's config come with its node (:func:`model_node`).
+
+    A bare ``ModelNode`` stands for the architecture with all its defaults.
+    """
+
+    name: str = DEFAULT_ARCH
+    arch: str = DEFAULT_ARCH
+
+
+_MODEL_NODES: dict[tuple[str, type], type] = {}
+
+
+def model_node(arch: str) -> type:
+    """The ``model`` schema of architecture ``arch``: ``name``, ``arch`` and its config
+    class's fields except :data:`drl.nn.INPUT_FIELDS` (which follow from the variant).
+
+    Raises:
+        ValueError: if ``arch`` is not registered.
+    """
+    cls = arch_config_class(arch)
+    key = (arch, cls)
+    if key not in _MODEL_NODES:
+        name = "ModelCfg" if arch == DEFAULT_ARCH else f"ModelCfg_{arch}"
+        _MODEL_NODES[key] = schema(
+            name, cls, first=(*_named(arch), ("arch", str, field(default=arch))),
+            drop=INPUT_FIELDS, bases=(ModelNode,),
+            doc=f"``model`` with arch {arch!r}: the fields of ``{cls.__qualname__}``.")
+    return _MODEL_NODES[key]
+
+
+ModelCfg = model_node(DEFAULT_ARCH)
+SearchCfg = schema("SearchCfg", SearchConfig, first=_named("default"),
+                   doc="Search settings: ``name`` and the fields of ``drl.search.SearchConfig``.")
+TrainCfg = schema("TrainCfg", LoopCfg, SelfPlayConfig, LossConfig, first=_named("default"),
+                  drop=("max_plies",),
+                  doc="The training loop: ``name``, the fields of :class:`LoopCfg`, of "
+                      "``SelfPlayConfig`` (but ``max_plies``: ``variant.max_plies``) and of "
+                      "``LossConfig``.")
 
 
 @dataclass
@@ -159,6 +234,11 @@ class Config:
     """The whole training configuration.
 
     Attributes:
+        variant: the game (:class:`VariantCfg`).
+        model: the network (:class:`ModelNode`; ``ModelCfg`` for ``resnet``).
+        search: :class:`SearchCfg`.
+        train: :class:`TrainCfg`.
+        runtime: :class:`RuntimeCfg`.
         run_dir: run folder (default ``runs/<variant>-<time>``); re-running with an
             existing one continues it.
         resume: continue the newest run of this variant under ``runs/`` (when
@@ -171,7 +251,7 @@ class Config:
     """
 
     variant: VariantCfg = field(default_factory=VariantCfg)
-    model: ModelCfg = field(default_factory=ModelCfg)
+    model: ModelNode = field(default_factory=ModelNode)
     search: SearchCfg = field(default_factory=SearchCfg)
     train: TrainCfg = field(default_factory=TrainCfg)
     runtime: RuntimeCfg = field(default_factory=RuntimeCfg)
@@ -185,10 +265,62 @@ class Config:
 
 
 def register_configs() -> None:
-    """Register :class:`Config` with Hydra's ConfigStore as ``base_config``."""
+    """Register :class:`Config` with Hydra's ConfigStore as ``base_config``, and each
+    registered architecture's :func:`model_node` as the ``model`` option of its name."""
     from hydra.core.config_store import ConfigStore
 
-    ConfigStore.instance().store(name="base_config", node=Config)
+    store = ConfigStore.instance()
+    store.store(name="base_config", node=Config)
+    for arch in registered_archs():
+        store.store(group="model", name=arch, node=model_node(arch))
+
+
+def _fields_for(node: Any, target: type) -> dict[str, Any]:
+    """The values in ``node`` of the ``init`` fields of dataclass ``target``."""
+    return {f.name: getattr(node, f.name) for f in dataclasses.fields(target)
+            if f.init and hasattr(node, f.name)}
+
+
+def search_config(cfg: Config, simulations: int | None = None) -> SearchConfig:
+    """The :class:`~drl.search.SearchConfig` of ``cfg.search`` (budget optionally replaced).
+
+    Raises:
+        ValueError: from ``SearchConfig`` for a value out of range.
+    """
+    fields = _fields_for(cfg.search, SearchConfig)
+    if simulations is not None:
+        fields["num_simulations"] = simulations
+    return SearchConfig(**fields)
+
+
+def selfplay_config(cfg: Config) -> SelfPlayConfig:
+    """The :class:`~drl.train.selfplay.SelfPlayConfig` of ``cfg.train`` and
+    ``cfg.variant.max_plies``.
+
+    Raises:
+        ValueError: from ``SelfPlayConfig`` for a value out of range.
+    """
+    return SelfPlayConfig(**{**_fields_for(cfg.train, SelfPlayConfig),
+                             "max_plies": cfg.variant.max_plies})
+
+
+def loss_config(cfg: Config) -> LossConfig:
+    """The :class:`~drl.train.learner.LossConfig` of ``cfg.train``."""
+    return LossConfig(**_fields_for(cfg.train, LossConfig))
+
+
+def network_config(cfg: Config, board_size: int) -> tuple[str, dict[str, Any]]:
+    """``(arch, fields)`` for :func:`drl.nn.build`: ``cfg.model``'s fields (but ``name``
+    and ``arch``) and the input fields of the encoder for ``board_size``."""
+    from drl.encode.actions import num_actions
+    from drl.encode.planes import N_CHANNELS
+
+    m = cfg.model
+    fields = {f.name: getattr(m, f.name) for f in dataclasses.fields(m)
+              if f.name not in ("name", "arch")}
+    fields.update(in_channels=N_CHANNELS, board_size=board_size,
+                  num_actions=num_actions(board_size))
+    return m.arch, fields
 
 
 def _check(ok: bool, key: str, message: str, value: Any) -> None:
@@ -196,8 +328,18 @@ def _check(ok: bool, key: str, message: str, value: Any) -> None:
         raise ValueError(f"config {key}={value!r}: {message}")
 
 
+def _convert(group: str, make: Any) -> None:
+    try:
+        make()
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"config {group}: {err}") from None
+
+
 def validate(cfg: Config) -> None:
     """Check values that the schema's types cannot.
+
+    Besides the checks here, the code's own dataclasses are built from the config, so
+    their range checks apply too.
 
     Raises:
         ValueError: naming the key, its value and what is wrong.
@@ -205,13 +347,16 @@ def validate(cfg: Config) -> None:
     from drl.rules import Variant
 
     try:
-        Variant.parse(cfg.variant.spec)
+        variant = Variant.parse(cfg.variant.spec)
     except ValueError as err:
         raise ValueError(f"config variant.spec={cfg.variant.spec!r}: {err}") from None
     t, s, m, r = cfg.train, cfg.search, cfg.model, cfg.runtime
     _check(s.root_selection in ("puct", "gumbel"), "search.root_selection",
            "must be puct or gumbel", s.root_selection)
     _check(s.num_simulations >= 1, "search.num_simulations", "must be >= 1", s.num_simulations)
+    _check(m.arch in registered_archs(), "model.arch",
+           f"not a registered architecture; registered: {', '.join(registered_archs())}",
+           m.arch)
     _check(cfg.device in ("auto", "cpu", "cuda"), "device", "must be auto, cpu or cuda",
            cfg.device)
     _check(r.name in ("local", "ray"), "runtime.name", "must be local or ray", r.name)
@@ -225,10 +370,13 @@ def validate(cfg: Config) -> None:
            t.steps_per_iteration)
     _check(0.0 < t.full_search_prob <= 1.0, "train.full_search_prob", "must lie in (0, 1]",
            t.full_search_prob)
-    _check(m.channels >= 1 and m.blocks >= 0, "model.channels/blocks",
-           "need channels >= 1 and blocks >= 0", (m.channels, m.blocks))
     _check(cfg.variant.max_plies >= 1, "variant.max_plies", "must be >= 1",
            cfg.variant.max_plies)
+    _convert("search", lambda: search_config(cfg))
+    _convert("train", lambda: selfplay_config(cfg))
+    _convert("train", lambda: loss_config(cfg))
+    arch, net_fields = network_config(cfg, variant.board_size)
+    _convert("model", lambda: make_config(arch, **net_fields))
     for key, ev in (("train.eval", t.eval), ("train.final_eval", t.final_eval)):
         _check(ev.games >= 0, f"{key}.games", "must be >= 0", ev.games)
         _check(ev.simulations >= 1, f"{key}.simulations", "must be >= 1", ev.simulations)

@@ -23,7 +23,7 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
-from drl.nn import PolicyValueNet, masked_log_softmax
+from drl.nn import PolicyValueModel, masked_log_softmax
 from drl.train.buffer import SampleBatch
 
 __all__ = ["LossConfig", "train_step"]
@@ -33,15 +33,17 @@ __all__ = ["LossConfig", "train_step"]
 class LossConfig:
     """Loss weights.
 
+    The field names are the ``train`` config keys (``train.value_loss_weight=2``).
+
     Attributes:
-        value: weight of the value loss.
-        aux: weight of each auxiliary loss (ignored without aux heads).
+        value_loss_weight: weight of the value loss.
+        aux_loss_weight: weight of each auxiliary loss (ignored without aux heads).
         plies_scale: plies-left targets are divided by this.
         grad_clip: clip the global gradient norm to this (0 = off).
     """
 
-    value: float = 1.0
-    aux: float = 0.1
+    value_loss_weight: float = 1.0
+    aux_loss_weight: float = 0.1
     plies_scale: float = 100.0
     grad_clip: float = 5.0
 
@@ -50,12 +52,12 @@ def _tensor(x: np.ndarray, device: torch.device) -> torch.Tensor:
     return torch.from_numpy(np.ascontiguousarray(x)).to(device)
 
 
-def train_step(net: PolicyValueNet, optimizer: torch.optim.Optimizer, batch: SampleBatch,
+def train_step(net: PolicyValueModel, optimizer: torch.optim.Optimizer, batch: SampleBatch,
                loss: LossConfig, device: torch.device | str = "cpu") -> dict[str, float]:
     """One optimiser step on ``batch``; the network is left in train mode.
 
     Args:
-        net: the network.
+        net: the network (any registered architecture, see :class:`~drl.nn.PolicyValueModel`).
         optimizer: its optimiser.
         batch: a dense minibatch (see :class:`~drl.train.buffer.SampleBatch`).
         loss: loss weights.
@@ -78,13 +80,13 @@ def train_step(net: PolicyValueNet, optimizer: torch.optim.Optimizer, batch: Sam
     ce = -(target * logp).sum(dim=-1)
     policy_loss = (ce * weight).sum() / weight.sum().clamp(min=1.0)
     value_loss = F.mse_loss(out.value, z)
-    total = policy_loss + loss.value * value_loss
+    total = policy_loss + loss.value_loss_weight * value_loss
     pieces_loss = plies_loss = torch.zeros((), device=device)
     if out.pieces_left is not None:
         pieces_loss = F.mse_loss(out.pieces_left, _tensor(batch.pieces_left, device))
         plies_loss = F.huber_loss(out.plies_left,
                                   _tensor(batch.plies_left, device) / loss.plies_scale)
-        total = total + loss.aux * (pieces_loss + plies_loss)
+        total = total + loss.aux_loss_weight * (pieces_loss + plies_loss)
     optimizer.zero_grad(set_to_none=True)
     total.backward()
     if loss.grad_clip > 0:

@@ -35,18 +35,17 @@ import torch
 from omegaconf import OmegaConf
 
 from drl.encode.actions import num_actions
-from drl.encode.planes import N_CHANNELS
 from drl.eval.arena import role_variant, write_pdn
-from drl.nn import NetConfig, NetworkEvaluator, PolicyValueNet
+from drl.nn import NetworkEvaluator, PolicyValueModel, build, check_compatible, describe
 from drl.rules import Variant
-from drl.search import SearchConfig
 from drl.train.buffer import GameBatch, ReplayBuffer
 from drl.train.checkpoint import CheckpointError, load_latest, save_checkpoint
-from drl.train.config import Config, EvalCfg, validate
+from drl.train.config import (Config, EvalCfg, loss_config, network_config, search_config,
+                              selfplay_config, validate)
 from drl.train.evaluate import BaselineResult, elo_for_log, evaluate_against
-from drl.train.learner import LossConfig, train_step
+from drl.train.learner import train_step
 from drl.train.runtime import make_runtime
-from drl.train.selfplay import SelfPlayConfig, SelfPlayStats
+from drl.train.selfplay import SelfPlayStats
 
 __all__ = ["TrainResult", "build_network", "run_variants", "train"]
 
@@ -86,22 +85,14 @@ def run_variants(cfg: Config) -> list[Variant]:
     return [v]
 
 
-def build_network(cfg: Config, board_size: int) -> PolicyValueNet:
-    """The network of ``cfg.model`` for a board size."""
-    m = cfg.model
-    return PolicyValueNet(NetConfig(
-        in_channels=N_CHANNELS, board_size=board_size, num_actions=num_actions(board_size),
-        channels=m.channels, blocks=m.blocks, policy_channels=m.policy_channels,
-        value_channels=m.value_channels, value_hidden=m.value_hidden, aux_heads=m.aux_heads))
+def build_network(cfg: Config, board_size: int) -> PolicyValueModel:
+    """The network of ``cfg.model`` (architecture ``cfg.model.arch``) for a board size.
 
-
-def _search_config(cfg: Config, simulations: int | None = None) -> SearchConfig:
-    s = cfg.search
-    return SearchConfig(
-        num_simulations=simulations or s.num_simulations, root_selection=s.root_selection,
-        c_puct=s.c_puct, fpu_reduction=s.fpu_reduction, dirichlet_alpha=s.dirichlet_alpha,
-        dirichlet_epsilon=s.dirichlet_epsilon, gumbel_max_considered=s.gumbel_max_considered,
-        gumbel_c_visit=s.gumbel_c_visit, gumbel_c_scale=s.gumbel_c_scale)
+    Raises:
+        ValueError: unknown architecture or a config its class rejects.
+    """
+    arch, fields = network_config(cfg, board_size)
+    return build(arch, **fields)
 
 
 def _device(name: str) -> torch.device:
@@ -125,7 +116,7 @@ def _write_text_atomic(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def _optimizer(cfg: Config, net: PolicyValueNet) -> torch.optim.Optimizer:
+def _optimizer(cfg: Config, net: PolicyValueModel) -> torch.optim.Optimizer:
     t = cfg.train
     if t.optimizer == "sgd":
         return torch.optim.SGD(net.parameters(), lr=t.lr, momentum=t.momentum,
@@ -191,12 +182,12 @@ def _save_eval(run_dir: Path, tag: str, results: list[BaselineResult]) -> None:
         write_pdn(r.records, d / f"{tag}-{safe}.pdn")
 
 
-def _evaluate(cfg: Config, net: PolicyValueNet, device: torch.device, ev: EvalCfg,
+def _evaluate(cfg: Config, net: PolicyValueModel, device: torch.device, ev: EvalCfg,
               seed: int) -> list[BaselineResult]:
     if ev.games < 1 or not ev.baselines:
         return []
     evaluator = NetworkEvaluator(net, device)
-    return evaluate_against(evaluator, _search_config(cfg, ev.simulations), list(ev.baselines),
+    return evaluate_against(evaluator, search_config(cfg, ev.simulations), list(ev.baselines),
                             cfg.variant.spec, ev.games, ev.openings, seed, ev.max_plies)
 
 
@@ -212,8 +203,8 @@ def train(cfg: Config, run_dir: str | os.PathLike, progress: bool | None = None)
         :class:`TrainResult`.
 
     Raises:
-        ValueError: invalid configuration, or a checkpoint whose network does not match
-            ``cfg.model``.
+        ValueError: invalid configuration, or a checkpoint whose network (architecture,
+            board size or size fields) does not match ``cfg.model`` and the variant.
         CheckpointError: the run folder has checkpoints but none is good.
     """
     validate(cfg)
@@ -236,10 +227,12 @@ def train(cfg: Config, run_dir: str | os.PathLike, progress: bool | None = None)
     found = load_latest(run_dir / "checkpoints", map_location=device, quarantine=True)
     if found is not None:
         resumed_from, payload = found
-        if payload["net_config"] != net.config.to_dict():
-            raise ValueError(f"checkpoint {resumed_from} holds a network {payload['net_config']}"
-                             f" but the config asks for {net.config.to_dict()}; use another "
-                             "run_dir or the run's own model settings")
+        want = describe(net)
+        try:
+            check_compatible(payload, want["arch"], want["net_config"])
+        except ValueError as err:
+            raise ValueError(f"{resumed_from}: {err}; use another run_dir or the run's own "
+                             "model settings") from None
         net.load_state_dict(payload["model"])
         optimizer.load_state_dict(payload["optimizer"])
         c = payload["counters"]
@@ -248,17 +241,11 @@ def train(cfg: Config, run_dir: str | os.PathLike, progress: bool | None = None)
         log.info("resumed from %s (iteration %d, %d learner steps)", resumed_from, iteration,
                  learner_steps)
     buffer = ReplayBuffer(run_dir / "replay", t.replay_window)
-    sp_cfg = SelfPlayConfig(
-        games_in_flight=t.games_in_flight, max_plies=cfg.variant.max_plies,
-        temperature=t.temperature, temperature_plies=t.temperature_plies,
-        full_search_prob=t.full_search_prob, fast_simulations=t.fast_simulations,
-        record_forced=t.record_forced)
-    runtime = make_runtime(cfg.runtime.name, variants, _search_config(cfg), sp_cfg, net, device,
-                           cfg.seed, cfg.runtime.actors, cfg.runtime.address,
+    runtime = make_runtime(cfg.runtime.name, variants, search_config(cfg), selfplay_config(cfg),
+                           net, device, cfg.seed, cfg.runtime.actors, cfg.runtime.address,
                            cfg.runtime.cpus_per_actor)
     runtime.set_next_game_index(buffer.num_games)
-    loss_cfg = LossConfig(value=t.value_loss_weight, aux=t.aux_loss_weight,
-                          plies_scale=t.plies_scale, grad_clip=t.grad_clip)
+    loss_cfg = loss_config(cfg)
     logger = _Logger(run_dir, cfg.tensorboard)
     checkpoint = resumed_from
 
@@ -308,7 +295,7 @@ def train(cfg: Config, run_dir: str | os.PathLike, progress: bool | None = None)
             checkpoint = save_checkpoint(run_dir / "checkpoints", learner_steps, {
                 "model": net.state_dict(),
                 "optimizer": optimizer.state_dict(),
-                "net_config": net.config.to_dict(),
+                **describe(net),
                 "counters": {"iteration": iteration, "learner_steps": learner_steps,
                              "games": buffer.num_games, "positions": buffer.num_positions,
                              "shards": buffer.num_shards},

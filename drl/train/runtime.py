@@ -12,7 +12,7 @@ from typing import Any
 
 import torch
 
-from drl.nn import NetworkEvaluator, PolicyValueNet
+from drl.nn import NetworkEvaluator, PolicyValueModel, build, describe
 from drl.rules import Variant
 from drl.search import SearchConfig
 from drl.train.buffer import GameBatch
@@ -59,7 +59,7 @@ class LocalRuntime:
         """Number new games from ``index`` on."""
         self.actor.next_game_index = index
 
-    def play(self, net: PolicyValueNet, num_games: int, seed: Any, on_games: OnGames,
+    def play(self, net: PolicyValueModel, num_games: int, seed: Any, on_games: OnGames,
              chunk: int, progress: Callable[[int], None] | None = None) -> SelfPlayStats:
         """Finish ``num_games`` games with ``net`` (see :meth:`SelfPlayActor.play`)."""
         import numpy as np
@@ -85,7 +85,7 @@ class RayRuntime:
     """
 
     def __init__(self, variants: Sequence[Variant], search: SearchConfig,
-                 config: SelfPlayConfig, net: PolicyValueNet, actors: int,
+                 config: SelfPlayConfig, net: PolicyValueModel, actors: int,
                  address: str | None = None, cpus_per_actor: float = 1.0,
                  seed: int = 0) -> None:
         try:
@@ -101,7 +101,7 @@ class RayRuntime:
         sub = SelfPlayConfig(**{**config.__dict__, "games_in_flight": per})
         remote_cls = ray.remote(num_cpus=cpus_per_actor)(_RayActor)
         self.actors = [remote_cls.remote([str(v) for v in variants], search.__dict__,
-                                         sub.__dict__, net.config.to_dict(), seed + k)
+                                         sub.__dict__, describe(net), seed + k)
                        for k in range(actors)]
         self.net_seconds = 0.0
         self._next_index = 0
@@ -110,7 +110,7 @@ class RayRuntime:
         """Number new games from ``index`` on (actor k numbers games k, k + actors, ...)."""
         self._next_index = index
 
-    def play(self, net: PolicyValueNet, num_games: int, seed: Any, on_games: OnGames,
+    def play(self, net: PolicyValueModel, num_games: int, seed: Any, on_games: OnGames,
              chunk: int, progress: Callable[[int], None] | None = None) -> SelfPlayStats:
         """Finish ``num_games`` games over all actors, delivering them in chunks."""
         ray = self.ray
@@ -153,12 +153,10 @@ class RayRuntime:
 class _RayActor:
     """One Ray self-play actor (runs in its own process)."""
 
-    def __init__(self, variants: list[str], search: dict, config: dict, net_config: dict,
+    def __init__(self, variants: list[str], search: dict, config: dict, network: dict,
                  seed: int) -> None:
-        from drl.nn import NetConfig
-
         torch.set_num_threads(1)
-        self.net = PolicyValueNet(NetConfig(**net_config)).eval()
+        self.net = build(network["arch"], **network["net_config"]).eval()
         self.actor = SelfPlayActor([Variant.parse(v) for v in variants], SearchConfig(**search),
                                    SelfPlayConfig(**config), seed)
 
@@ -179,7 +177,7 @@ class _RayActor:
 
 
 def make_runtime(name: str, variants: Sequence[Variant], search: SearchConfig,
-                 config: SelfPlayConfig, net: PolicyValueNet, device: torch.device,
+                 config: SelfPlayConfig, net: PolicyValueModel, device: torch.device,
                  seed: int, actors: int = 1, address: str | None = None,
                  cpus_per_actor: float = 1.0) -> LocalRuntime | RayRuntime:
     """Build the runtime named ``local`` or ``ray``.

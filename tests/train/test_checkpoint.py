@@ -74,3 +74,19 @@ def test_quarantine_and_all_bad(tmp_path):
 def test_payload_needs_required_keys(tmp_path):
     with pytest.raises(ValueError, match="counters"):
         save_checkpoint(tmp_path, 1, {"model": {}, "net_config": {}})
+
+
+def test_network_round_trips_through_a_checkpoint_file(tmp_path):
+    from drl.nn import build, describe, load
+
+    torch.manual_seed(0)
+    net = build("resnet", in_channels=5, board_size=8, num_actions=896, channels=8, blocks=1)
+    path = save_checkpoint(tmp_path, 1, {"model": net.state_dict(), **describe(net),
+                                         "counters": {}})
+    payload = load_checkpoint(path)
+    assert payload["arch"] == "resnet"
+    again = load(payload, board_size=8)
+    x = torch.randn(2, 5, 8, 8)
+    assert torch.equal(net.eval()(x).value, again(x).value)
+    with pytest.raises(ValueError, match="for 8x8 boards; this game is played on 10x10"):
+        load(payload, board_size=10)

@@ -1,0 +1,54 @@
+"""Size of the residual policy-value network (torch-free, so configs can be read and
+checked without importing torch)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+__all__ = ["NetConfig"]
+
+
+@dataclass(frozen=True)
+class NetConfig:
+    """Shape and size of a :class:`~drl.nn.PolicyValueNet` (architecture ``resnet``).
+
+    ``in_channels``, ``board_size`` and ``num_actions`` follow from the game and the
+    encoder; the other fields are the model's size and are what ``configs/model/*.yaml``
+    choose (the defaults here are ``model=small``).
+
+    Attributes:
+        in_channels: observation planes C.
+        board_size: H = W (8 or 10).
+        num_actions: A, the number of step actions (896 on 8x8, 1800 on 10x10).
+        channels: width of the residual tower.
+        blocks: number of residual blocks.
+        policy_channels: 1x1-conv channels feeding the policy's linear layer.
+        value_channels: 1x1-conv channels feeding the value MLP.
+        value_hidden: hidden units of the value MLP.
+        aux_heads: also predict pieces left per side at the end and plies to the end.
+
+    Raises:
+        ValueError: if a size is below 1 (``blocks`` below 0), naming the field.
+    """
+
+    in_channels: int
+    board_size: int
+    num_actions: int
+    channels: int = 32
+    blocks: int = 3
+    policy_channels: int = 4
+    value_channels: int = 2
+    value_hidden: int = 64
+    aux_heads: bool = True
+
+    def __post_init__(self) -> None:
+        for name in ("in_channels", "board_size", "num_actions", "channels",
+                     "policy_channels", "value_channels", "value_hidden"):
+            if int(getattr(self, name)) < 1:
+                raise ValueError(f"NetConfig.{name} must be >= 1, got {getattr(self, name)}")
+        if self.blocks < 0:
+            raise ValueError(f"NetConfig.blocks must be >= 0, got {self.blocks}")
+
+    def to_dict(self) -> dict:
+        """Plain-dict form, stored in checkpoints."""
+        return asdict(self)

@@ -1,0 +1,229 @@
+"""Network architectures by name: build one from its config, rebuild one from a checkpoint.
+
+An architecture is a factory ``config -> model`` and the frozen dataclass of its config.
+Every config class has the fields ``in_channels``, ``board_size`` and ``num_actions``
+(they follow from the game; see :data:`INPUT_FIELDS`); its other fields, with their
+defaults, are what ``configs/model/*.yaml`` set. ``resnet``
+(:class:`~drl.nn.PolicyValueNet`, :class:`~drl.nn.NetConfig`) is registered here. A new
+architecture is one call::
+
+    register_arch("mlp", MLPNet, MLPConfig)      # then: drl-train model=mlp
+
+Checkpoints store the architecture's name (``arch``) next to its config (``net_config``);
+a checkpoint without ``arch`` was written before there was a choice and holds a
+``resnet``. This module imports torch only when a ``resnet`` is built.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from drl.nn.config import NetConfig
+from drl.nn.model import PolicyValueModel
+
+__all__ = ["DEFAULT_ARCH", "INPUT_FIELDS", "arch_config_class", "build", "check_compatible",
+           "describe", "load", "make_config", "register_arch", "registered_archs"]
+
+DEFAULT_ARCH = "resnet"
+INPUT_FIELDS = ("in_channels", "board_size", "num_actions")
+
+
+@dataclass(frozen=True)
+class _Arch:
+    factory: Callable[[Any], PolicyValueModel]
+    config_cls: type
+
+
+_ARCHS: dict[str, _Arch] = {}
+
+
+def register_arch(name: str, factory: Callable[[Any], PolicyValueModel], config_cls: type,
+                  *, replace: bool = False) -> None:
+    """Make architecture ``name`` buildable (and selectable as ``model.arch``).
+
+    Args:
+        name: the architecture's name, stored in configs and checkpoints.
+        factory: ``factory(config)`` returns a network (a ``torch.nn.Module`` whose forward
+            pass returns a :class:`~drl.nn.NetOutput`, see
+            :class:`~drl.nn.PolicyValueModel`).
+        config_cls: dataclass of its config, with the fields :data:`INPUT_FIELDS`.
+        replace: allow re-registering an existing name.
+
+    Raises:
+        ValueError: for an empty name, a name already registered (without ``replace``), or a
+            config class that is not a dataclass or lacks one of :data:`INPUT_FIELDS`.
+    """
+    if not isinstance(name, str) or not name.isidentifier():
+        raise ValueError(f"architecture name must be an identifier, got {name!r}")
+    if name in _ARCHS and not replace:
+        raise ValueError(f"architecture {name!r} is already registered")
+    if not dataclasses.is_dataclass(config_cls) or not isinstance(config_cls, type):
+        raise ValueError(f"config_cls of {name!r} must be a dataclass, got {config_cls!r}")
+    have = {f.name for f in dataclasses.fields(config_cls)}
+    missing = [f for f in INPUT_FIELDS if f not in have]
+    if missing:
+        raise ValueError(f"config class {config_cls.__name__} of architecture {name!r} lacks "
+                         f"the fields {missing} (every architecture gets {list(INPUT_FIELDS)})")
+    _ARCHS[name] = _Arch(factory, config_cls)
+
+
+def registered_archs() -> tuple[str, ...]:
+    """Names of the registered architectures, sorted."""
+    return tuple(sorted(_ARCHS))
+
+
+def _arch(name: str) -> _Arch:
+    try:
+        return _ARCHS[name]
+    except KeyError:
+        raise ValueError(f"unknown network architecture {name!r}; registered: "
+                         f"{', '.join(registered_archs())}") from None
+
+
+def arch_config_class(name: str) -> type:
+    """The config dataclass of architecture ``name``.
+
+    Raises:
+        ValueError: if ``name`` is not registered (the message lists those that are).
+    """
+    return _arch(name).config_cls
+
+
+def make_config(arch: str = DEFAULT_ARCH, **config: Any) -> Any:
+    """The config object of architecture ``arch`` from its fields (the network is not built).
+
+    Args:
+        arch: a registered architecture name.
+        **config: fields of its config class: :data:`INPUT_FIELDS` and any size fields
+            (the others take the class's defaults).
+
+    Returns:
+        An instance of :func:`arch_config_class` ``(arch)``.
+
+    Raises:
+        ValueError: unknown ``arch`` (listing the registered ones), a field its config class
+            does not have or lacks, or a value the config class rejects.
+    """
+    cls = _arch(arch).config_cls
+    fields = [f for f in dataclasses.fields(cls) if f.init]
+    known = {f.name for f in fields}
+    unknown = sorted(set(config) - known)
+    if unknown:
+        raise ValueError(f"architecture {arch!r} has no config field(s) {unknown}; its fields "
+                         f"are {sorted(known)}")
+    required = [f.name for f in fields if f.default is dataclasses.MISSING
+                and f.default_factory is dataclasses.MISSING and f.name not in config]
+    if required:
+        raise ValueError(f"architecture {arch!r} needs the config field(s) {required}")
+    return cls(**config)
+
+
+def build(arch: str = DEFAULT_ARCH, **config: Any) -> PolicyValueModel:
+    """Build a freshly initialised network.
+
+    Args:
+        arch: a registered architecture name.
+        **config: fields of its config class (see :func:`make_config`).
+
+    Returns:
+        The network (train mode, on the CPU), with ``arch`` and ``config`` attributes.
+
+    Raises:
+        ValueError: as :func:`make_config`.
+    """
+    cfg = make_config(arch, **config)
+    net = _arch(arch).factory(cfg)
+    net.arch = arch
+    if getattr(net, "config", None) is None:
+        net.config = cfg
+    return net
+
+
+def describe(net: PolicyValueModel) -> dict[str, Any]:
+    """What a checkpoint stores to rebuild ``net``: ``{"arch": str, "net_config": dict}``."""
+    return {"arch": getattr(net, "arch", DEFAULT_ARCH),
+            "net_config": dataclasses.asdict(net.config)}
+
+
+def _stored(payload: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+    if "net_config" not in payload:
+        raise ValueError("checkpoint has no net_config: it is not a drl network checkpoint")
+    return str(payload.get("arch") or DEFAULT_ARCH), dict(payload["net_config"])
+
+
+def _board(cfg: Mapping[str, Any]) -> str:
+    n = cfg.get("board_size")
+    return f"{n}x{n} boards" if n is not None else "an unknown board size"
+
+
+def check_compatible(payload: Mapping[str, Any], arch: str, config: Mapping[str, Any]) -> None:
+    """Check that a checkpoint holds the network a run asks for.
+
+    Args:
+        payload: checkpoint payload (``arch``, optional for ``resnet``; ``net_config``).
+        arch: the architecture asked for.
+        config: the full config asked for, as a dict (see :func:`describe`).
+
+    Raises:
+        ValueError: naming both sides, e.g. ``checkpoint holds arch 'resnet' for 10x10
+            boards; this run is arch 'resnet' for 8x8 boards``, or the differing fields.
+    """
+    got_arch, got = _stored(payload)
+    if got_arch != arch or got.get("board_size") != config.get("board_size"):
+        raise ValueError(f"checkpoint holds arch {got_arch!r} for {_board(got)}; this run is "
+                         f"arch {arch!r} for {_board(config)}")
+    if got != dict(config):
+        keys = sorted(k for k in set(got) | set(config) if got.get(k) != config.get(k))
+        theirs = ", ".join(f"{k}={got.get(k)!r}" for k in keys)
+        ours = ", ".join(f"{k}={config.get(k)!r}" for k in keys)
+        raise ValueError(f"checkpoint holds a {got_arch!r} network with {theirs}; this run "
+                         f"asks for {ours}")
+
+
+def load(payload: Mapping[str, Any], device: Any = "cpu",
+         board_size: int | None = None) -> PolicyValueModel:
+    """Rebuild the network stored in a checkpoint payload, in eval mode on ``device``.
+
+    Args:
+        payload: checkpoint payload with ``net_config``, ``model`` (the state dict) and
+            ``arch`` (absent in old checkpoints: ``resnet``).
+        device: torch device (or its name) for the network.
+        board_size: when given, the board size the network must be for (8 or 10).
+
+    Returns:
+        The network with its weights loaded.
+
+    Raises:
+        ValueError: the architecture is not registered, the board size differs from
+            ``board_size``, the stored config does not fit the architecture, or the
+            weights do not fit the stored config (each naming both sides).
+    """
+    arch, cfg = _stored(payload)
+    if board_size is not None and cfg.get("board_size") != board_size:
+        raise ValueError(f"checkpoint holds arch {arch!r} for {_board(cfg)}; this game is "
+                         f"played on {board_size}x{board_size} boards")
+    try:
+        net = build(arch, **cfg)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"checkpoint network cannot be built: {err}") from None
+    try:
+        net.load_state_dict(payload["model"])
+    except (KeyError, RuntimeError) as err:
+        first = str(err).strip().splitlines()
+        raise ValueError(f"checkpoint weights do not fit its arch {arch!r} with net_config "
+                         f"{cfg}: {first[0] if first else err!r}"
+                         + (f" ({len(first) - 1} more lines)" if len(first) > 1 else "")
+                         ) from None
+    return net.to(device).eval()
+
+
+def _resnet(config: NetConfig) -> PolicyValueModel:
+    from drl.nn.network import PolicyValueNet
+
+    return PolicyValueNet(config)
+
+
+register_arch(DEFAULT_ARCH, _resnet, NetConfig)
