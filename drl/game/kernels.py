@@ -62,7 +62,7 @@ __all__ = [
     "start", "generate", "step", "play_row", "legal_mask", "observe", "value", "is_over",
     "truncated", "record", "random_index", "play_random", "set_repetitions",
     "W_AGENT", "W_PLY_LIMIT", "W_PLY0", "W_SIZE", "random_replies", "game_step",
-    "observe_into", "below_limit",
+    "observe_into", "below_limit", "legal_mask_of", "legal_masks_batch",
 ]
 
 G_PREFIX = STATE_SIZE
@@ -321,3 +321,45 @@ def game_step(ws, pos, params, moves, hist, log, rng, action, random_opponent, m
         random_replies(ws, pos, params, moves, hist, log, rng)
     observe_into(pos, params, moves, -1, mask, planes)
     return result
+
+
+# ------------------------------------------------------------ masks of bare positions
+
+@njit(cache=True)
+def legal_mask_of(state, params, prefix, prefix_len, out):
+    """Legal-step mask of a position given as ``(state, prefix[:prefix_len])``, without a
+    game around it (no history: a position that is over only by repetition still shows
+    its steps).
+
+    Args:
+        state: ``int64[STATE_SIZE]``; params: ``int64[PARAMS_SIZE]``.
+        prefix: ``int64[>= prefix_len]`` steps of the move in progress.
+        out: ``bool[A]`` or ``int8[A]``, overwritten.
+
+    Returns:
+        The number of legal steps.
+    """
+    moves = np.empty((MAX_MOVES, MOVE_WIDTH), dtype=np.int64)
+    n = generate_moves(state, params, moves)
+    return mask_from_moves(moves, n, state[ST_TURN], params, prefix, prefix_len, out)
+
+
+@njit(cache=True)
+def legal_masks_batch(states, params, prefixes, prefix_lens, out):
+    """:func:`legal_mask_of` for B positions of one variant.
+
+    Args:
+        states: ``int64[B, STATE_SIZE]``; params: ``int64[PARAMS_SIZE]``;
+        prefixes: ``int64[B, L]``; prefix_lens: ``int64[B]``; out: ``[B, A]`` bool/int8.
+
+    Returns:
+        ``int64[B]`` legal steps per position.
+    """
+    b = states.shape[0]
+    counts = np.zeros(b, dtype=np.int64)
+    moves = np.empty((MAX_MOVES, MOVE_WIDTH), dtype=np.int64)
+    for i in range(b):
+        n = generate_moves(states[i], params, moves)
+        counts[i] = mask_from_moves(moves, n, states[i, ST_TURN], params, prefixes[i],
+                                    prefix_lens[i], out[i])
+    return counts
