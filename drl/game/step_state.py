@@ -10,7 +10,7 @@ A ``StepState`` carries no game history: its repetition count is given by the ca
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -50,8 +50,8 @@ class StepState:
     params: np.ndarray
     prefix: tuple[int, ...] = ()
     repetitions: int = 0
-    _pos: Optional[np.ndarray] = field(default=None, repr=False, compare=False)
-    _moves: Optional[np.ndarray] = field(default=None, repr=False, compare=False)
+    _pos: np.ndarray | None = field(default=None, repr=False, compare=False)
+    _moves: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         state = np.array(self.state, dtype=np.int64)
@@ -80,7 +80,7 @@ class StepState:
 
     @classmethod
     def from_board(cls, board: Board, prefix: tuple[int, ...] = (),
-                   repetitions: int = 0) -> "StepState":
+                   repetitions: int = 0) -> StepState:
         """The step state of a :class:`~drl.rules.Board` (at the start of a move by default)."""
         return cls(board.state, board.variant.params, tuple(prefix), repetitions)
 
@@ -104,7 +104,7 @@ class StepState:
         return int(self.params[2] * 4 * (self.params[1] - 1))
 
     @property
-    def outcome(self) -> Optional[Outcome]:
+    def outcome(self) -> Outcome | None:
         """The result if the position ends the game (the game core's result code)."""
         return Outcome.from_code(int(self._pos[G.G_CODE]))
 
@@ -125,7 +125,7 @@ class StepState:
         """``int64[k]`` indices of the legal steps, ascending."""
         return np.flatnonzero(self.action_mask()).astype(np.int64)
 
-    def observation(self, viewer: Optional[int] = None) -> np.ndarray:
+    def observation(self, viewer: int | None = None) -> np.ndarray:
         """``float32[N_CHANNELS, n, n]`` planes from ``viewer``'s view (default: the mover).
 
         Raises:
@@ -152,7 +152,7 @@ class StepState:
 
     # ------------------------------------------------------------------ transitions
 
-    def push(self, action: int) -> tuple["StepState", Optional[np.ndarray]]:
+    def push(self, action: int) -> tuple[StepState, np.ndarray | None]:
         """Play one step.
 
         Args:

@@ -42,8 +42,14 @@ from numba import njit, types
 
 from drl.rules._bits import lowest_square, popcount, step
 from drl.rules.geometry import CROWN_MASK, FULL, MAX_STEPS, NEIGHBOR, RAY
-from drl.rules.variant import (P_FLYING, P_MAX_CAPTURE, P_MEN_BACK, P_PROMO_MID,
-                               P_PROMOTION, P_SIZE_IDX)
+from drl.rules.variant import (
+    P_FLYING,
+    P_MAX_CAPTURE,
+    P_MEN_BACK,
+    P_PROMO_MID,
+    P_PROMOTION,
+    P_SIZE_IDX,
+)
 
 # State indices (mirrored in core).
 ST_BM, ST_BK, ST_WM, ST_WK = 0, 1, 2, 3

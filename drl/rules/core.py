@@ -18,14 +18,38 @@ from numba import njit
 
 from drl.rules import _movegen as mg
 from drl.rules._bits import lowest_square, popcount
-from drl.rules._movegen import (CTX_SIZE, FLAG_CROWN, FLAG_KING, FLAG_REMOVE, M_CAPTURED,
-                                M_FLAGS, M_FROM, M_NSTEPS, M_PATH, M_TO, MAX_MOVES,
-                                MOVE_WIDTH)
+from drl.rules._movegen import (
+    CTX_SIZE,
+    FLAG_CROWN,
+    FLAG_KING,
+    FLAG_REMOVE,
+    M_CAPTURED,
+    M_FLAGS,
+    M_FROM,
+    M_NSTEPS,
+    M_PATH,
+    M_TO,
+    MAX_MOVES,
+    MOVE_WIDTH,
+)
 from drl.rules.geometry import FULL, ZOBRIST, ZOBRIST_SIDE
-from drl.rules.variant import (P_ASYMMETRIC, P_BLOCKED_GIVER, P_BOARD_SIZE, P_ELIM_WINNER,
-                               P_ENDGAME_RULE, P_FIRST, P_NO_PROGRESS, P_NSQ, P_OBJ_BLACK,
-                               P_REPETITION, P_ROLE_SWAP, P_ROWS, P_SIZE_IDX, P_TAKER_BLOCKED,
-                               PARAMS_SIZE)
+from drl.rules.variant import (
+    P_ASYMMETRIC,
+    P_BLOCKED_GIVER,
+    P_BOARD_SIZE,
+    P_ELIM_WINNER,
+    P_ENDGAME_RULE,
+    P_FIRST,
+    P_NO_PROGRESS,
+    P_NSQ,
+    P_OBJ_BLACK,
+    P_REPETITION,
+    P_ROLE_SWAP,
+    P_ROWS,
+    P_SIZE_IDX,
+    P_TAKER_BLOCKED,
+    PARAMS_SIZE,
+)
 
 __all__ = [
     "STATE_SIZE", "ST_BM", "ST_BK", "ST_WM", "ST_WK", "ST_TURN", "ST_NOPROG", "ST_HASH",

@@ -34,7 +34,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Optional
+from typing import Any
 
 import numpy as np
 
@@ -158,9 +158,9 @@ class Variant:
     blocked_giver: str = "wins"
     taker_blocked: str = "loses"
     elimination_winner: str = "taker"
-    role_swap_after_captures: Optional[int] = None
-    repetition_draw: Optional[int] = 3
-    no_progress_plies: Optional[int] = 80
+    role_swap_after_captures: int | None = None
+    repetition_draw: int | None = 3
+    no_progress_plies: int | None = 80
     endgame_rule: str = "none"
     notation: str = "numeric"
 
@@ -200,7 +200,7 @@ class Variant:
     # ------------------------------------------------------------------ construction
 
     @classmethod
-    def preset(cls, name: str) -> "Variant":
+    def preset(cls, name: str) -> Variant:
         """The named preset (``english``, ``russian``, ``brazilian``, ``international``,
         ``giveaway``, ``losing``, ``give_and_take``).
 
@@ -210,7 +210,7 @@ class Variant:
         return cls.parse(name)
 
     @classmethod
-    def parse(cls, text: "str | Variant") -> "Variant":
+    def parse(cls, text: str | Variant) -> Variant:
         """Parse ``name[:flag=value,...]``.
 
         Values: booleans ``true/false`` (also ``1/0``, ``yes/no``), integers, ``none``
@@ -254,7 +254,7 @@ class Variant:
             return self.name
         return self.name + ":" + ",".join(f"{f}={_format_value(v)}" for f, v in overrides.items())
 
-    def replace(self, **changes: Any) -> "Variant":
+    def replace(self, **changes: Any) -> Variant:
         """A copy with some flags changed (validated like the constructor)."""
         return dataclasses.replace(self, **changes)
 
@@ -265,7 +265,7 @@ class Variant:
         """True when one colour takes and the other gives (Give and Take)."""
         return self.objectives[0] != self.objectives[1]
 
-    def role(self, color: int) -> Optional[str]:
+    def role(self, color: int) -> str | None:
         """``"taker"`` or ``"giver"`` for a colour (0 black, 1 white) at the start of a game.
 
         ``None`` outside Give and Take (variants where both colours share one objective,

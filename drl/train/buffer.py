@@ -290,7 +290,7 @@ class ReplayBuffer:
             pieces[rows] = data.pieces_left[idx]
             plies[rows] = data.plies_left[idx]
             lo, hi = data.legal_offsets[idx], data.legal_offsets[idx + 1]
-            flat = np.concatenate([np.arange(a, b) for a, b in zip(lo, hi)])
+            flat = np.concatenate([np.arange(a, b) for a, b in zip(lo, hi, strict=True)])
             r = np.repeat(rows, hi - lo)
             acts = data.legal_actions[flat].astype(np.int64)
             mask[r, acts] = True

@@ -55,7 +55,9 @@ def _hydra_type(tp: Any) -> Any:
     if origin in (Union, types.UnionType):
         rest = [a for a in args if a is not type(None)]
         if len(rest) == 1 and len(rest) < len(args) and _hydra_type(rest[0]) is not Any:
-            return Optional[_hydra_type(rest[0])]
+            # typing.Optional, not ``X | None``: OmegaConf's documented form of an optional
+            # field, and a value computed at run time (not an annotation).
+            return Optional[_hydra_type(rest[0])]  # noqa: UP045
     if origin is typing.Literal and len({type(a) for a in args}) == 1 \
             and type(args[0]) in _PRIMITIVES:
         return type(args[0])
@@ -225,7 +227,7 @@ class RuntimeCfg:
 
     name: str = "local"
     actors: int = 1
-    address: Optional[str] = None
+    address: str | None = None
     cpus_per_actor: float = 1.0
 
 
@@ -255,7 +257,7 @@ class Config:
     search: SearchCfg = field(default_factory=SearchCfg)
     train: TrainCfg = field(default_factory=TrainCfg)
     runtime: RuntimeCfg = field(default_factory=RuntimeCfg)
-    run_dir: Optional[str] = None
+    run_dir: str | None = None
     resume: bool = False
     seed: int = 0
     device: str = "auto"
