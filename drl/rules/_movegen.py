@@ -68,6 +68,8 @@ PROMO_STOP, PROMO_AS_MAN, PROMO_AS_KING = 0, 1, 2
 PROMOTION_CROWN, PROMOTION_REMOVE = 0, 1
 
 # Search context: a small int64 scratch array shared down the capture search.
+# (not reformatted: a table whose comments stay aligned)
+# fmt: off
 C_COUNT = 0      # moves written so far
 C_BEST = 1       # most pieces captured by a written move (max-capture rule)
 C_FLYING = 2
@@ -80,6 +82,7 @@ C_FROM = 8
 C_START_KING = 9
 C_SIDE = 10      # colour to move (0 black, 1 white): orders duplicate paths
 C_JUMPERS = 11   # 8 bitboards: pieces with a single jump, per direction (men, short kings)
+# fmt: on
 C_PATH = 19
 C_STACK = C_PATH + MAX_PATH
 STACK_WIDTH = 5  # square, king, crowned, captured, nsteps

@@ -93,6 +93,8 @@ ENDGAME_RULE_RUSSIAN = 2
 # Endgame kinds (``endgame_kind``): which material class the counter ``ST_ENDGAME`` runs
 # for; ``ENDGAME_PLIES[kind]`` is the number of plies in that class that draws (a "move"
 # of the rules is one move by each side: two plies). docs/rules.md has the sources.
+# (not reformatted: a table whose comments stay aligned)
+# fmt: off
 ENDGAME_16_MOVE = 1       # FMJD: 3 pieces (>= 1 king) against a lone king, 16 moves
 ENDGAME_5_MOVE = 2        # FMJD: 1-2 pieces (>= 1 king) against a lone king, 5 moves
 ENDGAME_RU_KINGS = 3      # Russian: 3 or more kings (no men) against a lone king, 15 moves
@@ -101,6 +103,7 @@ ENDGAME_RU_MAIN_ROAD = 4  # Russian: 3 pieces (>= 1 king) against a lone king on
 ENDGAME_RU_TWO = 5        # Russian: 2 pieces (>= 1 king) against a lone king, 5 moves
 ENDGAME_RU_4_5 = 6        # Russian: kings on both sides, 4-5 pieces on the board, 30 moves
 ENDGAME_RU_6_7 = 7        # Russian: kings on both sides, 6-7 pieces on the board, 60 moves
+# fmt: on
 ENDGAME_PLIES = np.array([0, 32, 10, 30, 10, 10, 60, 120], dtype=np.int64)
 
 

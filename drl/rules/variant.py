@@ -80,12 +80,15 @@ NOTATIONS = ("numeric", "algebraic")
 
 # Flags in canonical order (the order of str(variant)); fields that others derive from
 # come first (board_size before rows_of_men, taker before objectives).
+# (not reformatted: a table, kept packed)
+# fmt: off
 _FLAG_ORDER = (
     "board_size", "rows_of_men", "first_player", "men_capture_backward", "flying_kings",
     "max_capture", "promotion_mid_capture", "promotion", "taker", "objectives",
     "blocked_giver", "taker_blocked", "elimination_winner", "role_swap_after_captures",
     "repetition_draw", "no_progress_plies", "endgame_rule", "notation",
 )
+# fmt: on
 
 _CHOICES = {
     "first_player": COLORS,
@@ -369,6 +372,8 @@ def _build(name: str, overrides: dict[str, Any]) -> Variant:
 _BASE = {f.name: f.default for f in dataclasses.fields(Variant) if f.name != "name"}
 
 # Preset defaults: DESIGN section 2, "Named variants". Sources in the module docstring.
+# (not reformatted: a table, one preset per entry)
+# fmt: off
 PRESETS: dict[str, dict[str, Any]] = {
     # Seeds 003 and 004 (English draughts / F.I.D. capture rules).
     "english": dict(_BASE),
@@ -397,3 +402,4 @@ PRESETS: dict[str, dict[str, Any]] = {
     # Seed 000 (Give and Take): rule 8 promotion ends the move; rule 12 repetition only.
     "give_and_take": {**_BASE, "objectives": ("take", "give"), "no_progress_plies": None},
 }
+# fmt: on
