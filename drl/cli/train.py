@@ -18,6 +18,7 @@ against the baselines of ``train.final_eval`` in both colours and (Give and Take
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING, cast
 
 import hydra
 from omegaconf import DictConfig, OmegaConf
@@ -25,6 +26,9 @@ from omegaconf import DictConfig, OmegaConf
 from drl.cli._configs import config_dir
 from drl.eval.report import fmt_elo
 from drl.train.config import register_configs
+
+if TYPE_CHECKING:
+    from drl.train.config import Config
 
 CONFIG_DIR = config_dir()
 
@@ -58,7 +62,7 @@ def _run(cfg: DictConfig) -> None:
     from drl.train.loop import resolve_run_dir, train
 
     console = Console()
-    conf = OmegaConf.to_object(cfg)
+    conf = cast("Config", OmegaConf.to_object(cfg))  # the base_config schema's dataclass
     hc = HydraConfig.get()
     job = hc.job.num if hc.mode == RunMode.MULTIRUN else None
     try:

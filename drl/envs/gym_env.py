@@ -237,9 +237,11 @@ class DraughtsEnv(gym.Env):
         if self._fast_random:
             game.random_replies()
         else:
+            opponent = self.opponent
+            assert opponent is not None  # made in __init__ unless the replies are compiled
             while (game.outcome is None and game.turn != self._agent
                    and not self._over_ply_limit()):
-                game.play_move(self.opponent.select_move(game.board.copy()))
+                game.play_move(opponent.select_move(game.board.copy()))
         return self._over_ply_limit()
 
     def _over_ply_limit(self) -> bool:

@@ -64,8 +64,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         ValueError: a bad argument, or an illegal action under ``illegal_action="raise"``.
     """
 
-    metadata = {"render_modes": ["ansi", "rgb_array"], "name": "drl_draughts_v0",
-                "is_parallelizable": False, "render_fps": 4}
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "rgb_array"],
+                                "name": "drl_draughts_v0", "is_parallelizable": False,
+                                "render_fps": 4}
 
     def __init__(self, variant: str | Variant = "english", variant_options: Options = None,
                  max_plies: int | None = 400, illegal_action: str = "raise",
@@ -135,7 +136,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self._cumulative_rewards = {agent: 0 for agent in AGENTS}
         self.terminations = {agent: False for agent in AGENTS}
         self.truncations = {agent: False for agent in AGENTS}
-        self.infos = {agent: {} for agent in AGENTS}
+        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in AGENTS}
         self.agent_selection = AGENTS[self._game.turn]
         self._game.refresh()
         self._update_infos()

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from functools import cache
 from itertools import pairwise
+from typing import SupportsIndex, cast
 
 import numpy as np
 
@@ -75,7 +76,8 @@ def as_color(color: object) -> Color:
             return Color(("black", "white").index(color.strip().lower()))
     elif not isinstance(color, bool):
         try:
-            value = operator.index(color)
+            # anything without __index__ raises TypeError, handled below
+            value = operator.index(cast("SupportsIndex", color))
         except TypeError:
             value = None
         if value in (0, 1):
@@ -320,9 +322,11 @@ def _state_from_fen(pos: FenPosition, variant: Variant) -> np.ndarray:
     """Kernel state for a parsed FEN: bitboards, side to move (``?`` = the variant's first
     player), the ``H`` no-progress counter, Zobrist hash; other counters 0."""
     turn = pos.turn if pos.turn is not None else (0 if variant.first_player == "black" else 1)
-    bits = [sum(1 << s for s in squares) for squares in
-            (pos.black_men, pos.black_kings, pos.white_men, pos.white_kings)]
-    state = core.make_state(*bits, turn, variant.params)
+    black_men, black_kings, white_men, white_kings = (
+        sum(1 << s for s in squares)
+        for squares in (pos.black_men, pos.black_kings, pos.white_men, pos.white_kings))
+    state = core.make_state(black_men, black_kings, white_men, white_kings, turn,
+                            variant.params)
     state[core.ST_NOPROG] = pos.no_progress or 0
     return state
 

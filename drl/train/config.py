@@ -31,7 +31,7 @@ import dataclasses
 import types
 import typing
 from dataclasses import dataclass, field, make_dataclass
-from typing import Any, Optional, Union
+from typing import TYPE_CHECKING, Any, Optional, Union
 
 from drl.cli._configs import VariantCfg
 from drl.nn import DEFAULT_ARCH, INPUT_FIELDS, arch_config_class, make_config, registered_archs
@@ -62,7 +62,7 @@ def _hydra_type(tp: Any) -> Any:
             and type(args[0]) in _PRIMITIVES:
         return type(args[0])
     if origin is list and len(args) == 1 and args[0] in _PRIMITIVES:
-        return list[args[0]]
+        return types.GenericAlias(list, (args[0],))  # list[args[0]], built at run time
     return Any
 
 
@@ -205,13 +205,23 @@ def model_node(arch: str) -> type:
 
 
 ModelCfg = model_node(DEFAULT_ARCH)
-SearchCfg = schema("SearchCfg", SearchConfig, first=_named("default"),
-                   doc="Search settings: ``name`` and the fields of ``drl.search.SearchConfig``.")
-TrainCfg = schema("TrainCfg", LoopCfg, SelfPlayConfig, LossConfig, first=_named("default"),
-                  drop=("max_plies",),
-                  doc="The training loop: ``name``, the fields of :class:`LoopCfg`, of "
-                      "``SelfPlayConfig`` (but ``max_plies``: ``variant.max_plies``) and of "
-                      "``LossConfig``.")
+if TYPE_CHECKING:
+    # What type checkers see of the two schemas built below at run time: the fields of the
+    # code's dataclasses they copy, plus ``name``.
+    class SearchCfg(SearchConfig):
+        name: str
+
+    class TrainCfg(LoopCfg, SelfPlayConfig, LossConfig):
+        name: str
+else:
+    SearchCfg = schema("SearchCfg", SearchConfig, first=_named("default"),
+                       doc="Search settings: ``name`` and the fields of "
+                           "``drl.search.SearchConfig``.")
+    TrainCfg = schema("TrainCfg", LoopCfg, SelfPlayConfig, LossConfig, first=_named("default"),
+                      drop=("max_plies",),
+                      doc="The training loop: ``name``, the fields of :class:`LoopCfg`, of "
+                          "``SelfPlayConfig`` (but ``max_plies``: ``variant.max_plies``) and "
+                          "of ``LossConfig``.")
 
 
 @dataclass
