@@ -1,5 +1,6 @@
-# Two entry points: `make run` (the main job) and `make test` (the test suite).
-# Both create .venv on first use and install everything needed into it.
+# Entry points: `make run` (the main job), `make test` (the test suite) and `make lint`
+# (ruff and mypy, what CI runs before the tests). Each creates .venv on first use and
+# installs everything needed into it.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -9,7 +10,7 @@ STAMP := $(VENV)/.installed
 # index in PIP_EXTRA_INDEX_URL to avoid a CUDA build where the default one is CUDA.
 TORCH_SPEC ?= torch==2.13.0
 
-.PHONY: run demo test test-all bench install clean
+.PHONY: run demo test test-all lint bench install clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +32,11 @@ test: $(STAMP)
 
 test-all: $(STAMP)
 	$(PY) -m pytest -n 2 -q -m ""
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check drl tests
+	$(VENV)/bin/ruff format --check drl tests
+	$(VENV)/bin/mypy drl
 
 bench: $(STAMP)
 	$(PY) -m pip install -e ".[bench]"

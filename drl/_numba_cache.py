@@ -5,10 +5,10 @@ function. drl's kernels call and inline kernels of other modules (the encoder, t
 searches and the env loop all inline the rules engine's move generator), so after an
 edit of one module a cached kernel elsewhere would still run the old machine code, which
 reads the old array layouts and can crash. :func:`check` runs when ``drl`` is imported,
-before any compiled module loads: it hashes the sources of every module that uses numba and of the drl modules they
-import and, when
-the hash differs from the one stored with the cache, removes all of drl's ``*.nbi`` /
-``*.nbc`` files so that numba compiles afresh (once).
+before any compiled module loads: it hashes the sources of every module that uses numba
+and of the drl modules they import and, when the hash differs from the one stored with
+the cache, removes all of drl's ``*.nbi`` / ``*.nbc`` files so that numba compiles afresh
+(once).
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """The Hydra configs are found in a checkout and shipped in the wheel's data files."""
 
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 from drl.cli._configs import config_dir
 

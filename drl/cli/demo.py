@@ -52,7 +52,8 @@ def main(argv: list[str] | None = None) -> int:
     board = _random_game(str(variant), args.seed, args.max_plies)
     print()
     print(f"one random game of {variant} (seed {args.seed}):")
-    print(board_to_pdn(board, tags={"Event": "drl-demo random game", "Black": "random", "White": "random"}))
+    tags = {"Event": "drl-demo random game", "Black": "random", "White": "random"}
+    print(board_to_pdn(board, tags=tags))
     return 0
 
 

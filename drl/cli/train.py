@@ -18,14 +18,17 @@ against the baselines of ``train.final_eval`` in both colours and (Give and Take
 from __future__ import annotations
 
 import sys
-from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 import hydra
 from omegaconf import DictConfig, OmegaConf
 
-from drl.train.config import register_configs
 from drl.cli._configs import config_dir
 from drl.eval.report import fmt_elo
+from drl.train.config import register_configs
+
+if TYPE_CHECKING:
+    from drl.train.config import Config
 
 CONFIG_DIR = config_dir()
 
@@ -50,17 +53,16 @@ def results_table(results: list, title: str):
 
 
 def _run(cfg: DictConfig) -> None:
+    from hydra.core.hydra_config import HydraConfig
+    from hydra.types import RunMode
     from rich.console import Console
 
     from drl.train.checkpoint import CheckpointError
     from drl.train.config import validate
     from drl.train.loop import resolve_run_dir, train
 
-    from hydra.core.hydra_config import HydraConfig
-    from hydra.types import RunMode
-
     console = Console()
-    conf = OmegaConf.to_object(cfg)
+    conf = cast("Config", OmegaConf.to_object(cfg))  # the base_config schema's dataclass
     hc = HydraConfig.get()
     job = hc.job.num if hc.mode == RunMode.MULTIRUN else None
     try:

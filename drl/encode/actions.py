@@ -22,6 +22,7 @@ The kernels here are ``@njit(cache=True)`` and take the variant parameter array
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
@@ -221,7 +222,7 @@ def encode_action(step: Step, turn: int, board_size: int) -> int:
     return rel_from * 4 * d_max + rel_dir * d_max + dist - 1
 
 
-def move_to_actions(move: "Move", turn: int, params: np.ndarray) -> tuple[int, ...]:
+def move_to_actions(move: Move, turn: int, params: np.ndarray) -> tuple[int, ...]:
     """Step action indices of a full move.
 
     Args:
@@ -245,7 +246,7 @@ def move_to_actions(move: "Move", turn: int, params: np.ndarray) -> tuple[int, .
             raise IllegalMoveError(f"move {path}: square {s} (0-based) is off the board "
                                    f"(0..{nsq - 1})")
     out = []
-    for a, b in zip(path[:-1], path[1:]):
+    for a, b in pairwise(path):
         idx = step_index(a, b, turn, params)
         if idx < 0:
             raise IllegalMoveError(f"move {move}: squares {a + 1} and {b + 1} are not on a "
@@ -254,7 +255,7 @@ def move_to_actions(move: "Move", turn: int, params: np.ndarray) -> tuple[int, .
     return tuple(out)
 
 
-def actions_to_move(actions: tuple[int, ...] | list[int], board: "Board") -> "Move":
+def actions_to_move(actions: tuple[int, ...] | list[int], board: Board) -> Move:
     """The legal move of ``board`` played by a complete sequence of step actions.
 
     Args:

@@ -20,9 +20,9 @@ from numba import njit
 
 from drl.encode.actions import path_step_index
 from drl.rules.core import (
+    M_NSTEPS,
     MAX_MOVES,
     MOVE_WIDTH,
-    M_NSTEPS,
     ST_TURN,
     apply_move_into,
     generate_moves,

@@ -97,12 +97,15 @@ CH_REPETITION = 20
 CH_ENDGAME = 21
 N_CHANNELS = 22
 
+# (not reformatted: a table, kept packed)
+# fmt: off
 CHANNEL_NAMES = (
     "own_men", "own_kings", "opp_men", "opp_kings", "captured", "jumper", "own_give",
     "opp_give", "to_move", "men_back", "flying", "max_capture", "promo_as_man",
     "promo_as_king", "promo_remove", "blocked_giver_loses", "taker_blocked_draw",
     "elimination_giver", "role_swap", "no_progress", "repetition", "endgame",
 )
+# fmt: on
 
 
 _P_SIZE_IDX = 0

@@ -7,8 +7,15 @@ from __future__ import annotations
 from numba import njit
 
 from drl.game import kernels as G
-from drl.game.kernels import (G_CODE, STEP_ILLEGAL, STEP_MOVE_DONE, W_AGENT, W_PLY0,
-                              W_PLY_LIMIT, W_SIZE)
+from drl.game.kernels import (
+    G_CODE,
+    STEP_ILLEGAL,
+    STEP_MOVE_DONE,
+    W_AGENT,
+    W_PLY0,
+    W_PLY_LIMIT,
+    W_SIZE,
+)
 from drl.rules.core import ST_PLY, code_value
 
 __all__ = ["W_AGENT", "W_PLY_LIMIT", "W_PLY0", "W_SIZE", "vector_step"]

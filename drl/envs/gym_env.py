@@ -7,19 +7,19 @@ inside :meth:`DraughtsEnv.step`. Observations and actions follow :mod:`drl.encod
 
 from __future__ import annotations
 
-from typing import Any, Optional, Union
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from drl.encode.planes import N_CHANNELS
 from drl.encode.actions import action_index
-from drl.game import StepGame
-from drl.game import kernels as G
+from drl.encode.planes import N_CHANNELS
 from drl.envs.opponents import make_opponent
 from drl.envs.render import render_ansi, render_rgb
 from drl.envs.variants import Options, build_variant, role_variants
+from drl.game import StepGame
+from drl.game import kernels as G
 from drl.rules.board import Outcome
 from drl.rules.core import objective
 from drl.rules.variant import Variant
@@ -76,10 +76,10 @@ class DraughtsEnv(gym.Env):
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
 
-    def __init__(self, variant: Union[str, Variant] = "english", role: Optional[str] = None,
+    def __init__(self, variant: str | Variant = "english", role: str | None = None,
                  variant_options: Options = None, opponent: Any = "random",
-                 agent_color: str = "random", max_plies: Optional[int] = DEFAULT_MAX_PLIES,
-                 illegal_action: str = "raise", render_mode: Optional[str] = None) -> None:
+                 agent_color: str = "random", max_plies: int | None = DEFAULT_MAX_PLIES,
+                 illegal_action: str = "raise", render_mode: str | None = None) -> None:
         if agent_color not in COLORS + ("random",):
             raise ValueError(f"agent_color must be 'black', 'white' or 'random', "
                              f"got {agent_color!r}")
@@ -128,8 +128,8 @@ class DraughtsEnv(gym.Env):
         """Step actions the agent has played in its move in progress."""
         return tuple(int(a) for a in self._game.prefix[:self._game.plen])
 
-    def reset(self, *, seed: Optional[int] = None,
-              options: Optional[dict[str, Any]] = None) -> tuple[dict[str, np.ndarray], dict]:
+    def reset(self, *, seed: int | None = None,
+              options: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict]:
         """Start an episode.
 
         Args:
@@ -219,7 +219,7 @@ class DraughtsEnv(gym.Env):
         """``bool[A]`` legal step actions now (sb3-contrib's ``MaskablePPO`` convention)."""
         return self._game.mask.astype(bool)
 
-    def render(self) -> Union[str, np.ndarray, None]:
+    def render(self) -> str | np.ndarray | None:
         """The current position as text (``"ansi"``) or an ``uint8[H, W, 3]`` image."""
         if self.render_mode is None:
             return None
@@ -237,9 +237,11 @@ class DraughtsEnv(gym.Env):
         if self._fast_random:
             game.random_replies()
         else:
+            opponent = self.opponent
+            assert opponent is not None  # made in __init__ unless the replies are compiled
             while (game.outcome is None and game.turn != self._agent
                    and not self._over_ply_limit()):
-                game.play_move(self.opponent.select_move(game.board.copy()))
+                game.play_move(opponent.select_move(game.board.copy()))
         return self._over_ply_limit()
 
     def _over_ply_limit(self) -> bool:
@@ -264,8 +266,8 @@ class DraughtsEnv(gym.Env):
             info.update(self._end_info)
         return info
 
-    def _finish(self, outcome: Optional[Outcome], termination: Optional[str] = None,
-                winner: Optional[int] = None) -> None:
+    def _finish(self, outcome: Outcome | None, termination: str | None = None,
+                winner: int | None = None) -> None:
         self._done = True
         if outcome is not None:
             termination = outcome.termination.name

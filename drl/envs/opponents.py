@@ -8,7 +8,7 @@ step. Every other spec (``"greedy"``, ``"alphabeta:depth=4"``, ...) is built by
 from __future__ import annotations
 
 import importlib
-from typing import Any, Optional, Protocol
+from typing import Any, Protocol
 
 from drl.rules.board import Board, Move
 
@@ -19,7 +19,7 @@ class Opponent(Protocol):
     def select_move(self, board: Board) -> Move:  # pragma: no cover - protocol
         """The move to play on ``board`` (not pushed)."""
 
-    def reset(self, seed: Optional[int] = None) -> None:  # pragma: no cover - protocol
+    def reset(self, seed: int | None = None) -> None:  # pragma: no cover - protocol
         """Start a new game; ``seed`` makes its choices reproducible."""
 
 

@@ -17,19 +17,19 @@ None), ``objective`` and, at the end, ``termination``, ``winner``, ``result`` an
 from __future__ import annotations
 
 import warnings
-from typing import Any, Optional, Union
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from drl.encode.planes import N_CHANNELS
 from drl.encode.actions import action_index
-from drl.game import StepGame
-from drl.game import kernels as G
+from drl.encode.planes import N_CHANNELS
 from drl.envs.render import render_ansi, render_rgb
 from drl.envs.variants import Options, build_variant
+from drl.game import StepGame
+from drl.game import kernels as G
 from drl.rules.core import objective
 from drl.rules.variant import Variant
 
@@ -64,12 +64,13 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         ValueError: a bad argument, or an illegal action under ``illegal_action="raise"``.
     """
 
-    metadata = {"render_modes": ["ansi", "rgb_array"], "name": "drl_draughts_v0",
-                "is_parallelizable": False, "render_fps": 4}
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "rgb_array"],
+                                "name": "drl_draughts_v0", "is_parallelizable": False,
+                                "render_fps": 4}
 
-    def __init__(self, variant: Union[str, Variant] = "english", variant_options: Options = None,
-                 max_plies: Optional[int] = 400, illegal_action: str = "raise",
-                 render_mode: Optional[str] = None) -> None:
+    def __init__(self, variant: str | Variant = "english", variant_options: Options = None,
+                 max_plies: int | None = 400, illegal_action: str = "raise",
+                 render_mode: str | None = None) -> None:
         super().__init__()
         if illegal_action not in ("raise", "lose"):
             raise ValueError(f"illegal_action must be 'raise' or 'lose', got {illegal_action!r}")
@@ -112,7 +113,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         """
         return self._act_spaces[AGENTS[_agent_index(agent)]]
 
-    def reset(self, seed: Optional[int] = None, options: Optional[dict] = None) -> None:
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Start a game. ``options={"fen": "..."}`` starts from that position.
 
         The game itself has no randomness; ``seed`` only seeds the action spaces.
@@ -135,7 +136,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self._cumulative_rewards = {agent: 0 for agent in AGENTS}
         self.terminations = {agent: False for agent in AGENTS}
         self.truncations = {agent: False for agent in AGENTS}
-        self.infos = {agent: {} for agent in AGENTS}
+        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in AGENTS}
         self.agent_selection = AGENTS[self._game.turn]
         self._game.refresh()
         self._update_infos()
@@ -199,7 +200,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             self._update_infos()
         self._accumulate_rewards()
 
-    def render(self) -> Union[str, np.ndarray, None]:
+    def render(self) -> str | np.ndarray | None:
         """Text (``"ansi"``) or ``uint8[H, W, 3]`` image (``"rgb_array"``) of the position."""
         if self.render_mode is None:
             return None
@@ -213,7 +214,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
 
     # ------------------------------------------------------------------ internals
 
-    def _end(self, winner: Optional[int], termination: str) -> None:
+    def _end(self, winner: int | None, termination: str) -> None:
         for i, ag in enumerate(AGENTS):
             self.terminations[ag] = True
             self.rewards[ag] = 0 if winner is None else (1 if int(winner) == i else -1)

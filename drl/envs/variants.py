@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Optional, Union
+from collections.abc import Mapping
+from typing import Any
 
 from drl.rules.variant import Variant, VariantError
 
-Options = Optional[Union[str, Mapping[str, Any]]]
+Options = str | Mapping[str, Any] | None
 
 
 def _format(value: Any) -> str:
@@ -39,7 +40,7 @@ def options_text(options: Options) -> str:
                      f"got {type(options).__name__}")
 
 
-def build_variant(variant: Union[str, Variant], options: Options = None,
+def build_variant(variant: str | Variant, options: Options = None,
                   extra: str = "") -> Variant:
     """The variant ``variant`` with ``options`` (and then ``extra``) flags applied.
 
@@ -85,7 +86,7 @@ def build_variant(variant: Union[str, Variant], options: Options = None,
     return Variant.parse(text)
 
 
-def role_variants(variant: Variant, role: Optional[str]) -> dict[int, Variant]:
+def role_variants(variant: Variant, role: str | None) -> dict[int, Variant]:
     """The variant to play for each agent colour (0 black, 1 white).
 
     Args:

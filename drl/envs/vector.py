@@ -16,7 +16,7 @@ its first observation with reward 0).
 
 from __future__ import annotations
 
-from typing import Any, Optional, Union
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces
@@ -27,8 +27,8 @@ from drl.encode.actions import num_actions
 from drl.encode.planes import N_CHANNELS
 from drl.envs import _kernels as K
 from drl.envs.variants import Options, build_variant, role_variants
-from drl.game.kernels import G_CODE, POS_SIZE
 from drl.game import winners
+from drl.game.kernels import G_CODE, POS_SIZE
 from drl.rules.board import Move
 from drl.rules.core import MAX_MOVES, MOVE_WIDTH, ST_PLY, initial_state
 from drl.rules.variant import Variant
@@ -62,11 +62,11 @@ class DraughtsVectorEnv(VectorEnv):
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}
 
-    def __init__(self, num_envs: int, variant: Union[str, Variant] = "english",
-                 role: Optional[str] = None, variant_options: Options = None,
+    def __init__(self, num_envs: int, variant: str | Variant = "english",
+                 role: str | None = None, variant_options: Options = None,
                  agent_color: str = "random", max_plies: int = 400,
                  illegal_action: str = "raise", copy: bool = True, opponent: str = "random",
-                 render_mode: Optional[str] = None) -> None:
+                 render_mode: str | None = None) -> None:
         if opponent != "random":
             raise ValueError(f"the vector env plays only opponent='random', got {opponent!r}; "
                              f"use gymnasium.make_vec(..., vectorization_mode='sync') for "
@@ -125,8 +125,8 @@ class DraughtsVectorEnv(VectorEnv):
             return self.np_random.integers(2, size=self.num_envs).astype(np.int64)
         return np.full(self.num_envs, COLORS.index(self.agent_color), dtype=np.int64)
 
-    def reset(self, *, seed: Optional[int] = None,
-              options: Optional[dict[str, Any]] = None) -> tuple[dict[str, np.ndarray], dict]:
+    def reset(self, *, seed: int | None = None,
+              options: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict]:
         """Start every game; ``seed`` makes the whole run (colours, opponents) reproducible."""
         super().reset(seed=seed)
         if options:

@@ -10,8 +10,7 @@ straight from the move log.
 
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import Optional, Union
+from functools import cache, lru_cache
 
 import numpy as np
 
@@ -44,8 +43,8 @@ class StepGame:
         planes: ``float32[C, n, n]`` observation (idem).
     """
 
-    def __init__(self, variant: Variant, fen: Optional[str] = None, agent: Optional[int] = None,
-                 ply_limit: Optional[int] = None, seed: int = 0) -> None:
+    def __init__(self, variant: Variant, fen: str | None = None, agent: int | None = None,
+                 ply_limit: int | None = None, seed: int = 0) -> None:
         self.variant = variant
         self.params = variant.params
         self.size = variant.board_size
@@ -104,7 +103,7 @@ class StepGame:
         return int(self.pos[G.G_NMOVES])
 
     @property
-    def outcome(self) -> Optional[Outcome]:
+    def outcome(self) -> Outcome | None:
         """The result once the game is over by rule (as ``Board.outcome()``), else None."""
         return Outcome.from_code(int(self.pos[G.G_CODE]))
 
@@ -180,7 +179,7 @@ class StepGame:
             raise ValueError(f"{move} is not legal in {self.board.fen()}")
         return int(hits[0])
 
-    def refresh(self, viewer: Optional[int] = None) -> None:
+    def refresh(self, viewer: int | None = None) -> None:
         """Recompute the mask and the planes (from ``viewer``'s view, default the mover)."""
         G.observe_into(self.pos, self.params, self.rows, -1 if viewer is None else int(viewer),
                        self.mask, self.planes)
@@ -206,7 +205,7 @@ class StepGame:
         cur = int(step_squares(self.prefix[self.plen - 1], self.turn, self.params)[1])
         return start, cur
 
-    def pdn(self, tags: Optional[dict] = None, result: Union[Outcome, str, None] = "*") -> str:
+    def pdn(self, tags: dict | None = None, result: Outcome | str | None = "*") -> str:
         """The game as PDN text (``GameType``/``Variant`` and ``FEN`` tags, and the result,
         as ``drl.rules.pdn.board_to_pdn`` writes them).
 
@@ -236,11 +235,11 @@ class StepGame:
 
 
 @lru_cache(maxsize=64)
-def _game_type(variant: Variant) -> tuple[str, Optional[str]]:
+def _game_type(variant: Variant) -> tuple[str, str | None]:
     return game_type_tag(variant)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _square_names(board_size: int, notation: str) -> tuple[str, ...]:
     """PDN names of all squares (what ``drl.rules.notation.format_move`` writes)."""
     return tuple(square_name(s, board_size, notation) for s in range(board_size ** 2 // 2))

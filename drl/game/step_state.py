@@ -10,7 +10,7 @@ A ``StepState`` carries no game history: its repetition count is given by the ca
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -50,8 +50,8 @@ class StepState:
     params: np.ndarray
     prefix: tuple[int, ...] = ()
     repetitions: int = 0
-    _pos: Optional[np.ndarray] = field(default=None, repr=False, compare=False)
-    _moves: Optional[np.ndarray] = field(default=None, repr=False, compare=False)
+    _pos: np.ndarray | None = field(default=None, repr=False, compare=False)
+    _moves: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         state = np.array(self.state, dtype=np.int64)
@@ -78,9 +78,22 @@ class StepState:
             object.__setattr__(self, "_pos", pos)
             object.__setattr__(self, "_moves", moves[:int(pos[G.G_NMOVES])].copy())
 
+    @property
+    def _position(self) -> np.ndarray:
+        """The game core's position array (set by ``__post_init__`` or given with
+        ``_moves``)."""
+        assert self._pos is not None
+        return self._pos
+
+    @property
+    def _rows(self) -> np.ndarray:
+        """The legal move rows (set together with ``_pos``)."""
+        assert self._moves is not None
+        return self._moves
+
     @classmethod
     def from_board(cls, board: Board, prefix: tuple[int, ...] = (),
-                   repetitions: int = 0) -> "StepState":
+                   repetitions: int = 0) -> StepState:
         """The step state of a :class:`~drl.rules.Board` (at the start of a move by default)."""
         return cls(board.state, board.variant.params, tuple(prefix), repetitions)
 
@@ -94,7 +107,7 @@ class StepState:
     @property
     def moves(self) -> np.ndarray:
         """``int64[k, MOVE_WIDTH]`` legal move rows of ``state`` (read-only copy)."""
-        out = self._moves.copy()
+        out = self._rows.copy()
         out.setflags(write=False)
         return out
 
@@ -104,19 +117,20 @@ class StepState:
         return int(self.params[2] * 4 * (self.params[1] - 1))
 
     @property
-    def outcome(self) -> Optional[Outcome]:
+    def outcome(self) -> Outcome | None:
         """The result if the position ends the game (the game core's result code)."""
-        return Outcome.from_code(int(self._pos[G.G_CODE]))
+        return Outcome.from_code(int(self._position[G.G_CODE]))
 
     def _buffers(self) -> tuple[np.ndarray, np.ndarray]:
         """Writable copies of the position array and a full move buffer."""
         moves = G.move_buffer()
-        moves[:len(self._moves)] = self._moves
-        return self._pos.copy(), moves
+        rows = self._rows
+        moves[:len(rows)] = rows
+        return self._position.copy(), moves
 
     def action_mask(self, dtype: type = np.bool_) -> np.ndarray:
         """Legal steps: ``[A]`` array of ``dtype`` (bool default, or int8), 1 = legal."""
-        out = np.zeros(self.num_actions, dtype=dtype)
+        out: np.ndarray = np.zeros(self.num_actions, dtype=dtype)
         pos, moves = self._buffers()
         G.legal_mask(pos, self.params, moves, out)
         return out
@@ -125,7 +139,7 @@ class StepState:
         """``int64[k]`` indices of the legal steps, ascending."""
         return np.flatnonzero(self.action_mask()).astype(np.int64)
 
-    def observation(self, viewer: Optional[int] = None) -> np.ndarray:
+    def observation(self, viewer: int | None = None) -> np.ndarray:
         """``float32[N_CHANNELS, n, n]`` planes from ``viewer``'s view (default: the mover).
 
         Raises:
@@ -134,7 +148,7 @@ class StepState:
         n = int(self.params[1])
         out = np.zeros((N_CHANNELS, n, n), dtype=np.float32)
         who = -1 if viewer is None else int(as_color(viewer))
-        G.observe(self._pos, self.params, who, out)
+        G.observe(self._position, self.params, who, out)
         return out
 
     def squares(self, action: int) -> tuple[int, int]:
@@ -147,12 +161,13 @@ class StepState:
         a, b = self.squares(action)
         if a < 0:
             return "?"
-        sep = "x" if self._moves.shape[0] and self._moves[0, 2] != 0 else "-"
+        rows = self._rows
+        sep = "x" if rows.shape[0] and rows[0, 2] != 0 else "-"
         return f"{a + 1}{sep}{b + 1}"
 
     # ------------------------------------------------------------------ transitions
 
-    def push(self, action: int) -> tuple["StepState", Optional[np.ndarray]]:
+    def push(self, action: int) -> tuple[StepState, np.ndarray | None]:
         """Play one step.
 
         Args:

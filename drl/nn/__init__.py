@@ -13,9 +13,18 @@ from typing import Any
 
 from drl.nn.config import NetConfig
 from drl.nn.model import NetOutput, PolicyValueModel
-from drl.nn.registry import (DEFAULT_ARCH, INPUT_FIELDS, arch_config_class, build,
-                             check_compatible, describe, load, make_config, register_arch,
-                             registered_archs)
+from drl.nn.registry import (
+    DEFAULT_ARCH,
+    INPUT_FIELDS,
+    arch_config_class,
+    build,
+    check_compatible,
+    describe,
+    load,
+    make_config,
+    register_arch,
+    registered_archs,
+)
 
 _LAZY = {
     "PolicyValueNet": "drl.nn.network",

@@ -42,6 +42,8 @@ class PolicyValueNet(nn.Module):
     makes no assumption about how step indices map to board coordinates.
     """
 
+    arch: str  # the registered architecture name, set by drl.nn.build
+
     def __init__(self, config: NetConfig) -> None:
         super().__init__()
         self.config = config

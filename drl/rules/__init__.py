@@ -24,8 +24,8 @@ from drl.rules.board import (
     Termination,
 )
 from drl.rules.fen import FENError
-from drl.rules.perft import divide, perft
 from drl.rules.pdn import Game, PDNError, read_games, replay, replay_file, write_game
+from drl.rules.perft import divide, perft
 from drl.rules.variant import Variant, VariantError
 
 __all__ = [

@@ -42,8 +42,14 @@ from numba import njit, types
 
 from drl.rules._bits import lowest_square, popcount, step
 from drl.rules.geometry import CROWN_MASK, FULL, MAX_STEPS, NEIGHBOR, RAY
-from drl.rules.variant import (P_FLYING, P_MAX_CAPTURE, P_MEN_BACK, P_PROMO_MID,
-                               P_PROMOTION, P_SIZE_IDX)
+from drl.rules.variant import (
+    P_FLYING,
+    P_MAX_CAPTURE,
+    P_MEN_BACK,
+    P_PROMO_MID,
+    P_PROMOTION,
+    P_SIZE_IDX,
+)
 
 # State indices (mirrored in core).
 ST_BM, ST_BK, ST_WM, ST_WK = 0, 1, 2, 3
@@ -62,6 +68,8 @@ PROMO_STOP, PROMO_AS_MAN, PROMO_AS_KING = 0, 1, 2
 PROMOTION_CROWN, PROMOTION_REMOVE = 0, 1
 
 # Search context: a small int64 scratch array shared down the capture search.
+# (not reformatted: a table whose comments stay aligned)
+# fmt: off
 C_COUNT = 0      # moves written so far
 C_BEST = 1       # most pieces captured by a written move (max-capture rule)
 C_FLYING = 2
@@ -74,6 +82,7 @@ C_FROM = 8
 C_START_KING = 9
 C_SIDE = 10      # colour to move (0 black, 1 white): orders duplicate paths
 C_JUMPERS = 11   # 8 bitboards: pieces with a single jump, per direction (men, short kings)
+# fmt: on
 C_PATH = 19
 C_STACK = C_PATH + MAX_PATH
 STACK_WIDTH = 5  # square, king, crowned, captured, nsteps

@@ -21,7 +21,9 @@ from __future__ import annotations
 import operator
 from dataclasses import dataclass, field
 from enum import IntEnum
-from functools import lru_cache
+from functools import cache
+from itertools import pairwise
+from typing import SupportsIndex, cast
 
 import numpy as np
 
@@ -29,8 +31,7 @@ from drl.rules import core
 from drl.rules.fen import FENError, FenPosition, format_fen, parse_fen
 from drl.rules.geometry import CROWN_MASK, RAY, RAY_LEN, square_to_rowcol
 from drl.rules.notation import format_move, parse_move_text
-from drl.rules.variant import (P_FLYING, P_MEN_BACK, P_PROMO_MID, P_PROMOTION, P_SIZE_IDX,
-                               Variant)
+from drl.rules.variant import P_FLYING, P_MEN_BACK, P_PROMO_MID, P_PROMOTION, P_SIZE_IDX, Variant
 
 __all__ = [
     "AmbiguousMoveError",
@@ -75,7 +76,8 @@ def as_color(color: object) -> Color:
             return Color(("black", "white").index(color.strip().lower()))
     elif not isinstance(color, bool):
         try:
-            value = operator.index(color)
+            # anything without __index__ raises TypeError, handled below
+            value = operator.index(cast("SupportsIndex", color))
         except TypeError:
             value = None
         if value in (0, 1):
@@ -115,7 +117,7 @@ class Outcome:
         return "1-0" if self.winner == Color.WHITE else "0-1"
 
     @classmethod
-    def from_code(cls, code: int) -> "Outcome | None":
+    def from_code(cls, code: int) -> Outcome | None:
         """Decode a kernel result code (``termination * 4 + winner``, winner 2 = draw,
         ``-1`` = the game goes on; ``drl.rules.core.end_code``).
 
@@ -277,7 +279,7 @@ class Move:
         if captured:
             z = 0 if board_size == 8 else 1
             found = []
-            for a, b in zip(path, path[1:]):
+            for a, b in pairwise(path):
                 hit = [s for s in _between(z, a, b) if captured >> s & 1]
                 if captured < 0 or captured >> nsq or not hit:
                     raise ValueError(f"not a move row: captured bitboard {captured:#x} does "
@@ -305,7 +307,7 @@ def _squares_tuple(squares: object) -> tuple[int, ...] | None:
         return None
 
 
-@lru_cache(maxsize=None)
+@cache
 def _between(z: int, a: int, b: int) -> tuple[int, ...]:
     """Squares strictly between ``a`` and ``b`` on their common diagonal (board size
     index ``z``); empty if they share none."""
@@ -320,9 +322,11 @@ def _state_from_fen(pos: FenPosition, variant: Variant) -> np.ndarray:
     """Kernel state for a parsed FEN: bitboards, side to move (``?`` = the variant's first
     player), the ``H`` no-progress counter, Zobrist hash; other counters 0."""
     turn = pos.turn if pos.turn is not None else (0 if variant.first_player == "black" else 1)
-    bits = [sum(1 << s for s in squares) for squares in
-            (pos.black_men, pos.black_kings, pos.white_men, pos.white_kings)]
-    state = core.make_state(*bits, turn, variant.params)
+    black_men, black_kings, white_men, white_kings = (
+        sum(1 << s for s in squares)
+        for squares in (pos.black_men, pos.black_kings, pos.white_men, pos.white_kings))
+    state = core.make_state(black_men, black_kings, white_men, white_kings, turn,
+                            variant.params)
     state[core.ST_NOPROG] = pos.no_progress or 0
     return state
 
@@ -464,8 +468,9 @@ class Board:
 
         Win/loss by the kernel's ``status`` (DESIGN §2: take/give objectives, blocked
         players, Give and Take elimination, the variant's endgame rules (FMJD or Russian)
-        and no-progress rule), then threefold repetition (same pieces, same side to move; only positions
-        since the last capture or man move can repeat), counted here from the move stack.
+        and no-progress rule), then threefold repetition (same pieces, same side to move;
+        only positions since the last capture or man move can repeat), counted here from the
+        move stack.
 
         Args:
             claim_draw: include the repetition draw (``variant.repetition_draw``
@@ -670,7 +675,7 @@ def _walk_capture(state: np.ndarray, params: np.ndarray, path: tuple[int, ...]
     crown = int(CROWN_MASK[z, side])
     captured: set[int] = set()
     crowned = False
-    for hop, (a, b) in enumerate(zip(path, path[1:])):
+    for hop, (a, b) in enumerate(pairwise(path)):
         last = hop == len(path) - 2
         for d in range(4):
             ray = RAY[z, a, d, :RAY_LEN[z, a, d]].tolist()

@@ -18,14 +18,38 @@ from numba import njit
 
 from drl.rules import _movegen as mg
 from drl.rules._bits import lowest_square, popcount
-from drl.rules._movegen import (CTX_SIZE, FLAG_CROWN, FLAG_KING, FLAG_REMOVE, M_CAPTURED,
-                                M_FLAGS, M_FROM, M_NSTEPS, M_PATH, M_TO, MAX_MOVES,
-                                MOVE_WIDTH)
+from drl.rules._movegen import (
+    CTX_SIZE,
+    FLAG_CROWN,
+    FLAG_KING,
+    FLAG_REMOVE,
+    M_CAPTURED,
+    M_FLAGS,
+    M_FROM,
+    M_NSTEPS,
+    M_PATH,
+    M_TO,
+    MAX_MOVES,
+    MOVE_WIDTH,
+)
 from drl.rules.geometry import FULL, ZOBRIST, ZOBRIST_SIDE
-from drl.rules.variant import (P_ASYMMETRIC, P_BLOCKED_GIVER, P_BOARD_SIZE, P_ELIM_WINNER,
-                               P_ENDGAME_RULE, P_FIRST, P_NO_PROGRESS, P_NSQ, P_OBJ_BLACK,
-                               P_REPETITION, P_ROLE_SWAP, P_ROWS, P_SIZE_IDX, P_TAKER_BLOCKED,
-                               PARAMS_SIZE)
+from drl.rules.variant import (
+    P_ASYMMETRIC,
+    P_BLOCKED_GIVER,
+    P_BOARD_SIZE,
+    P_ELIM_WINNER,
+    P_ENDGAME_RULE,
+    P_FIRST,
+    P_NO_PROGRESS,
+    P_NSQ,
+    P_OBJ_BLACK,
+    P_REPETITION,
+    P_ROLE_SWAP,
+    P_ROWS,
+    P_SIZE_IDX,
+    P_TAKER_BLOCKED,
+    PARAMS_SIZE,
+)
 
 __all__ = [
     "STATE_SIZE", "ST_BM", "ST_BK", "ST_WM", "ST_WK", "ST_TURN", "ST_NOPROG", "ST_HASH",
@@ -69,6 +93,8 @@ ENDGAME_RULE_RUSSIAN = 2
 # Endgame kinds (``endgame_kind``): which material class the counter ``ST_ENDGAME`` runs
 # for; ``ENDGAME_PLIES[kind]`` is the number of plies in that class that draws (a "move"
 # of the rules is one move by each side: two plies). docs/rules.md has the sources.
+# (not reformatted: a table whose comments stay aligned)
+# fmt: off
 ENDGAME_16_MOVE = 1       # FMJD: 3 pieces (>= 1 king) against a lone king, 16 moves
 ENDGAME_5_MOVE = 2        # FMJD: 1-2 pieces (>= 1 king) against a lone king, 5 moves
 ENDGAME_RU_KINGS = 3      # Russian: 3 or more kings (no men) against a lone king, 15 moves
@@ -77,6 +103,7 @@ ENDGAME_RU_MAIN_ROAD = 4  # Russian: 3 pieces (>= 1 king) against a lone king on
 ENDGAME_RU_TWO = 5        # Russian: 2 pieces (>= 1 king) against a lone king, 5 moves
 ENDGAME_RU_4_5 = 6        # Russian: kings on both sides, 4-5 pieces on the board, 30 moves
 ENDGAME_RU_6_7 = 7        # Russian: kings on both sides, 6-7 pieces on the board, 60 moves
+# fmt: on
 ENDGAME_PLIES = np.array([0, 32, 10, 30, 10, 10, 60, 120], dtype=np.int64)
 
 

@@ -657,6 +657,7 @@ def replay(game: Game, variant: Variant | str | None = None) -> Board:
     board, error = _replay(game, variant)
     if error is not None:
         raise error
+    assert board is not None  # _replay returns a board whenever there is no error
     return board
 
 
@@ -676,14 +677,14 @@ def _replay(game: Game, variant: Variant | str | None) -> tuple[Board | None, PD
         if game.error is not None:  # the syntax error says more than its consequence
             return None, PDNError(f"{where}: unreadable: {game.error}")
         return None, err if isinstance(err, PDNError) else PDNError(f"{where}: {err}")
-    board, stop, err = _play(board, game.moves, 0)
-    if err is not None:
+    board, stop, play_error = _play(board, game.moves, 0)
+    if play_error is not None:
         number = game.move_numbers[stop] if stop < len(game.move_numbers) else None
         if number is None:
             number = stop // 2 + 1
         line = game.move_lines[stop] if stop < len(game.move_lines) else game.line
         return board, PDNError(f"{where} (line {line}): move {number} (ply {stop + 1}, "
-                               f"{game.moves[stop]!r}): {err}")
+                               f"{game.moves[stop]!r}): {play_error}")
     if game.error is not None:
         return board, PDNError(f"{where}: unreadable after ply {len(game.moves)}: {game.error}")
     return board, None

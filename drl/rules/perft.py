@@ -11,7 +11,7 @@ captured pieces count once (the ``drop_duplicates`` convention of the published 
 
 from __future__ import annotations
 
-from typing import Any, Optional, Union
+from typing import Any
 
 import numpy as np
 
@@ -22,7 +22,7 @@ from drl.rules.variant import Variant
 __all__ = ["perft", "divide", "move_text"]
 
 
-def _resolve(position: Any, variant: Optional[Union[Variant, str]]) -> tuple[np.ndarray, Variant]:
+def _resolve(position: Any, variant: Variant | str | None) -> tuple[np.ndarray, Variant]:
     """(state, variant) from a Board, a variant (start position) or a state array."""
     if hasattr(position, "state") and hasattr(position, "variant"):
         # A writable copy: read-only arrays would compile separate kernel versions.
@@ -44,7 +44,7 @@ def _check_depth(depth: int) -> int:
     return int(depth)
 
 
-def perft(position: Any, depth: int, variant: Optional[Union[Variant, str]] = None) -> int:
+def perft(position: Any, depth: int, variant: Variant | str | None = None) -> int:
     """Leaf count of the legal-move tree ``depth`` plies deep.
 
     Args:
@@ -78,7 +78,7 @@ def move_text(row: np.ndarray, variant: Variant) -> str:
 
 
 def divide(position: Any, depth: int,
-           variant: Optional[Union[Variant, str]] = None) -> dict[str, int]:
+           variant: Variant | str | None = None) -> dict[str, int]:
     """Perft split by first move: ``{move text: leaves below it}``.
 
     The values sum to ``perft(position, depth)``. Arguments as for :func:`perft`;

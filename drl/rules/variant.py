@@ -34,7 +34,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Optional
+from typing import Any
 
 import numpy as np
 
@@ -80,12 +80,15 @@ NOTATIONS = ("numeric", "algebraic")
 
 # Flags in canonical order (the order of str(variant)); fields that others derive from
 # come first (board_size before rows_of_men, taker before objectives).
+# (not reformatted: a table, kept packed)
+# fmt: off
 _FLAG_ORDER = (
     "board_size", "rows_of_men", "first_player", "men_capture_backward", "flying_kings",
     "max_capture", "promotion_mid_capture", "promotion", "taker", "objectives",
     "blocked_giver", "taker_blocked", "elimination_winner", "role_swap_after_captures",
     "repetition_draw", "no_progress_plies", "endgame_rule", "notation",
 )
+# fmt: on
 
 _CHOICES = {
     "first_player": COLORS,
@@ -158,9 +161,9 @@ class Variant:
     blocked_giver: str = "wins"
     taker_blocked: str = "loses"
     elimination_winner: str = "taker"
-    role_swap_after_captures: Optional[int] = None
-    repetition_draw: Optional[int] = 3
-    no_progress_plies: Optional[int] = 80
+    role_swap_after_captures: int | None = None
+    repetition_draw: int | None = 3
+    no_progress_plies: int | None = 80
     endgame_rule: str = "none"
     notation: str = "numeric"
 
@@ -200,7 +203,7 @@ class Variant:
     # ------------------------------------------------------------------ construction
 
     @classmethod
-    def preset(cls, name: str) -> "Variant":
+    def preset(cls, name: str) -> Variant:
         """The named preset (``english``, ``russian``, ``brazilian``, ``international``,
         ``giveaway``, ``losing``, ``give_and_take``).
 
@@ -210,7 +213,7 @@ class Variant:
         return cls.parse(name)
 
     @classmethod
-    def parse(cls, text: "str | Variant") -> "Variant":
+    def parse(cls, text: str | Variant) -> Variant:
         """Parse ``name[:flag=value,...]``.
 
         Values: booleans ``true/false`` (also ``1/0``, ``yes/no``), integers, ``none``
@@ -254,7 +257,7 @@ class Variant:
             return self.name
         return self.name + ":" + ",".join(f"{f}={_format_value(v)}" for f, v in overrides.items())
 
-    def replace(self, **changes: Any) -> "Variant":
+    def replace(self, **changes: Any) -> Variant:
         """A copy with some flags changed (validated like the constructor)."""
         return dataclasses.replace(self, **changes)
 
@@ -265,7 +268,7 @@ class Variant:
         """True when one colour takes and the other gives (Give and Take)."""
         return self.objectives[0] != self.objectives[1]
 
-    def role(self, color: int) -> Optional[str]:
+    def role(self, color: int) -> str | None:
         """``"taker"`` or ``"giver"`` for a colour (0 black, 1 white) at the start of a game.
 
         ``None`` outside Give and Take (variants where both colours share one objective,
@@ -369,6 +372,8 @@ def _build(name: str, overrides: dict[str, Any]) -> Variant:
 _BASE = {f.name: f.default for f in dataclasses.fields(Variant) if f.name != "name"}
 
 # Preset defaults: DESIGN section 2, "Named variants". Sources in the module docstring.
+# (not reformatted: a table, one preset per entry)
+# fmt: off
 PRESETS: dict[str, dict[str, Any]] = {
     # Seeds 003 and 004 (English draughts / F.I.D. capture rules).
     "english": dict(_BASE),
@@ -397,3 +402,4 @@ PRESETS: dict[str, dict[str, Any]] = {
     # Seed 000 (Give and Take): rule 8 promotion ends the move; rule 12 repetition only.
     "give_and_take": {**_BASE, "objectives": ("take", "give"), "no_progress_plies": None},
 }
+# fmt: on

@@ -6,8 +6,7 @@ Importing the package registers the ``az:ckpt=PATH,sims=N`` agent kind with
 
 from drl.train.az import AZAgent, NetworkPlayer
 from drl.train.buffer import GameBatch, ReplayBuffer, SampleBatch, ShardError
-from drl.train.checkpoint import (CheckpointError, load_checkpoint, load_latest,
-                                  save_checkpoint)
+from drl.train.checkpoint import CheckpointError, load_checkpoint, load_latest, save_checkpoint
 from drl.train.config import Config
 from drl.train.learner import LossConfig, train_step
 from drl.train.loop import TrainResult, train

@@ -18,6 +18,7 @@ import zipfile
 from collections import deque
 from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -146,8 +147,10 @@ class SampleBatch:
 
 def _write_atomic_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:
     tmp = path.with_name(path.name + ".tmp")
+    # Widened for numpy's signature, whose ``allow_pickle: bool`` a ``**`` mapping could hit.
+    payload: dict[str, Any] = arrays
     with open(tmp, "wb") as fh:
-        np.savez_compressed(fh, **arrays)
+        np.savez_compressed(fh, **payload)
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(tmp, path)
@@ -210,7 +213,8 @@ class ReplayBuffer:
         for tmp in self.directory.glob("*.tmp"):
             tmp.unlink(missing_ok=True)
         paths = self.shard_paths()
-        self.num_shards = (int(_SHARD_RE.match(paths[-1].name).group(1)) + 1) if paths else 0
+        last = _SHARD_RE.match(paths[-1].name) if paths else None  # shard_paths() all match
+        self.num_shards = int(last.group(1)) + 1 if last else 0
         loaded: list[GameBatch] = []
         for p in paths:
             try:
@@ -290,7 +294,7 @@ class ReplayBuffer:
             pieces[rows] = data.pieces_left[idx]
             plies[rows] = data.plies_left[idx]
             lo, hi = data.legal_offsets[idx], data.legal_offsets[idx + 1]
-            flat = np.concatenate([np.arange(a, b) for a, b in zip(lo, hi)])
+            flat = np.concatenate([np.arange(a, b) for a, b in zip(lo, hi, strict=True)])
             r = np.repeat(rows, hi - lo)
             acts = data.legal_actions[flat].astype(np.int64)
             mask[r, acts] = True

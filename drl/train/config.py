@@ -31,7 +31,7 @@ import dataclasses
 import types
 import typing
 from dataclasses import dataclass, field, make_dataclass
-from typing import Any, Optional, Union
+from typing import TYPE_CHECKING, Any, Optional, Union
 
 from drl.cli._configs import VariantCfg
 from drl.nn import DEFAULT_ARCH, INPUT_FIELDS, arch_config_class, make_config, registered_archs
@@ -55,12 +55,14 @@ def _hydra_type(tp: Any) -> Any:
     if origin in (Union, types.UnionType):
         rest = [a for a in args if a is not type(None)]
         if len(rest) == 1 and len(rest) < len(args) and _hydra_type(rest[0]) is not Any:
-            return Optional[_hydra_type(rest[0])]
+            # typing.Optional, not ``X | None``: OmegaConf's documented form of an optional
+            # field, and a value computed at run time (not an annotation).
+            return Optional[_hydra_type(rest[0])]  # noqa: UP045
     if origin is typing.Literal and len({type(a) for a in args}) == 1 \
             and type(args[0]) in _PRIMITIVES:
         return type(args[0])
     if origin is list and len(args) == 1 and args[0] in _PRIMITIVES:
-        return list[args[0]]
+        return types.GenericAlias(list, (args[0],))  # list[args[0]], built at run time
     return Any
 
 
@@ -203,13 +205,23 @@ def model_node(arch: str) -> type:
 
 
 ModelCfg = model_node(DEFAULT_ARCH)
-SearchCfg = schema("SearchCfg", SearchConfig, first=_named("default"),
-                   doc="Search settings: ``name`` and the fields of ``drl.search.SearchConfig``.")
-TrainCfg = schema("TrainCfg", LoopCfg, SelfPlayConfig, LossConfig, first=_named("default"),
-                  drop=("max_plies",),
-                  doc="The training loop: ``name``, the fields of :class:`LoopCfg`, of "
-                      "``SelfPlayConfig`` (but ``max_plies``: ``variant.max_plies``) and of "
-                      "``LossConfig``.")
+if TYPE_CHECKING:
+    # What type checkers see of the two schemas built below at run time: the fields of the
+    # code's dataclasses they copy, plus ``name``.
+    class SearchCfg(SearchConfig):
+        name: str
+
+    class TrainCfg(LoopCfg, SelfPlayConfig, LossConfig):
+        name: str
+else:
+    SearchCfg = schema("SearchCfg", SearchConfig, first=_named("default"),
+                       doc="Search settings: ``name`` and the fields of "
+                           "``drl.search.SearchConfig``.")
+    TrainCfg = schema("TrainCfg", LoopCfg, SelfPlayConfig, LossConfig, first=_named("default"),
+                      drop=("max_plies",),
+                      doc="The training loop: ``name``, the fields of :class:`LoopCfg`, of "
+                          "``SelfPlayConfig`` (but ``max_plies``: ``variant.max_plies``) and "
+                          "of ``LossConfig``.")
 
 
 @dataclass
@@ -225,7 +237,7 @@ class RuntimeCfg:
 
     name: str = "local"
     actors: int = 1
-    address: Optional[str] = None
+    address: str | None = None
     cpus_per_actor: float = 1.0
 
 
@@ -255,7 +267,7 @@ class Config:
     search: SearchCfg = field(default_factory=SearchCfg)
     train: TrainCfg = field(default_factory=TrainCfg)
     runtime: RuntimeCfg = field(default_factory=RuntimeCfg)
-    run_dir: Optional[str] = None
+    run_dir: str | None = None
     resume: bool = False
     seed: int = 0
     device: str = "auto"

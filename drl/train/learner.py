@@ -82,7 +82,7 @@ def train_step(net: PolicyValueModel, optimizer: torch.optim.Optimizer, batch: S
     value_loss = F.mse_loss(out.value, z)
     total = policy_loss + loss.value_loss_weight * value_loss
     pieces_loss = plies_loss = torch.zeros((), device=device)
-    if out.pieces_left is not None:
+    if out.pieces_left is not None and out.plies_left is not None:  # aux heads come together
         pieces_loss = F.mse_loss(out.pieces_left, _tensor(batch.pieces_left, device))
         plies_loss = F.huber_loss(out.plies_left,
                                   _tensor(batch.plies_left, device) / loss.plies_scale)
@@ -92,8 +92,8 @@ def train_step(net: PolicyValueModel, optimizer: torch.optim.Optimizer, batch: S
     if loss.grad_clip > 0:
         grad_norm = torch.nn.utils.clip_grad_norm_(net.parameters(), loss.grad_clip)
     else:
-        grad_norm = torch.sqrt(sum((p.grad ** 2).sum() for p in net.parameters()
-                                   if p.grad is not None))
+        grad_norm = torch.sqrt(sum(((p.grad ** 2).sum() for p in net.parameters()
+                                    if p.grad is not None), torch.zeros((), device=device)))
     optimizer.step()
     with torch.no_grad():
         p = logp.exp() * mask

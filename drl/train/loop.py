@@ -40,8 +40,15 @@ from drl.nn import NetworkEvaluator, PolicyValueModel, build, check_compatible, 
 from drl.rules import Variant
 from drl.train.buffer import GameBatch, ReplayBuffer
 from drl.train.checkpoint import CheckpointError, load_latest, save_checkpoint
-from drl.train.config import (Config, EvalCfg, loss_config, network_config, search_config,
-                              selfplay_config, validate)
+from drl.train.config import (
+    Config,
+    EvalCfg,
+    loss_config,
+    network_config,
+    search_config,
+    selfplay_config,
+    validate,
+)
 from drl.train.evaluate import BaselineResult, elo_for_log, evaluate_against
 from drl.train.learner import train_step
 from drl.train.runtime import make_runtime
@@ -270,8 +277,12 @@ def train(cfg: Config, run_dir: str | os.PathLike, progress: bool | None = None)
             t_sp = time.perf_counter()
             if todo > 0:
                 base = bar.n
+
+                def advance_bar(k: int, base: int = base) -> None:  # k games of this call done
+                    bar.update(base + k - bar.n)
+
                 st = runtime.play(net, todo, [cfg.seed, iteration], on_games, t.shard_games,
-                                  lambda k: bar.update(base + k - bar.n))
+                                  advance_bar)
                 scalars.update(_selfplay_scalars(st, runtime.net_seconds, t.games_in_flight))
             scalars["time/selfplay_s"] = time.perf_counter() - t_sp
             scalars["replay/positions"] = buffer.num_positions

@@ -6,6 +6,8 @@ They work on (row, column) coordinates from ``drl.rules.geometry.square_to_rowco
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from drl.rules.geometry import rowcol_to_square, square_to_rowcol
 
 
@@ -23,7 +25,7 @@ def ref_step_index(a: int, b: int, turn: int, n: int) -> int:
 
 def ref_move_actions(move, turn: int, n: int) -> tuple[int, ...]:
     """Step indices of a move's path."""
-    return tuple(ref_step_index(a, b, turn, n) for a, b in zip(move.path, move.path[1:]))
+    return tuple(ref_step_index(a, b, turn, n) for a, b in pairwise(move.path))
 
 
 def ref_legal_steps(board, prefix: tuple[int, ...]) -> set[int]:

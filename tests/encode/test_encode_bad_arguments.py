@@ -8,10 +8,9 @@ import numpy as np
 import pytest
 
 from drl.encode import N_CHANNELS, actions_to_move, encode_planes_as, move_to_actions, step_index
-from drl.game import StepState
 from drl.encode.mask import MAX_STEPS
-from drl.rules import Board, Color, IllegalMoveError, Move
-from drl.rules import core
+from drl.game import StepState
+from drl.rules import Board, Color, IllegalMoveError, Move, core
 
 
 @pytest.mark.parametrize("bad", [2, -1, 7, 10**6, "red", 0.5])

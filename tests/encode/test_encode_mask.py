@@ -7,7 +7,18 @@ import json
 import numpy as np
 import pytest
 
-from drl.encode import ILLEGAL, IN_PROGRESS, MAX_STEPS, actions_to_move, apply_step, legal_step_mask, legal_step_mask_batch, move_to_actions, num_actions, step_outcome
+from drl.encode import (
+    ILLEGAL,
+    IN_PROGRESS,
+    MAX_STEPS,
+    actions_to_move,
+    apply_step,
+    legal_step_mask,
+    legal_step_mask_batch,
+    move_to_actions,
+    num_actions,
+    step_outcome,
+)
 from drl.game import StepState
 from drl.rules import Board
 from drl.rules.core import apply_move

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from drl.encode import MAX_STEPS, N_CHANNELS, encode_batch, step_index
-from drl.game import StepState
 from drl.encode import planes as P
+from drl.game import StepState
 from drl.rules import Board
 from drl.rules.geometry import square_to_rowcol
 

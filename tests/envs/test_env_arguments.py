@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import drl.envs  # noqa: F401  (registers the ids)
-from drl.envs import DraughtsEnv, DraughtsVectorEnv
 from drl.encode.actions import action_index
+from drl.envs import DraughtsEnv, DraughtsVectorEnv
 from drl.envs.pettingzoo import raw_env
 
 NOT_INTEGERS = [595.7, 595.0, "595", b"5", None, True, np.float64(3.0), np.bool_(True),

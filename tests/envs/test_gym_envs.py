@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-import drl.envs
 from drl.encode import step_index
 from drl.envs import ENV_IDS, DraughtsEnv
 from drl.envs.render import KING_MARK
@@ -179,7 +178,7 @@ def test_blocked_giver_wins_unless_the_flag_says_it_loses():
 def test_truncation_is_not_a_draw_by_rule():
     env = gym.make("drl/English-v0", max_plies=4, agent_color="black")
     obs, _ = env.reset(seed=5)
-    for i in range(2):
+    for _ in range(2):
         obs, reward, terminated, truncated, info = env.step(
             int(np.flatnonzero(obs["action_mask"])[0]))
     assert truncated and not terminated and reward == 0.0

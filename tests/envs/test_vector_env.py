@@ -9,9 +9,9 @@ import pytest
 import drl.envs  # noqa: F401  (registers the ids)
 from drl.encode import num_actions
 from drl.encode.mask import mask_from_moves
+from drl.envs.vector import DraughtsVectorEnv
 from drl.game import kernels as G
 from drl.rules.core import generate_moves
-from drl.envs.vector import DraughtsVectorEnv
 
 
 def _random_actions(rng, masks):

@@ -28,7 +28,7 @@ def test_symmetric_schedule_swaps_colours_per_opening():
     tasks = match_tasks("greedy", "random", "english", 6, openings=3, seed=1)
     assert [t.black_name for t in tasks] == ["greedy", "random"] * 3
     assert len({t.opening for t in tasks}) == 3
-    assert all(t.opening == u.opening for t, u in zip(tasks[::2], tasks[1::2]))
+    assert all(t.opening == u.opening for t, u in zip(tasks[::2], tasks[1::2], strict=True))
 
 
 def test_same_spec_on_both_sides_gets_distinct_names():
@@ -73,7 +73,7 @@ def test_every_written_game_reads_back_legal(variant, tmp_path):
                    progress=False, max_plies=60, pdn_path=path)
     games = list(read_games(path))
     assert len(games) == len(m.records) == 4
-    for game, rec in zip(games, m.records):
+    for game, rec in zip(games, m.records, strict=True):
         board = replay(game)  # raises on the first illegal move
         assert [str(x) for x in board.move_stack] == list(rec.moves)
         assert board.root().fen() == rec.opening == game.tags["FEN"]

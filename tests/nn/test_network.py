@@ -4,8 +4,15 @@ import numpy as np
 import pytest
 import torch
 
-from drl.nn import (NetConfig, NetworkEvaluator, PolicyValueNet, UniformEvaluator,
-                    masked_log_softmax, masked_softmax, policy_entropy)
+from drl.nn import (
+    NetConfig,
+    NetworkEvaluator,
+    PolicyValueNet,
+    UniformEvaluator,
+    masked_log_softmax,
+    masked_softmax,
+    policy_entropy,
+)
 
 
 def _net(aux=True, blocks=1):

@@ -9,8 +9,17 @@ import torch
 from torch import nn
 
 import drl.nn.registry as registry
-from drl.nn import (NetOutput, PolicyValueModel, PolicyValueNet, build, check_compatible,
-                    describe, load, register_arch, registered_archs)
+from drl.nn import (
+    NetOutput,
+    PolicyValueModel,
+    PolicyValueNet,
+    build,
+    check_compatible,
+    describe,
+    load,
+    register_arch,
+    registered_archs,
+)
 from drl.train.buffer import SampleBatch
 from drl.train.learner import LossConfig, train_step
 

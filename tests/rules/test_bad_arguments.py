@@ -11,8 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from drl.rules import Board, Color, IllegalMoveError, Move
-from drl.rules import core
+from drl.rules import Board, Color, IllegalMoveError, Move, core
 from drl.rules.board import as_color
 
 BAD_COLOURS = [2, -1, 7, 10**6, -10**6, 2**70, 1.0, "red", None, True]

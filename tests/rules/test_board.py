@@ -15,10 +15,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from drl.rules import (AmbiguousMoveError, Board, Color, IllegalMoveError, Move, Outcome,
-                       Termination, Variant)
+from drl.rules import (
+    AmbiguousMoveError,
+    Board,
+    Color,
+    IllegalMoveError,
+    Move,
+    Outcome,
+    Termination,
+    Variant,
+    core,
+)
+
 from shared_paths import GOLDEN_POSITIONS
-from drl.rules import core
 
 # -- basics ------------------------------------------------------------------------------------
 

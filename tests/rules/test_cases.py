@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
 
-from shared_paths import GOLDEN_CASES
 from drl.rules import AmbiguousMoveError, Board, Color, FENError, IllegalMoveError, Variant
+
+from shared_paths import GOLDEN_CASES
 
 CASE_FILES = sorted(GOLDEN_CASES.glob("*.json"))
 FLAGS = sorted((f.name for f in dataclasses.fields(Variant) if f.name != "name"),
@@ -57,7 +59,7 @@ def legal_steps_after(board: Board, played: list[str]) -> set[str]:
     """
     out = set()
     for move in board.legal_moves:
-        steps = [step_text(board, a, b, move.is_capture) for a, b in zip(move.path, move.path[1:])]
+        steps = [step_text(board, a, b, move.is_capture) for a, b in pairwise(move.path)]
         if steps[:len(played)] == played and len(steps) > len(played):
             out.add(steps[len(played)])
     return out

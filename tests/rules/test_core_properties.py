@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from drl.rules import core
 from drl.rules.geometry import parse_square, rowcol_to_square, square_to_rowcol
 from drl.rules.variant import PRESETS, Variant
+
 from shared_paths import GOLDEN_CASES
 
 HYP = settings(max_examples=60, deadline=None,
@@ -158,7 +159,7 @@ def reference_moves(state, variant) -> list[tuple]:
                     found.append((lands, victim))
             return found
 
-        def dfs(pos, king, crowned, taken, path):
+        def dfs(pos, king, crowned, taken, path, start=start):
             options = jumps(pos, king, taken)
             if not options:
                 if path:

@@ -11,8 +11,15 @@ import json
 
 import pytest
 
-from shared_paths import (GOLDEN, GOLDEN_CASES, GOLDEN_PERFT, GOLDEN_POSITIONS, SHARED,
-                          SHARED_CASES, SHARED_DATA)
+from shared_paths import (
+    GOLDEN,
+    GOLDEN_CASES,
+    GOLDEN_PERFT,
+    GOLDEN_POSITIONS,
+    SHARED,
+    SHARED_CASES,
+    SHARED_DATA,
+)
 
 needs_shared = pytest.mark.skipif(not SHARED.exists(),
                                   reason=f"shared folder not available: {SHARED}")

@@ -7,8 +7,13 @@ from pathlib import Path
 import pytest
 
 from drl.rules import Board, PDNError, Variant, read_games, replay, replay_file, write_game
-from drl.rules.pdn import (board_to_pdn, game_type_tag, normalize_result, result_for_white,
-                           variant_for_game)
+from drl.rules.pdn import (
+    board_to_pdn,
+    game_type_tag,
+    normalize_result,
+    result_for_white,
+    variant_for_game,
+)
 
 
 def one(text: str, **kw):

@@ -5,8 +5,13 @@ import logging
 import pytest
 import torch
 
-from drl.train.checkpoint import (CheckpointError, list_checkpoints, load_checkpoint,
-                                  load_latest, save_checkpoint)
+from drl.train.checkpoint import (
+    CheckpointError,
+    list_checkpoints,
+    load_checkpoint,
+    load_latest,
+    save_checkpoint,
+)
 
 
 def _payload(step):

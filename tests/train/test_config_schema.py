@@ -17,9 +17,18 @@ from drl.cli._configs import VariantCfg, config_dir
 from drl.cli.eval import EvalConfig
 from drl.nn import INPUT_FIELDS, NetConfig, NetOutput, register_arch
 from drl.search import SearchConfig
-from drl.train.config import (Config, LoopCfg, RuntimeCfg, loss_config, model_node,
-                              network_config, register_configs, search_config,
-                              selfplay_config, validate)
+from drl.train.config import (
+    Config,
+    LoopCfg,
+    RuntimeCfg,
+    loss_config,
+    model_node,
+    network_config,
+    register_configs,
+    search_config,
+    selfplay_config,
+    validate,
+)
 from drl.train.learner import LossConfig
 from drl.train.loop import build_network
 from drl.train.selfplay import SelfPlayConfig

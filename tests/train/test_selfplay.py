@@ -37,7 +37,7 @@ def test_games_are_delivered_in_chunks(played):
 
 def test_pdn_replays_to_the_recorded_result(played):
     _, batch, pdns = played
-    for text, result, plies in zip(pdns, batch.game_result, batch.game_plies):
+    for text, result, plies in zip(pdns, batch.game_result, batch.game_plies, strict=True):
         game = next(read_games(text))
         board = replay(game)
         assert board.ply == plies
