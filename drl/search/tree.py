@@ -24,8 +24,18 @@ import numpy as np
 from drl.game.kernels import POS_SIZE
 from drl.rules.variant import PARAMS_SIZE
 
-__all__ = ["GUMBEL", "Leaves", "NO_NODE", "PUCT", "SearchParams", "Tree", "allocate",
-           "allocate_leaves", "with_edge_capacity", "with_history_capacity"]
+__all__ = [
+    "GUMBEL",
+    "NO_NODE",
+    "PUCT",
+    "Leaves",
+    "SearchParams",
+    "Tree",
+    "allocate",
+    "allocate_leaves",
+    "with_edge_capacity",
+    "with_history_capacity",
+]
 
 NO_NODE = -1
 """``parent`` of the root, ``child`` of an edge whose node is not created yet."""
