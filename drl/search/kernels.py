@@ -1,24 +1,18 @@
-"""Compiled kernels of the batched step-level MCTS.
+"""Compiled kernels of the batched step-level MCTS: one simulation step over B trees.
 
-The trees of B games live in preallocated arrays (see :class:`drl.search.tree.Tree`).
-A node is a position in step space: a game state plus the steps already played in the
-move in progress (``drl.encode.mask``). A multi-jump is several nodes in a row with the
-same player to move, so values are backed up by each node's own player to move, never
-by flipping the sign every ply (rule case 031).
+Every kernel takes the trees as one :class:`~drl.search.tree.Tree` and the leaf slots as
+one :class:`~drl.search.tree.Leaves`. A simulation round is :func:`select_leaves`
+(descend every tree once, create one node, back terminal values up at once and queue
+the other new nodes for the network), the network call, then :func:`expand_and_backup`
+(create the queued nodes' edges from the network's policy and back its value up).
 
-Node fields (``[B, N]`` unless noted; N = most simulations + 1):
-    state ``[B, N, STATE_SIZE]`` int64, prefix ``[B, N, MAX_STEPS]`` int64, plen (steps of
-    the move in progress), player (colour to move), reps (earlier occurrences of the
-    position), terminal (0 no, 1 yes), tvalue (float64, terminal value for the player to
-    move), visits (int64), value (float64 sum, for the node's player to move), parent,
-    pedge (edge from the parent), estart / ecount (the node's edges; ecount 0 = leaf).
-
-Edge fields (``[B, E]``): action (int64 step index), prior (float64), child (node or -1),
-visits (int64), value (float64 sum, for the player to move at the edge's parent node).
-
-Terminal detection inside the tree: the rules kernel ``status`` (no pieces, blocked,
-Giver eliminated, no-progress and endgame rules), threefold repetition over the game
-history plus the path in the tree, and the training ``max_plies`` truncation (valued 0).
+The in-tree game is the game core (``drl.game.kernels``): a child is its parent's
+position with one step played (:func:`drl.game.kernels.step`), which also counts the
+repetitions of a completed move over the history ``tree.hist[b]`` (the game up to the
+root, then the move-boundary nodes of the path, recorded on the way down); a node is
+terminal when the game core says the game is over (valued by
+:func:`drl.game.kernels.value` for the node's player to move) or when the training cap
+``max_plies`` is reached (:func:`drl.game.kernels.truncated`, valued 0).
 """
 
 from __future__ import annotations
@@ -28,422 +22,241 @@ import math
 import numpy as np
 from numba import njit
 
-from drl.encode.mask import apply_step, mask_from_moves
-from drl.encode.planes import encode_planes
-from drl.rules.core import (
-    MAX_MOVES,
-    MOVE_WIDTH,
-    ST_HASH,
-    ST_NOPROG,
-    ST_PLY,
-    ST_TURN,
-    generate_moves,
-    status,
-)
-from drl.rules.variant import P_REPETITION
+from drl.game import kernels as G
+from drl.game.kernels import G_PLEN
+from drl.rules.core import MAX_MOVES, MOVE_WIDTH, ST_TURN
+from drl.search.puct import puct_edge
+from drl.search.root import init_root_edges, select_root_edge
+from drl.search.tree import NO_NODE
 
-NO_NODE = -1
+__all__ = ["expand_and_backup", "init_roots", "root_statistics", "select_leaves"]
+
+
+@njit(cache=True, inline="always")
+def _is_terminal(pos, max_plies):
+    return G.is_over(pos) or G.truncated(pos, max_plies)
 
 
 @njit(cache=True)
-def _terminal_code_value(code: int, turn: int) -> float:
-    winner = code % 4
-    if winner == 2:
-        return 0.0
-    return 1.0 if winner == turn else -1.0
-
-
-@njit(cache=True)
-def _earlier_occurrences(b, node, hist, hist_len, n_state, n_plen, n_parent):
-    """Earlier occurrences of a move-boundary node's position: game history + tree path."""
-    h = n_state[b, node, ST_HASH]
-    ply = n_state[b, node, ST_PLY]
-    lo = ply - n_state[b, node, ST_NOPROG]  # an irreversible move cuts repetition off
-    count = 0
-    p = n_parent[b, node]
-    while p > 0:  # tree ancestors except the root (its position is in the history)
-        if n_plen[b, p] == 0 and n_state[b, p, ST_PLY] >= lo and n_state[b, p, ST_HASH] == h:
-            count += 1
-        p = n_parent[b, p]
-    top = min(hist_len[b], ply)
-    for i in range(max(0, lo), top):
-        if hist[b, i] == h:
-            count += 1
-    return count
-
-
-@njit(cache=True)
-def _backup(b, leaf, v, n_player, n_visits, n_value, n_parent, n_pedge, e_visits, e_value):
-    """Add value ``v`` (for the leaf's player to move) to every node and edge above it."""
-    who = n_player[b, leaf]
-    n_visits[b, leaf] += 1
-    n_value[b, leaf] += v
+def _backup(tree, b, leaf, v):
+    """Add ``v`` (for the leaf's player to move) to the leaf and every node and edge
+    above it, negated where the player to move differs from the leaf's."""
+    who = tree.pos[b, leaf, ST_TURN]
+    tree.visits[b, leaf] += 1
+    tree.value_sum[b, leaf] += v
     c = leaf
     while c != 0:
-        u = n_parent[b, c]
-        e = n_pedge[b, c]
-        vu = v if n_player[b, u] == who else -v
-        e_visits[b, e] += 1
-        e_value[b, e] += vu
-        n_visits[b, u] += 1
-        n_value[b, u] += vu
+        u = tree.parent[b, c]
+        e = tree.parent_edge[b, c]
+        vu = v if tree.pos[b, u, ST_TURN] == who else -v
+        tree.edge_visits[b, e] += 1
+        tree.edge_value_sum[b, e] += vu
+        tree.visits[b, u] += 1
+        tree.value_sum[b, u] += vu
         c = u
 
 
 @njit(cache=True)
-def _puct_edge(b, u, c_puct, fpu_reduction, n_visits, n_value, n_estart, n_ecount,
-               e_prior, e_visits, e_value):
-    nv = n_visits[b, u]
-    sqrt_n = math.sqrt(max(nv, 1))
-    fpu = (n_value[b, u] / nv if nv > 0 else 0.0) - fpu_reduction
-    best = -1
-    best_score = -1e300
-    for e in range(n_estart[b, u], n_estart[b, u] + n_ecount[b, u]):
-        ev = e_visits[b, e]
-        q = e_value[b, e] / ev if ev > 0 else fpu
-        score = q + c_puct * e_prior[b, e] * sqrt_n / (1.0 + ev)
-        if score > best_score:
-            best_score = score
-            best = e
-    return best
-
-
-@njit(cache=True)
-def completed_q(b, k, root_value, e_prior, e_visits, e_value, out):
-    """Completed, min-max normalised Q of the root's k edges (Gumbel MuZero, eq. 10/33).
-
-    Unvisited edges get the mixed value estimate ``v_mix`` of the root network value and
-    the prior-weighted mean Q of the visited edges. Writes ``out[:k]`` in ``[0, 1]``.
-    """
-    total = 0
-    pw = 0.0
-    pq = 0.0
-    for e in range(k):
-        ev = e_visits[b, e]
-        if ev > 0:
-            total += ev
-            pw += e_prior[b, e]
-            pq += e_prior[b, e] * e_value[b, e] / ev
-    if total > 0 and pw > 0.0:
-        v_mix = (root_value + total * pq / pw) / (1.0 + total)
-    else:
-        v_mix = root_value
-    lo = 1e300
-    hi = -1e300
-    for e in range(k):
-        ev = e_visits[b, e]
-        q = e_value[b, e] / ev if ev > 0 else v_mix
-        out[e] = q
-        lo = min(lo, q)
-        hi = max(hi, q)
-    span = hi - lo
-    for e in range(k):
-        out[e] = (out[e] - lo) / span if span > 1e-12 else 0.5
-    max_visits = 0
-    for e in range(k):
-        max_visits = max(max_visits, e_visits[b, e])
-    return max_visits
-
-
-@njit(cache=True)
-def _gumbel_root_edge(b, sim, visit_seq, g_score, root_value, c_visit, c_scale, k, e_prior,
-                      e_visits, e_value, scratch):
-    max_visits = completed_q(b, k, root_value[b], e_prior, e_visits, e_value, scratch)
-    target = visit_seq[b, sim]
-    sigma = (c_visit + max_visits) * c_scale
-    best = -1
-    best_score = -1e300
-    for e in range(k):
-        if e_visits[b, e] == target:
-            score = g_score[b, e] + sigma * scratch[e]
-            if score > best_score:
-                best_score = score
-                best = e
-    return best
-
-
-@njit(cache=True)
-def _make_child(b, u, e, params, n_state, n_prefix, n_plen, n_player, n_reps, n_term,
-                n_parent, n_pedge, n_estart, n_ecount, n_visits, n_value, n_used,
-                e_action, e_child):
-    c = n_used[b]
-    n_used[b] += 1
-    n_prefix[b, c, :] = n_prefix[b, u, :]
-    plen = apply_step(n_state[b, u], params[b], n_prefix[b, c], n_plen[b, u], e_action[b, e],
-                      n_state[b, c])
-    if plen < 0:
-        raise ValueError("search tried an illegal step (edge list out of sync with the mask)")
-    n_plen[b, c] = plen
-    n_player[b, c] = n_state[b, c, ST_TURN]
-    n_parent[b, c] = u
-    n_pedge[b, c] = e
-    n_estart[b, c] = 0
-    n_ecount[b, c] = 0
-    n_visits[b, c] = 0
-    n_value[b, c] = 0.0
-    n_term[b, c] = 0
-    n_reps[b, c] = n_reps[b, u]
-    e_child[b, e] = c
+def _add_child(tree, b, u, e, moves, played):
+    """Create the node of edge ``e`` of node ``u``: the parent's position with the edge's
+    step played. Leaves ``moves`` holding the child's legal moves."""
+    c = tree.num_nodes[b]
+    tree.num_nodes[b] = c + 1
+    child = tree.pos[b, c]
+    child[:] = tree.pos[b, u]
+    params = tree.params[b]
+    G.generate(child, params, moves)
+    if G.step(child, params, moves, tree.hist[b], tree.action[b, e], played) == G.STEP_ILLEGAL:
+        raise ValueError("the search tried an illegal step (edges out of step with the mask)")
+    tree.parent[b, c] = u
+    tree.parent_edge[b, c] = e
+    tree.edge_start[b, c] = 0
+    tree.edge_count[b, c] = 0
+    tree.visits[b, c] = 0
+    tree.value_sum[b, c] = 0.0
+    tree.child[b, e] = c
     return c
 
 
 @njit(cache=True)
-def prepare_leaf(b, c, slot, params, max_plies, hist, hist_len, n_state, n_prefix, n_plen,
-                 n_player, n_reps, n_term, n_tvalue, n_parent, moves, obs_out, mask_out):
-    """Classify a fresh node: terminal (returns -1) or a leaf for the network.
-
-    For a network leaf, writes its observation into ``obs_out[slot]`` and its legal-step
-    mask into ``mask_out[slot]`` and returns the number of legal steps.
-    """
-    st = n_state[b, c]
-    p = params[b]
-    n_moves = generate_moves(st, p, moves)
-    if n_plen[b, c] == 0:
-        code = status(st, p, n_moves)
-        terminal = False
-        value = 0.0
-        if code >= 0:
-            terminal = True
-            value = _terminal_code_value(code, st[ST_TURN])
-        else:
-            reps = _earlier_occurrences(b, c, hist, hist_len, n_state, n_plen, n_parent)
-            n_reps[b, c] = reps
-            limit = p[P_REPETITION]
-            if limit > 0 and reps >= limit - 1:
-                terminal = True
-            elif max_plies > 0 and st[ST_PLY] >= max_plies:
-                terminal = True
-        if terminal:
-            n_term[b, c] = 1
-            n_tvalue[b, c] = value
-            return -1
-    k = mask_from_moves(moves, n_moves, st[ST_TURN], p, n_prefix[b, c], n_plen[b, c],
-                        mask_out[slot])
-    encode_planes(st, p, n_prefix[b, c], n_plen[b, c], n_reps[b, c], obs_out[slot])
-    return k
+def _queue_leaf(tree, leaves, b, node, slot, moves):
+    """Write node ``node``'s observation and legal-step mask into leaf slot ``slot``
+    (``moves`` holds its legal moves); returns its number of legal steps."""
+    pos = tree.pos[b, node]
+    params = tree.params[b]
+    n = G.legal_mask(pos, params, moves, leaves.mask[slot])
+    G.observe(pos, params, -1, leaves.obs[slot])
+    leaves.num_legal[slot] = n
+    leaves.slot[b] = slot
+    leaves.node[b] = node
+    return n
 
 
 @njit(cache=True)
-def init_roots(active, states, prefixes, plens, reps, params, n_state, n_prefix, n_plen,
-               n_player, n_reps, n_term, n_parent, n_pedge, n_estart, n_ecount, n_visits,
-               n_value, n_used, e_used, leaf, slot_of, obs_out, mask_out, counts):
-    """Reset the trees and write the roots' observations/masks for the network.
+def init_roots(tree, leaves):
+    """Reset the trees to their roots and queue the roots for the network.
 
-    Args:
-        active: ``[B]`` bool, games to search (their roots must not be terminal).
-        states: ``[B, STATE_SIZE]`` int64; prefixes ``[B, MAX_STEPS]`` int64; plens,
-            reps ``[B]`` int64: the roots in step space.
+    The caller has written, for every game with ``budget`` > 0, the root's state,
+    move-in-progress prefix and its length, and earlier occurrences into ``pos[b, 0]``
+    (``drl.game.kernels`` layout), and ``params`` and ``hist``.
 
     Returns:
-        L, the number of roots written (slots ``0..L-1``; ``slot_of[b]`` = slot or -1).
+        L, the number of roots queued (slots ``0 .. L - 1``).
+
+    Raises:
+        ValueError: if a root's game is over.
     """
     moves = np.empty((MAX_MOVES, MOVE_WIDTH), dtype=np.int64)
     slot = 0
-    for b in range(active.shape[0]):
-        n_used[b] = 1
-        e_used[b] = 0
-        slot_of[b] = -1
-        leaf[b] = NO_NODE
-        if not active[b]:
+    for b in range(tree.budget.shape[0]):
+        tree.num_nodes[b] = 1
+        tree.num_edges[b] = 0
+        tree.parent[b, 0] = NO_NODE
+        tree.parent_edge[b, 0] = -1
+        tree.edge_start[b, 0] = 0
+        tree.edge_count[b, 0] = 0
+        tree.visits[b, 0] = 0
+        tree.value_sum[b, 0] = 0.0
+        leaves.node[b] = NO_NODE
+        leaves.slot[b] = -1
+        if tree.budget[b] == 0:
             continue
-        n_state[b, 0, :] = states[b]
-        n_prefix[b, 0, :] = prefixes[b]
-        n_plen[b, 0] = plens[b]
-        n_player[b, 0] = states[b, ST_TURN]
-        n_reps[b, 0] = reps[b]
-        n_term[b, 0] = 0
-        n_parent[b, 0] = -1
-        n_pedge[b, 0] = -1
-        n_estart[b, 0] = 0
-        n_ecount[b, 0] = 0
-        n_visits[b, 0] = 0
-        n_value[b, 0] = 0.0
-        n_moves = generate_moves(states[b], params[b], moves)
-        k = mask_from_moves(moves, n_moves, states[b, ST_TURN], params[b], prefixes[b],
-                            plens[b], mask_out[slot])
-        if k == 0:
-            raise ValueError("a search root has no legal step (the game is over)")
-        encode_planes(states[b], params[b], prefixes[b], plens[b], reps[b], obs_out[slot])
-        counts[slot] = k
-        slot_of[b] = slot
-        leaf[b] = 0
+        root = tree.pos[b, 0]
+        params = tree.params[b]
+        G.generate(root, params, moves)
+        G.set_repetitions(root, params, root[G.G_REPS])
+        if _queue_leaf(tree, leaves, b, 0, slot, moves) == 0:
+            raise ValueError("a search root has no legal step (its game is over)")
         slot += 1
     return slot
 
 
 @njit(cache=True)
-def select_leaves(sim, active, budget, params, max_plies, hist, hist_len, c_puct,
-                  fpu_reduction, gumbel, visit_seq, g_score, root_value, c_visit, c_scale,
-                  n_state, n_prefix, n_plen, n_player, n_reps, n_term, n_tvalue, n_parent,
-                  n_pedge, n_estart, n_ecount, n_visits, n_value, n_used, e_action, e_prior,
-                  e_child, e_visits, e_value, leaf, slot_of, obs_out, mask_out, counts):
-    """One simulation for every active game whose budget is not spent.
+def select_leaves(tree, leaves, params, sim):
+    """Simulation ``sim`` of every tree whose ``budget`` exceeds it.
 
-    Descends from the root (PUCT; Gumbel sequential halving at the root when ``gumbel``),
-    adds the first unvisited node, and either backs up its terminal value at once or
-    queues it for the network in the next free slot.
+    Descends from the root (root selection, then PUCT) to the first edge without a node,
+    creates that node, and either backs up its terminal value at once or queues it for
+    the network in the next free slot. Every move-boundary node passed is recorded in
+    the game's history so that repetitions along the path count.
+
+    Args:
+        tree: the trees, expanded by earlier rounds.
+        leaves: the slots, overwritten.
+        params: :class:`~drl.search.tree.SearchParams`.
+        sim: the simulation's index (Gumbel's schedule position).
 
     Returns:
-        L, the number of leaves queued (``slot_of[b]`` = slot or -1, ``leaf[b]`` = node).
+        L, the number of leaves queued (slots ``0 .. L - 1``).
     """
     moves = np.empty((MAX_MOVES, MOVE_WIDTH), dtype=np.int64)
-    scratch = np.empty(e_action.shape[1], dtype=np.float64)
+    played = np.empty(MOVE_WIDTH, dtype=np.int64)
     slot = 0
-    for b in range(active.shape[0]):
-        slot_of[b] = -1
-        leaf[b] = NO_NODE
-        if not active[b] or sim >= budget[b]:
+    for b in range(tree.budget.shape[0]):
+        leaves.node[b] = NO_NODE
+        leaves.slot[b] = -1
+        if sim >= tree.budget[b]:
             continue
+        hist = tree.hist[b]
         u = 0
         while True:
-            if n_term[b, u] == 1:
-                _backup(b, u, n_tvalue[b, u], n_player, n_visits, n_value, n_parent, n_pedge,
-                        e_visits, e_value)
+            pos = tree.pos[b, u]
+            if u != 0 and _is_terminal(pos, params.max_plies):
+                _backup(tree, b, u, G.value(pos, pos[ST_TURN]))
                 break
-            if u == 0 and gumbel:
-                e = _gumbel_root_edge(b, sim, visit_seq, g_score, root_value, c_visit, c_scale,
-                                      n_ecount[b, 0], e_prior, e_visits, e_value, scratch)
-                if e < 0:
-                    e = _puct_edge(b, u, c_puct, fpu_reduction, n_visits, n_value, n_estart,
-                                   n_ecount, e_prior, e_visits, e_value)
+            if pos[G_PLEN] == 0:
+                G.record(pos, hist)
+            if u == 0:
+                e = select_root_edge(tree, b, sim, params)
             else:
-                e = _puct_edge(b, u, c_puct, fpu_reduction, n_visits, n_value, n_estart,
-                               n_ecount, e_prior, e_visits, e_value)
-            c = e_child[b, e]
+                e = puct_edge(tree, b, u, params.c_puct, params.fpu_reduction)
+            c = tree.child[b, e]
             if c != NO_NODE:
                 u = c
                 continue
-            c = _make_child(b, u, e, params, n_state, n_prefix, n_plen, n_player, n_reps,
-                            n_term, n_parent, n_pedge, n_estart, n_ecount, n_visits, n_value,
-                            n_used, e_action, e_child)
-            k = prepare_leaf(b, c, slot, params, max_plies, hist, hist_len, n_state, n_prefix,
-                             n_plen, n_player, n_reps, n_term, n_tvalue, n_parent, moves,
-                             obs_out, mask_out)
-            if k < 0:
-                _backup(b, c, n_tvalue[b, c], n_player, n_visits, n_value, n_parent, n_pedge,
-                        e_visits, e_value)
+            c = _add_child(tree, b, u, e, moves, played)
+            child = tree.pos[b, c]
+            if _is_terminal(child, params.max_plies):
+                _backup(tree, b, c, G.value(child, child[ST_TURN]))
             else:
-                counts[slot] = k
-                slot_of[b] = slot
-                leaf[b] = c
+                _queue_leaf(tree, leaves, b, c, slot, moves)
                 slot += 1
             break
     return slot
 
 
 @njit(cache=True)
-def expand_and_backup(logits, values, leaf, slot_of, mask, noise_eps, dirichlet_alpha,
-                      gumbel_scale, seed, n_player, n_estart, n_ecount, n_visits, n_value,
-                      n_parent, n_pedge, e_used, e_action, e_prior, e_child, e_visits,
-                      e_value, g_score, root_value):
-    """Create the edges of the queued leaves from the network output and back up its value.
+def expand_and_backup(tree, leaves, logits, values, params, seed):
+    """Create the queued leaves' edges from the network output and back its value up.
 
     Args:
-        logits: ``[L, A]`` float32 policy logits; values: ``[L]`` float32 for the leaf's
-            player to move. ``mask[slot]`` holds each leaf's legal steps.
-        noise_eps: ``[B]`` float64 Dirichlet weight at the root (0 = no noise).
-        dirichlet_alpha: Dirichlet concentration.
-        gumbel_scale: ``[B]`` float64; root edges get ``g_score = scale * Gumbel + log p``.
-        seed: seeds the kernel's random generator (reproducible noise).
+        tree: the trees; ``num_edges`` must leave room for every queued leaf's steps.
+        leaves: the queued leaves (``mask[slot]`` holds each one's legal steps).
+        logits: ``float32[L, A]`` policy logits by slot (masked to the legal steps and
+            softmaxed here).
+        values: ``float32[L]`` value by slot, for the leaf's player to move.
+        params: :class:`~drl.search.tree.SearchParams`.
+        seed: seeds numba's generator for the root selection's draws (reproducible).
 
-    The root (node 0) records its network value in ``root_value[b]``.
+    A root (node 0) records its network value in ``root_value[b]`` and gets its root
+    selection's set-up (:func:`~drl.search.root.init_root_edges`).
     """
     np.random.seed(seed)
-    num_actions = mask.shape[1]
-    for b in range(leaf.shape[0]):
-        s = slot_of[b]
+    num_actions = leaves.mask.shape[1]
+    for b in range(leaves.slot.shape[0]):
+        s = leaves.slot[b]
         if s < 0:
             continue
-        u = leaf[b]
-        start = e_used[b]
-        k = 0
+        u = leaves.node[b]
+        start = tree.num_edges[b]
+        mask = leaves.mask[s]
         mx = -1e300
         for a in range(num_actions):
-            if mask[s, a]:
+            if mask[a]:
                 mx = max(mx, logits[s, a])
+        k = 0
         total = 0.0
         for a in range(num_actions):
-            if mask[s, a]:
+            if mask[a]:
                 e = start + k
                 p = math.exp(logits[s, a] - mx)
-                e_action[b, e] = a
-                e_prior[b, e] = p
-                e_child[b, e] = NO_NODE
-                e_visits[b, e] = 0
-                e_value[b, e] = 0.0
+                tree.action[b, e] = a
+                tree.prior[b, e] = p
+                tree.child[b, e] = NO_NODE
+                tree.edge_visits[b, e] = 0
+                tree.edge_value_sum[b, e] = 0.0
                 total += p
                 k += 1
         for e in range(start, start + k):
-            e_prior[b, e] /= total
+            tree.prior[b, e] /= total
+        tree.edge_start[b, u] = start
+        tree.edge_count[b, u] = k
+        tree.num_edges[b] = start + k
         if u == 0:
-            root_value[b] = values[s]
-            if noise_eps[b] > 0.0 and k > 1:
-                ns = 0.0
-                for e in range(start, start + k):
-                    g = np.random.gamma(dirichlet_alpha, 1.0)
-                    g_score[b, e - start] = g
-                    ns += g
-                for e in range(start, start + k):
-                    e_prior[b, e] = ((1.0 - noise_eps[b]) * e_prior[b, e]
-                                     + noise_eps[b] * g_score[b, e - start] / max(ns, 1e-300))
-            for e in range(start, start + k):
-                g = 0.0
-                if gumbel_scale[b] > 0.0:
-                    g = gumbel_scale[b] * np.random.gumbel(0.0, 1.0)
-                g_score[b, e - start] = g + math.log(max(e_prior[b, e], 1e-30))
-        n_estart[b, u] = start
-        n_ecount[b, u] = k
-        e_used[b] = start + k
-        _backup(b, u, np.float64(values[s]), n_player, n_visits, n_value, n_parent, n_pedge,
-                e_visits, e_value)
+            tree.root_value[b] = values[s]
+            init_root_edges(tree, b, params)
+        _backup(tree, b, u, np.float64(values[s]))
 
 
 @njit(cache=True)
-def root_outputs(active, gumbel, g_score, root_value, c_visit, c_scale, n_ecount, n_visits,
-                 n_value, e_action, e_prior, e_visits, e_value, visits_out, q_out,
-                 improved_out, gumbel_action, value_out):
-    """Dense per-root statistics after the search.
+def root_statistics(tree, visits_out, q_out, value_out):
+    """Dense statistics of the first B' roots by step action.
 
-    Writes ``visits_out[b, a]`` (edge visits), ``q_out[b, a]`` (mean value for the root's
-    player, 0 unvisited), ``improved_out[b, a]`` (Gumbel improved policy
-    ``softmax(log p + sigma(completed Q))``, 0 off the legal steps), ``gumbel_action[b]``
-    (the most visited edge with the best ``g + log p + sigma``) and ``value_out[b]``
-    (the root's mean value). Inactive roots get zeros and action -1.
+    Writes ``visits_out[b, a]`` (``float32[B', A]``, root edge visits), ``q_out[b, a]``
+    (``float32[B', A]``, mean value for the root's player to move, 0 where unvisited) and
+    ``value_out[b]`` (``float32[B']``, the root's mean value); zeros where ``budget`` is 0.
     """
-    scratch = np.empty(e_action.shape[1], dtype=np.float64)
-    for b in range(active.shape[0]):
+    for b in range(value_out.shape[0]):
         visits_out[b, :] = 0.0
         q_out[b, :] = 0.0
-        improved_out[b, :] = 0.0
-        gumbel_action[b] = -1
         value_out[b] = 0.0
-        if not active[b]:
+        if tree.budget[b] == 0:
             continue
-        k = n_ecount[b, 0]
-        value_out[b] = n_value[b, 0] / max(n_visits[b, 0], 1)
-        max_visits = completed_q(b, k, root_value[b], e_prior, e_visits, e_value, scratch)
-        sigma = (c_visit + max_visits) * c_scale
-        mx = -1e300
-        for e in range(k):
-            a = e_action[b, e]
-            visits_out[b, a] = e_visits[b, e]
-            if e_visits[b, e] > 0:
-                q_out[b, a] = e_value[b, e] / e_visits[b, e]
-            mx = max(mx, math.log(max(e_prior[b, e], 1e-30)) + sigma * scratch[e])
-        total = 0.0
-        for e in range(k):
-            a = e_action[b, e]
-            w = math.exp(math.log(max(e_prior[b, e], 1e-30)) + sigma * scratch[e] - mx)
-            improved_out[b, a] = w
-            total += w
-        best = -1e300
-        for e in range(k):
-            a = e_action[b, e]
-            improved_out[b, a] /= total
-            if e_visits[b, e] == max_visits:
-                score = (g_score[b, e] if gumbel else 0.0) + sigma * scratch[e]
-                if not gumbel:
-                    score += math.log(max(e_prior[b, e], 1e-30))
-                if score > best:
-                    best = score
-                    gumbel_action[b] = a
+        value_out[b] = tree.value_sum[b, 0] / max(tree.visits[b, 0], 1)
+        start = tree.edge_start[b, 0]
+        for e in range(start, start + tree.edge_count[b, 0]):
+            a = tree.action[b, e]
+            n = tree.edge_visits[b, e]
+            visits_out[b, a] = n
+            if n > 0:
+                q_out[b, a] = tree.edge_value_sum[b, e] / n

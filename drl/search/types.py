@@ -46,8 +46,11 @@ class SearchResult:
     """What one batched search returns for B roots.
 
     Attributes:
-        action: ``[B]`` int64 chosen step action per root, -1 for roots not searched
-            (Gumbel: the halving winner; PUCT: the most visited step).
+        action: ``[B]`` int64 step action to play per root, -1 for roots not searched.
+            Gumbel: the halving winner (sampled through the Gumbel noise when
+            exploring). PUCT: the most visited step, or while exploring in the game's
+            first ``temperature_plies`` plies a step sampled from
+            ``visits ** (1 / temperature)``.
         visits: ``[B, A]`` float32 visit count of each root step.
         q: ``[B, A]`` float32 mean backed-up value of each root step for the root's
             player to move (0 where unvisited).

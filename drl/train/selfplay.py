@@ -53,9 +53,6 @@ class SelfPlayConfig:
         games_in_flight: B, games played side by side (the search batch).
         max_plies: a game reaching this many plies is truncated (value target 0,
             reported as truncation, never as a draw by rule).
-        temperature: PUCT: sample the move from visits^(1/T) during the first
-            ``temperature_plies`` plies, then play the most visited step.
-        temperature_plies: see ``temperature``.
         full_search_prob: playout-cap randomisation: probability of a full search
             (``num_simulations``, root noise, policy recorded for training); otherwise a
             fast search of ``fast_simulations`` without noise whose policy is not trained
@@ -66,8 +63,6 @@ class SelfPlayConfig:
 
     games_in_flight: int = 128
     max_plies: int = 200
-    temperature: float = 1.0
-    temperature_plies: int = 16
     full_search_prob: float = 1.0
     fast_simulations: int = 8
     record_forced: bool = True
@@ -81,8 +76,6 @@ class SelfPlayConfig:
             raise ValueError(f"full_search_prob must lie in (0, 1], got {self.full_search_prob}")
         if self.fast_simulations < 1:
             raise ValueError(f"fast_simulations must be >= 1, got {self.fast_simulations}")
-        if self.temperature < 0:
-            raise ValueError(f"temperature must be >= 0, got {self.temperature}")
 
 
 @dataclass
@@ -254,8 +247,7 @@ class SelfPlayActor:
                 stats.simulations += result.simulations
                 stats.leaf_evals += result.leaf_evals
                 stats.net_batches += result.net_batches
-                for i in search_rows:
-                    actions[i] = self._choose(result, i, slots[i], bool(full[i]))
+                actions[search_rows] = result.action[search_rows]  # sampled by the search
             finished_now: list[int] = []
             for i, g in enumerate(slots):
                 if forced[i] >= 0:
@@ -298,17 +290,6 @@ class SelfPlayActor:
                      params=np.stack([g.params for g in slots]),
                      history=np.stack([g.hist for g in slots]),
                      history_len=states[:, ST_PLY] + 1)
-
-    def _choose(self, result, i: int, g: _Game, full: bool) -> int:
-        cfg = self.config
-        if self.search_config.root_selection == "gumbel":
-            return int(result.action[i])
-        visits = result.visits[i].astype(np.float64)
-        if full and cfg.temperature > 0 and int(g.pos[ST_PLY]) < cfg.temperature_plies:
-            p = visits ** (1.0 / cfg.temperature)
-            p /= p.sum()
-            return int(self.rng.choice(len(p), p=p))
-        return int(result.action[i])
 
     def _record(self, g: _Game, legal: np.ndarray, policy: np.ndarray, weight: float) -> None:
         obs = np.empty((N_CHANNELS, self.board_size, self.board_size), np.float32)

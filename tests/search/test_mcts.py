@@ -179,3 +179,47 @@ def test_halving_schedule_by_hand():
 def test_bad_search_config():
     with pytest.raises(ValueError, match="root_selection"):
         SearchConfig(root_selection="ucb")
+
+
+def test_edges_grow_without_changing_the_search():
+    board = Board("russian")
+    roots = Roots.from_positions([board.state] * 2, board.variant.params)
+    results = []
+    for capacity in [1, 4096]:
+        mcts = BatchedMCTS(SearchConfig(num_simulations=40, root_selection="puct"),
+                           batch_size=2, board_size=8, edge_capacity=capacity)
+        results.append(mcts.run(roots, _Material(), np.random.default_rng(3)))
+        assert mcts.edge_capacity >= int(mcts.tree.num_edges.max())
+    small, large = results
+    for field in ["action", "visits", "q", "policy", "root_value"]:
+        assert np.array_equal(getattr(small, field), getattr(large, field)), field
+
+
+def _sampled_actions(temperature=1.0, plies=16, explore=True, mode="puct", fen=None, n=40):
+    board = Board("english", fen=fen) if fen else Board("english")
+    roots = Roots.from_positions([board.state] * n, board.variant.params)
+    cfg = SearchConfig(num_simulations=16, root_selection=mode, temperature=temperature,
+                       temperature_plies=plies)
+    mcts = BatchedMCTS(cfg, batch_size=n, board_size=8)
+    return mcts.run(roots, UniformEvaluator(), np.random.default_rng(11), explore=explore)
+
+
+def test_puct_samples_the_played_action_by_temperature_while_exploring():
+    res = _sampled_actions()
+    # Every root is searched alike, each with its own noise; the sampled actions are
+    # visited steps, and they differ from the most visited step in some games.
+    assert np.all(res.visits[np.arange(len(res.action)), res.action] > 0)
+    assert np.any(res.action != np.argmax(res.visits, axis=1))
+    for off in [_sampled_actions(temperature=0.0), _sampled_actions(plies=0),
+                _sampled_actions(explore=False)]:
+        assert np.array_equal(off.action, np.argmax(off.visits, axis=1))
+
+
+def test_gumbel_action_ignores_the_temperature():
+    hot, cold = _sampled_actions(mode="gumbel"), _sampled_actions(mode="gumbel", temperature=0.0)
+    assert np.array_equal(hot.action, cold.action)
+
+
+def test_bad_temperature():
+    with pytest.raises(ValueError, match="temperature"):
+        SearchConfig(temperature=-1.0)
