@@ -110,8 +110,9 @@ def sample_positions(variant: str, count: int, seed: int = 0):
 
 
 def encoder_states_per_s(variant: str, batch: int = 256, repeats: int = 40) -> float:
-    """States/s of ``encode_batch`` + ``legal_step_mask_batch`` on batches of ``batch``."""
-    from drl.encode import N_CHANNELS, encode_batch, legal_step_mask_batch, num_actions
+    """States/s of ``encode_batch`` + ``legal_masks_batch`` on batches of ``batch``."""
+    from drl.encode import N_CHANNELS, encode_batch, num_actions
+    from drl.game.kernels import legal_masks_batch
     from drl.rules import Variant
 
     params = Variant.parse(variant).params
@@ -121,11 +122,11 @@ def encoder_states_per_s(variant: str, batch: int = 256, repeats: int = 40) -> f
     planes = np.zeros((batch, N_CHANNELS, n, n), dtype=np.float32)
     masks = np.zeros((batch, num_actions(n)), dtype=np.bool_)
     encode_batch(states, params, prefixes, lens, reps, planes)  # compile / warm up
-    legal_step_mask_batch(states, params, prefixes, lens, masks)
+    legal_masks_batch(states, params, prefixes, lens, masks)
     t0 = time.perf_counter()
     for _ in range(repeats):
         encode_batch(states, params, prefixes, lens, reps, planes)
-        legal_step_mask_batch(states, params, prefixes, lens, masks)
+        legal_masks_batch(states, params, prefixes, lens, masks)
     return batch * repeats / (time.perf_counter() - t0)
 
 

@@ -19,14 +19,7 @@ import numpy as np
 from numba import njit
 
 from drl.encode.actions import path_step_index
-from drl.rules.core import (
-    M_NSTEPS,
-    MAX_MOVES,
-    MOVE_WIDTH,
-    ST_TURN,
-    apply_move_into,
-    generate_moves,
-)
+from drl.rules.core import M_NSTEPS, MOVE_WIDTH
 
 # Longest move: the path columns of a move row.
 MAX_STEPS = MOVE_WIDTH - 5
@@ -96,82 +89,3 @@ def step_outcome(moves: np.ndarray, n_moves: int, turn: int, params: np.ndarray,
                 return i
             result = IN_PROGRESS
     return result
-
-
-@njit(cache=True)
-def legal_step_mask(state: np.ndarray, params: np.ndarray, prefix: np.ndarray,
-                    prefix_len: int, out_mask: np.ndarray) -> int:
-    """Legal-step mask of ``(state, prefix)``; generates the moves itself.
-
-    Args:
-        state: ``int64[STATE_SIZE]`` game state.
-        params: ``int64[PARAMS_SIZE]`` variant parameters.
-        prefix: ``int64[>=prefix_len]`` step actions played so far in the move in progress.
-        prefix_len: number of those steps.
-        out_mask: ``bool[A]`` or ``int8[A]``, overwritten.
-
-    Returns:
-        The number of legal steps.
-    """
-    moves = np.empty((MAX_MOVES, MOVE_WIDTH), dtype=np.int64)
-    n = generate_moves(state, params, moves)
-    return mask_from_moves(moves, n, state[ST_TURN], params, prefix, prefix_len, out_mask)
-
-
-@njit(cache=True)
-def legal_step_mask_batch(states: np.ndarray, params: np.ndarray, prefixes: np.ndarray,
-                          prefix_lens: np.ndarray, out_masks: np.ndarray) -> np.ndarray:
-    """Legal-step masks of many positions of one variant.
-
-    Args:
-        states: ``int64[B, STATE_SIZE]``.
-        params: ``int64[PARAMS_SIZE]``.
-        prefixes: ``int64[B, L]`` (L >= the longest prefix, e.g. ``MAX_STEPS``).
-        prefix_lens: ``int64[B]``.
-        out_masks: ``bool[B, A]`` or ``int8[B, A]``, overwritten.
-
-    Returns:
-        ``int64[B]``: the number of legal steps of each position.
-    """
-    b = states.shape[0]
-    counts = np.zeros(b, dtype=np.int64)
-    moves = np.empty((MAX_MOVES, MOVE_WIDTH), dtype=np.int64)
-    for i in range(b):
-        n = generate_moves(states[i], params, moves)
-        counts[i] = mask_from_moves(moves, n, states[i, ST_TURN], params, prefixes[i],
-                                    prefix_lens[i], out_masks[i])
-    return counts
-
-
-@njit(cache=True)
-def apply_step(state: np.ndarray, params: np.ndarray, prefix: np.ndarray, prefix_len: int,
-               action: int, out_state: np.ndarray) -> int:
-    """Play one step action at ``(state, prefix[:prefix_len])``.
-
-    Writes ``prefix[prefix_len] = action``. If the step completes a legal move, that move is
-    applied (``apply_move_into``) and ``out_state`` holds the position after it; otherwise
-    ``out_state`` is a copy of ``state`` (the same player keeps moving).
-
-    Args:
-        state: ``int64[STATE_SIZE]``.
-        params: ``int64[PARAMS_SIZE]``.
-        prefix: ``int64[>= prefix_len + 1]``, written at ``prefix_len``.
-        prefix_len: steps already played in this move.
-        action: the step action index.
-        out_state: ``int64[STATE_SIZE]``, overwritten.
-
-    Returns:
-        The new prefix length: 0 after a completed move, ``prefix_len + 1`` while the move
-        goes on, -1 if the step is illegal (``out_state`` is then a copy of ``state``).
-    """
-    moves = np.empty((MAX_MOVES, MOVE_WIDTH), dtype=np.int64)
-    n = generate_moves(state, params, moves)
-    prefix[prefix_len] = action
-    k = step_outcome(moves, n, state[ST_TURN], params, prefix, prefix_len + 1)
-    if k >= 0:
-        apply_move_into(state, params, moves[k], out_state)
-        return 0
-    out_state[:] = state
-    if k == IN_PROGRESS:
-        return prefix_len + 1
-    return -1

@@ -23,7 +23,7 @@ from drl.encode.actions import num_actions as _num_actions
 from drl.encode.mask import MAX_STEPS
 from drl.encode.planes import N_CHANNELS
 from drl.game.kernels import G_PLEN, G_PREFIX, G_REPS
-from drl.rules.core import ST_HASH, ST_NOPROG, ST_PLY, STATE_SIZE
+from drl.rules.core import ST_HASH, ST_PLY, STATE_SIZE, count_repetitions
 from drl.search import kernels as K
 from drl.search.config import SearchConfig
 from drl.search.root import make_root_selection
@@ -102,8 +102,7 @@ class Roots:
                     raise ValueError(f"history {i} has {len(histories[i])} entries, its state "
                                      f"is at ply {ply}")
                 hist[i, :ply] = histories[i]
-                lo = max(0, ply - int(st[i, ST_NOPROG]))
-                reps[i] = int(np.count_nonzero(hist[i, lo:ply] == st[i, ST_HASH]))
+                reps[i] = int(count_repetitions(hist[i], st[i]))
                 hlen[i] = ply + 1
             else:
                 hlen[i] = ply + 1  # earlier plies unknown: left 0, which matches no position

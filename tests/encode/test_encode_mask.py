@@ -12,14 +12,12 @@ from drl.encode import (
     IN_PROGRESS,
     MAX_STEPS,
     actions_to_move,
-    apply_step,
-    legal_step_mask,
-    legal_step_mask_batch,
     move_to_actions,
     num_actions,
     step_outcome,
 )
 from drl.game import StepState
+from drl.game import kernels as G
 from drl.rules import Board
 from drl.rules.core import apply_move
 
@@ -71,7 +69,7 @@ def test_masks_match_the_reference_at_every_prefix(variant):
         for prefix in prefixes:
             expected = ref_legal_steps(board, prefix)
             mask = np.zeros(num_actions(n), dtype=np.bool_)
-            count = legal_step_mask(board.state, params, _prefix(prefix), len(prefix), mask)
+            count = G.legal_mask_of(board.state, params, _prefix(prefix), len(prefix), mask)
             assert set(np.flatnonzero(mask)) == expected
             assert count == len(expected)
             if prefix:
@@ -127,13 +125,17 @@ def test_illegal_steps_are_refused():
     assert step_outcome(state.moves, len(state.moves), state.turn, board.variant.params,
                         _prefix((quiet,)), 1) == ILLEGAL
     mask = np.ones(896, dtype=np.int8)
-    assert legal_step_mask(board.state, board.variant.params, _prefix((quiet,)), 1, mask) == 0
+    assert G.legal_mask_of(board.state, board.variant.params, _prefix((quiet,)), 1, mask) == 0
     assert not mask.any()
     with pytest.raises(ValueError, match=r"not legal.*legal steps: .*21x14"):
         state.push(quiet)
-    out = np.zeros_like(board.state)
-    assert apply_step(board.state, board.variant.params, _prefix(()), 0, quiet, out) == -1
-    assert np.array_equal(out, board.state)
+    pos, moves = G.new_pos(), G.move_buffer()
+    G.start(pos, board.state, board.variant.params, moves, np.zeros(1, np.int64))
+    before = pos.copy()
+    played = np.zeros(32, np.int64)
+    assert G.step(pos, board.variant.params, moves, np.zeros(1, np.int64), quiet,
+                  played) == G.STEP_ILLEGAL
+    assert np.array_equal(pos, before)
 
 
 def _quiet_index(board: Board) -> int:
@@ -142,21 +144,22 @@ def _quiet_index(board: Board) -> int:
 
 
 @pytest.mark.parametrize("variant", ["giveaway", "international"])
-def test_apply_step_plays_moves_hop_by_hop(variant):
+def test_game_core_plays_moves_hop_by_hop(variant):
     for board in _random_positions(variant, seed=3, plies=40):
         params = board.variant.params
         for move in board.legal_moves[:4]:
             seq = move_to_actions(move, int(board.turn), params)
-            prefix = _prefix(())
-            state = np.array(board.state)
-            out = np.zeros_like(state)
-            plen = 0
+            pos, moves = G.new_pos(), G.move_buffer()
+            hist = np.zeros(int(board.state[9]) + 2, np.int64)
+            G.start(pos, board.state, params, moves, hist)
+            played = np.zeros(32, np.int64)
             for i, a in enumerate(seq):
-                plen = apply_step(state, params, prefix, plen, a, out)
+                done = G.step(pos, params, moves, hist, a, played)
                 if i < len(seq) - 1:
-                    assert plen == i + 1 and np.array_equal(out, state)
-            assert plen == 0
-            assert np.array_equal(out, apply_move(board.state, params, move.row))
+                    assert done == G.STEP_IN_PROGRESS and pos[G.G_PLEN] == i + 1
+                    assert np.array_equal(pos[:12], board.state)
+            assert done == G.STEP_MOVE_DONE and pos[G.G_PLEN] == 0
+            assert np.array_equal(pos[:12], apply_move(board.state, params, move.row))
 
 
 def test_batched_masks_equal_single_masks():
@@ -172,10 +175,10 @@ def test_batched_masks_equal_single_masks():
     prefixes = np.stack([_prefix(p) for _, p in items])
     lens = np.array([len(p) for _, p in items], dtype=np.int64)
     masks = np.zeros((len(items), 896), dtype=np.int8)
-    counts = legal_step_mask_batch(states, params, prefixes, lens, masks)
+    counts = G.legal_masks_batch(states, params, prefixes, lens, masks)
     for i, (board, prefix) in enumerate(items):
         single = np.zeros(896, dtype=np.int8)
-        assert counts[i] == legal_step_mask(board.state, params, _prefix(prefix),
+        assert counts[i] == G.legal_mask_of(board.state, params, _prefix(prefix),
                                             len(prefix), single)
         assert np.array_equal(masks[i], single)
         assert set(np.flatnonzero(single)) == ref_legal_steps(board, prefix)
