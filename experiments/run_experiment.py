@@ -125,7 +125,7 @@ def stage_eval(args: argparse.Namespace, out: Path) -> list[dict]:
     from drl.eval.stats import wdl
     from drl.nn import NetworkEvaluator
     from drl.rules import Variant
-    from drl.train.az import network_from_checkpoint, search_config_from_checkpoint
+    from drl.agents.az import network_from_checkpoint, search_config_from_checkpoint
     from drl.train.checkpoint import load_latest
     from drl.train.evaluate import NET_NAME, play_lockstep
 

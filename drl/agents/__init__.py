@@ -1,4 +1,4 @@
-"""Players behind one interface: ``random``, ``greedy``, ``alphabeta``, ``mcts``.
+"""Players behind one interface: ``random``, ``greedy``, ``alphabeta``, ``mcts``, ``az``.
 
 >>> from drl.agents import make
 >>> from drl.rules import Board
@@ -9,19 +9,32 @@
 >>> board.ply
 1
 
-Agents are built from spec strings ``kind[:param=value,...]`` by :func:`make`; new kinds
-(e.g. the network player ``az``) plug in with :func:`register_agent`. All agents read the
-objective of each side from the rules (``Board.objective``, kernel ``objective()``), so
-they play every preset, flag and Give and Take role.
+Agents are built from spec strings ``kind[:param=value,...]`` by :func:`make`. All agents
+read the objective of each side from the rules (``Board.objective``, kernel
+``objective()``), so they play every preset, flag and Give and Take role. The network
+player ``az`` (:mod:`drl.agents.az`) is imported, with torch, only when one is built.
+
+Batched agents (:attr:`Agent.batched`, e.g. ``az``) choose moves for many games in one
+call, :meth:`Agent.select_moves`; the arena plays their games in flight together.
+
+New kinds plug in with :func:`register_agent`. A package outside drl makes its kinds
+available everywhere, the arena's worker processes included, through the entry-point
+group ``drl.agents``; in its ``pyproject.toml``::
+
+    [project.entry-points."drl.agents"]
+    mykind = "mypackage.agents:register"   # a function that calls register_agent
+
+(the value may also be a module whose import calls :func:`register_agent`). The entry
+point is loaded the first time ``mykind`` is asked for, e.g. ``make("mykind:x=1")``.
 """
 
 from __future__ import annotations
 
-from drl.agents.base import (Agent, Param, describe_agents, make, parse_spec, register_agent,
-                             registered_agents, spec_name)
+from drl.agents.base import (ENTRY_POINT_GROUP, Agent, Param, describe_agents, is_batched,
+                             make, parse_spec, register_agent, registered_agents, spec_name)
 
-__all__ = ["Agent", "Param", "make", "parse_spec", "spec_name", "register_agent",
-           "registered_agents", "describe_agents"]
+__all__ = ["Agent", "Param", "ENTRY_POINT_GROUP", "make", "parse_spec", "spec_name",
+           "is_batched", "register_agent", "registered_agents", "describe_agents"]
 
 
 def _make_random(seed: int | None = None) -> Agent:
@@ -50,6 +63,15 @@ def _make_mcts(sims: int = 400, c: float = 1.4, rollout_limit: int = 200,
     return MCTSAgent(sims=sims, c=c, rollout_limit=rollout_limit, seed=seed)
 
 
+def _make_az(ckpt: str | None = None, sims: int | None = None, device: str = "auto",
+             seed: int | None = None) -> Agent:
+    if not ckpt:
+        raise ValueError("az needs ckpt=PATH (a checkpoint file or a run folder)")
+    from drl.agents.az import AZAgent
+
+    return AZAgent(ckpt, sims=sims, device=device, seed=seed)
+
+
 _SEED = Param(int, None, "seed of tie-breaks / playouts (the arena reseeds every game)")
 
 register_agent("random", _make_random, {"seed": _SEED}, "uniformly random legal move")
@@ -68,3 +90,9 @@ register_agent("mcts", _make_mcts, {
                            1, None),
     "seed": _SEED,
 }, "UCT with uniformly random playouts")
+register_agent("az", _make_az, {
+    "ckpt": Param(str, None, "checkpoint file, or a run folder (newest good checkpoint)"),
+    "sims": Param(int, None, "simulations per step (default: as trained)", 1, 1_000_000),
+    "device": Param(str, "auto", "cpu, cuda or auto"),
+    "seed": Param(int, None, "tie-break seed"),
+}, "trained policy-value network with batched MCTS (drl-train checkpoints)", batched=True)

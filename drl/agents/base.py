@@ -4,22 +4,34 @@ An agent is named by a spec string ``kind[:param=value,...]``, e.g. ``random``,
 ``alphabeta:depth=6``, ``mcts:sims=400,c=1.4``. :func:`make` builds one; every kind is
 registered with :func:`register_agent` together with its documented parameters, so a
 misspelt spec gets an error that lists every valid kind and parameter.
+
+Packages outside drl add kinds through the entry-point group ``drl.agents``
+(:data:`ENTRY_POINT_GROUP`): the entry point's name is the kind, its value a module whose
+import calls :func:`register_agent`, or a function without arguments that does. Entry
+points are looked up the first time a kind that is not registered yet is asked for, in
+every process (so the arena's worker processes find them too); listings
+(:func:`registered_agents`, :func:`describe_agents`) load them all.
 """
 
 from __future__ import annotations
 
+import importlib.metadata
+import inspect
 import math
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from drl.rules import Board, Move
 
-__all__ = ["Agent", "Param", "register_agent", "make", "parse_spec", "spec_name",
-           "registered_agents", "describe_agents"]
+__all__ = ["Agent", "Param", "ENTRY_POINT_GROUP", "register_agent", "make", "parse_spec",
+           "spec_name", "is_batched", "registered_agents", "describe_agents"]
+
+ENTRY_POINT_GROUP = "drl.agents"
+"""The entry-point group through which other packages register agent kinds."""
 
 _INT = re.compile(r"[+-]?[0-9]+")
 _FLOAT = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
@@ -33,6 +45,11 @@ class Agent(ABC):
     """
 
     name: str = "agent"
+    batched: bool = False
+    """True when :meth:`select_moves` over many games costs much less than
+    :meth:`select_move` on each (a network called once per batch of leaves). The arena
+    then plays all its games in flight in one process and shares this one agent between
+    them, so a batched agent must keep no per-game state that changes its moves."""
 
     @abstractmethod
     def select_move(self, board: Board) -> Move:
@@ -41,6 +58,16 @@ class Agent(ABC):
         Raises:
             ValueError: the game is already over (no legal move).
         """
+
+    def select_moves(self, boards: Sequence[Board]) -> list[Move]:
+        """One legal move for each board, in order, as :meth:`select_move` would choose
+        it (the boards are left unchanged). The default calls :meth:`select_move` on each
+        in turn; batched agents override it.
+
+        Raises:
+            ValueError: a board's game is already over.
+        """
+        return [self.select_move(b) for b in boards]
 
     def reset(self, seed: int | None = None) -> None:
         """Forget per-game state (search tables, counters) and reseed tie-breaking."""
@@ -111,37 +138,55 @@ class _Entry:
     factory: Callable[..., Agent]
     params: dict[str, Param]
     help: str
+    batched: bool
 
 
 _REGISTRY: dict[str, _Entry] = {}
 
-# Kinds registered by other packages when imported: kind -> module to import on demand
-# (so that e.g. ``az:ckpt=...`` works without importing torch for everyone else).
-_PLUGINS: dict[str, str] = {"az": "drl.train"}
+
+def _entry_points(kind: str | None = None) -> list[importlib.metadata.EntryPoint]:
+    """The installed entry points of :data:`ENTRY_POINT_GROUP` (named ``kind``, or all)."""
+    found = importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)
+    return [ep for ep in found if kind is None or ep.name.lower() == kind]
+
+
+def _load_entry_point(ep: importlib.metadata.EntryPoint) -> None:
+    """Import what the entry point names; call it when it is a function."""
+    target = ep.load()
+    if callable(target) and not inspect.isclass(target):
+        target()
 
 
 def _load_plugin(kind: str, strict: bool) -> None:
-    """Import the package that registers ``kind``. A failure is an error only when the
-    kind was asked for (``strict``); listings just leave the kind out."""
-    module = _PLUGINS.get(kind)
-    if module is not None and kind not in _REGISTRY:
-        import importlib
-
+    """Register ``kind`` from its entry point if it is not registered yet. A failure is an
+    error only when the kind was asked for (``strict``); listings just leave it out."""
+    if kind in _REGISTRY:
+        return
+    for ep in _entry_points(kind):
         try:
-            importlib.import_module(module)
+            _load_entry_point(ep)
         except Exception as err:  # any failure of the plug-in's import
             if strict:
-                raise ValueError(f"agent {kind!r} is provided by {module}, which failed to "
-                                 f"import: {type(err).__name__}: {err}") from None
+                raise ValueError(f"agent {kind!r} is provided by the entry point "
+                                 f"{ep.name} = {ep.value} (group {ENTRY_POINT_GROUP}), which "
+                                 f"failed to load: {type(err).__name__}: {err}") from None
+            continue
+        if kind in _REGISTRY:
+            return
+        if strict:
+            raise ValueError(f"the entry point {ep.name} = {ep.value} (group "
+                             f"{ENTRY_POINT_GROUP}) loaded but did not register agent "
+                             f"{kind!r} (it must call drl.agents.register_agent)")
 
 
 def _load_all_plugins() -> None:
-    for kind in _PLUGINS:
-        _load_plugin(kind, strict=False)
+    for ep in _entry_points():
+        _load_plugin(ep.name.lower(), strict=False)
 
 
 def register_agent(name: str, factory: Callable[..., Agent],
-                   params_doc: Mapping[str, Param | str], help: str = "") -> None:
+                   params_doc: Mapping[str, Param | str], help: str = "",
+                   batched: bool = False) -> None:
     """Make an agent kind available to :func:`make` and to spec strings.
 
     Args:
@@ -152,6 +197,8 @@ def register_agent(name: str, factory: Callable[..., Agent],
         params_doc: parameter name -> :class:`Param`, or -> a help string (the value is
             then passed as a string).
         help: one line describing the kind.
+        batched: the kind's agents are batched (:attr:`Agent.batched`); the arena reads
+            this to plan games before it builds any agent.
 
     Raises:
         ValueError: a bad name or a name registered twice with a different factory.
@@ -162,12 +209,12 @@ def register_agent(name: str, factory: Callable[..., Agent],
     old = _REGISTRY.get(name)
     if old is not None and old.factory is not factory:
         raise ValueError(f"agent {name!r} is already registered")
-    _REGISTRY[name] = _Entry(factory, params, help)
+    _REGISTRY[name] = _Entry(factory, params, help, bool(batched))
 
 
 def registered_agents() -> list[str]:
-    """Names of the registered agent kinds (plug-in kinds such as ``az`` included when
-    their package can be imported)."""
+    """Names of the registered agent kinds (kinds of entry points included when they
+    load)."""
     _load_all_plugins()
     return sorted(_REGISTRY)
 
@@ -245,6 +292,18 @@ def make(spec: str | Agent) -> Agent:
         raise _spec_error(f"{kind}: {err} (spec {spec!r})") from None
     agent.name = canonical_spec(kind, values)
     return agent
+
+
+def is_batched(spec: str | Agent) -> bool:
+    """Whether the agent of ``spec`` is batched (:attr:`Agent.batched`), without
+    building it.
+
+    Raises:
+        ValueError: a bad spec (see :func:`parse_spec`).
+    """
+    if isinstance(spec, Agent):
+        return bool(spec.batched)
+    return _REGISTRY[parse_spec(spec)[0]].batched
 
 
 def spec_name(spec: str | Agent) -> str:

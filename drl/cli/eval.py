@@ -214,9 +214,9 @@ def run(cfg: EvalConfig, out_dir: Path) -> dict:
 
     from drl.agents import spec_name
     from drl.eval import report
-    from drl.eval.arena import play_match, write_pdn
+    from drl.eval.arena import write_pdn
     from drl.eval.formats import halftime_match, pool_tournament
-    from drl.eval.sprt import pentanomial_counts, sprt
+    from drl.eval.sprt import play_sprt
     from drl.eval.stats import summarize
     from drl.eval.tournament import play_tournament
 
@@ -263,27 +263,19 @@ def run(cfg: EvalConfig, out_dir: Path) -> dict:
         extra_tables.append(t)
     else:  # sprt
         s = cfg.sprt
-        records = []
-        players = None
-        decision = None
-        batch = 0
-        while len(records) < s.max_games:
-            m = play_match(cfg.agents[0], cfg.agents[1], variant, cfg.games,
-                           **{**common, "seed": cfg.seed + batch})
-            batch += 1
-            for r in m.records:
-                records.append(r.__class__(**{**r.__dict__, "index": len(records)}))
-            players = list(m.players)
-            counts = pentanomial_counts(records, players[0])
-            decision = sprt(counts, s.elo0, s.elo1, s.alpha, s.beta)
-            console.print(f"SPRT after {len(records)} games: LLR {decision.llr:.2f} "
-                          f"[{decision.lower:.2f}, {decision.upper:.2f}] -> {decision.decision}")
-            if decision.decision != "continue":
-                break
-        results["sprt"] = {"pentanomial": counts, "llr": decision.llr, "lower": decision.lower,
-                           "upper": decision.upper, "decision": decision.decision,
-                           "games": len(records), "elo0": s.elo0, "elo1": s.elo1,
-                           "alpha": s.alpha, "beta": s.beta}
+
+        def show(now, games: int) -> None:
+            console.print(f"SPRT after {games} games: LLR {now.llr:.2f} "
+                          f"[{now.lower:.2f}, {now.upper:.2f}] -> {now.decision}")
+
+        test = play_sprt(cfg.agents[0], cfg.agents[1], variant, cfg.games, elo0=s.elo0,
+                         elo1=s.elo1, alpha=s.alpha, beta=s.beta, max_games=s.max_games,
+                         on_batch=show, **common)
+        records, players = test.records, list(test.players)
+        results["sprt"] = {"pentanomial": test.counts, "llr": test.result.llr,
+                           "lower": test.result.lower, "upper": test.result.upper,
+                           "decision": test.result.decision, "games": len(records),
+                           "elo0": s.elo0, "elo1": s.elo1, "alpha": s.alpha, "beta": s.beta}
     ratings = _rate(cfg, records, players)
     results["ratings"] = ratings.to_dict()
     results["summary"] = {n: {k: w.to_dict() for k, w in summarize(records, n).items()}

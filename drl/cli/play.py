@@ -78,7 +78,7 @@ def play_session(cfg: PlayConfig, read: Callable[[str], str] = input,
     from drl.eval.arena import role_variant
     from drl.rules import Board, IllegalMoveError, Variant
     from drl.rules.pdn import board_to_pdn
-    from drl.train.az import AZAgent
+    from drl.agents.az import AZAgent
 
     if not cfg.ckpt:
         raise ValueError("give the checkpoint: drl-play ckpt=PATH (a ckpt-*.pt file or a run "

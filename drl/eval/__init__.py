@@ -8,27 +8,31 @@
 >>> sorted(summarize(m.records, "alphabeta:depth=2"))
 ['all', 'black', 'giver', 'taker', 'white']
 
-- :mod:`drl.eval.arena`: games with colour and Give and Take role swaps, in parallel,
-  written as PDN; records as :class:`GameRecord`.
+- :mod:`drl.eval.arena`: games with colour and Give and Take role swaps, in parallel
+  (games of batched agents such as ``az`` many in flight in one process), written as
+  PDN; records as :class:`GameRecord`.
 - :mod:`drl.eval.stats`: win/draw/loss per colour and role with Wilson intervals.
 - :mod:`drl.eval.elo`: maximum-likelihood Elo with profile-likelihood intervals.
-- :mod:`drl.eval.sprt`: the sequential probability ratio test.
+- :mod:`drl.eval.sprt`: the sequential probability ratio test, and :func:`play_sprt`
+  which plays a match in batches until it decides.
 - :mod:`drl.eval.tournament`: round robins and gauntlets.
 - :mod:`drl.eval.formats`: roles switched at halftime (seed 000), pool play with lives
   (seed 001).
 """
 
-from drl.eval.arena import GameTask, MatchResult, make_openings, play_game, play_match, run_games
+from drl.eval.arena import (GameTask, MatchResult, make_openings, play_game, play_in_flight,
+                             play_match, run_games)
 from drl.eval.elo import Ratings, elo_from_score, expected_score, fit_elo
 from drl.eval.formats import HalftimeResult, PoolResult, halftime_match, pool_tournament
 from drl.eval.records import GameRecord
-from drl.eval.sprt import SPRTResult, sprt
+from drl.eval.sprt import SPRTMatch, SPRTResult, play_sprt, sprt
 from drl.eval.stats import WDL, summarize, wdl, wilson_interval
 from drl.eval.tournament import pairings, play_tournament
 
 __all__ = [
     "GameRecord", "GameTask", "HalftimeResult", "MatchResult", "PoolResult", "Ratings",
-    "SPRTResult", "WDL", "elo_from_score", "expected_score", "fit_elo", "halftime_match",
-    "make_openings", "pairings", "play_game", "play_match", "play_tournament",
-    "pool_tournament", "run_games", "sprt", "summarize", "wdl", "wilson_interval",
+    "SPRTMatch", "SPRTResult", "WDL", "elo_from_score", "expected_score", "fit_elo",
+    "halftime_match", "make_openings", "pairings", "play_game", "play_in_flight",
+    "play_match", "play_sprt", "play_tournament", "pool_tournament", "run_games", "sprt",
+    "summarize", "wdl", "wilson_interval",
 ]

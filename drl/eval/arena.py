@@ -5,8 +5,15 @@ opening: from each opening A plays Black and White; in Give and Take (one Taker,
 Giver) each agent also plays each role from each opening, so an opening is used four
 times (A Black Taker, A White Giver, A White Taker, A Black Giver; the Taker's colour is
 the variant flag ``taker``). Openings are seeded random short openings of ``k`` plies, or
-a list of FENs. Games run in worker processes (``concurrent.futures``); every game comes
-back as a :class:`~drl.eval.records.GameRecord` and is written to PDN.
+a list of FENs. Every game comes back as a :class:`~drl.eval.records.GameRecord` and is
+written to PDN.
+
+Games with a batched agent (``Agent.batched``, e.g. the network player ``az``) are played
+in this process, many in flight at a time (:func:`play_in_flight`): each round, the
+batched agent chooses its moves in every game where it is to move in one
+``select_moves`` call, so its network sees one batch of leaves for all of them. The
+other games run in worker processes (``concurrent.futures``), one game at a time each
+(:func:`play_game`). Both loops give every game the same moves for the same seeds.
 
 Scores: a game cut at ``max_plies`` is reported as truncated (termination
 ``"max_plies"``, result ``*``) and counts half a point for each side in statistics.
@@ -15,22 +22,28 @@ Scores: a game cut at ``max_plies`` is reported as truncated (termination
 from __future__ import annotations
 
 import concurrent.futures as cf
+import copy
 import multiprocessing as mp
 import os
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from drl.agents import Agent, make, spec_name
+from drl.agents import Agent, is_batched, make, spec_name
 from drl.eval.records import COLORS, GameRecord
 from drl.rules import Board, Variant
 from drl.rules.pdn import board_to_pdn
 
-__all__ = ["GameTask", "MatchResult", "play_game", "run_games", "play_match", "make_openings",
-           "match_tasks", "role_variant", "write_pdn"]
+__all__ = ["GameTask", "MatchResult", "play_game", "play_in_flight", "run_games", "play_match",
+           "make_openings", "match_tasks", "role_variant", "write_pdn", "DEFAULT_IN_FLIGHT"]
+
+DEFAULT_IN_FLIGHT = 32
+"""Games played at once by :func:`play_in_flight` (each holds its own instance of every
+non-batched agent in it)."""
 
 
 @dataclass(frozen=True)
@@ -268,14 +281,141 @@ def play_game(task: GameTask) -> GameRecord:
     outcome = board.outcome()
     while outcome is None and board.ply < task.max_plies:
         agent = players[int(board.turn)]
-        move = agent.select_move(board)
-        try:
-            board.push(move)
-        except ValueError as err:
-            raise RuntimeError(f"{agent.name} played an illegal move {move} in {board.fen()}: "
-                               f"{err}") from None
+        _push(board, agent, agent.select_move(board))
         outcome = board.outcome()
     return record_game(task, board, opening_fen, time.perf_counter() - start)
+
+
+def _push(board: Board, agent: Agent, move: object) -> None:
+    try:
+        board.push(move)  # type: ignore[arg-type]
+    except ValueError as err:
+        raise RuntimeError(f"{agent.name} played an illegal move {move} in {board.fen()}: "
+                           f"{err}") from None
+
+
+class _Game:
+    """A game in flight: its board, its two agents and whether it has ended."""
+
+    def __init__(self, task: GameTask, players: tuple[Agent, Agent]) -> None:
+        self.task = task
+        self.start = time.perf_counter()
+        self.board = Board(Variant.parse(task.variant), fen=task.opening)
+        self.opening_fen = self.board.fen()
+        self.players = players
+        self.over = self._ended()
+
+    def _ended(self) -> bool:
+        return self.board.outcome() is not None or self.board.ply >= self.task.max_plies
+
+    def to_move(self) -> Agent:
+        return self.players[int(self.board.turn)]
+
+    def push(self, agent: Agent, move: object) -> None:
+        _push(self.board, agent, move)
+        self.over = self._ended()
+
+    def record(self) -> GameRecord:
+        return record_game(self.task, self.board, self.opening_fen,
+                           time.perf_counter() - self.start)
+
+
+class _Instances:
+    """Agents of the games in flight: batched agents are shared (one per spec or object),
+    non-batched ones are one instance per game, built from the spec (or copied from the
+    object) and reused by the next game once theirs has ended."""
+
+    def __init__(self) -> None:
+        self._free: dict[object, list[Agent]] = {}
+        self._shared: dict[object, Agent] = {}
+
+    @staticmethod
+    def _key(spec: str | Agent) -> object:
+        return ("id", id(spec)) if isinstance(spec, Agent) else spec
+
+    def acquire(self, spec: str | Agent, seed: int) -> Agent:
+        key = self._key(spec)
+        if is_batched(spec):
+            if key not in self._shared:
+                agent = _agent(spec, 2)
+                agent.reset(seed=seed)
+                self._shared[key] = agent
+            return self._shared[key]
+        free = self._free.setdefault(key, [])
+        if free:
+            agent = free.pop()
+        elif isinstance(spec, Agent):
+            agent = copy.deepcopy(spec)
+        else:
+            agent = make(spec)
+        agent.reset(seed=seed)
+        return agent
+
+    def release(self, spec: str | Agent, agent: Agent) -> None:
+        if not agent.batched:
+            self._free[self._key(spec)].append(agent)
+
+
+def play_in_flight(tasks: Sequence[GameTask], in_flight: int = DEFAULT_IN_FLIGHT,
+                   on_record: Callable[[GameRecord], None] | None = None) -> list[GameRecord]:
+    """Play tasks in this process with up to ``in_flight`` games at a time.
+
+    Each round the non-batched agents move in every game until a batched agent is to move
+    (or the game ends); then each batched agent chooses its moves in all the games where
+    it is to move with one :meth:`~drl.agents.Agent.select_moves` call. A batched agent is
+    built once per spec (or is the object given) and shared by the games; a non-batched
+    agent has an instance of its own in each game (built from its spec, or a deep copy of
+    the object given), reset with the game's seed as :func:`play_game` does, so every game
+    gets the moves :func:`play_game` would play.
+
+    Args:
+        tasks: the games.
+        in_flight: most games played at once (>= 1).
+        on_record: called with each finished game (in completion order).
+
+    Returns:
+        Records sorted by task index.
+
+    Raises:
+        ValueError: ``in_flight < 1``.
+        RuntimeError: an agent returned an illegal move (the message names it).
+    """
+    if in_flight < 1:
+        raise ValueError(f"in_flight must be >= 1, got {in_flight}")
+    agents = _Instances()
+    pending = deque(tasks)
+    live: list[_Game] = []
+    records: list[GameRecord] = []
+    while pending or live:
+        while pending and len(live) < in_flight:
+            t = pending.popleft()
+            live.append(_Game(t, (agents.acquire(t.black_spec, t.seed * 2),
+                                  agents.acquire(t.white_spec, t.seed * 2 + 1))))
+        for g in live:
+            while not g.over and not g.to_move().batched:
+                agent = g.to_move()
+                g.push(agent, agent.select_move(g.board))
+        waiting: dict[int, tuple[Agent, list[_Game]]] = {}
+        for g in live:
+            if not g.over:
+                agent = g.to_move()
+                waiting.setdefault(id(agent), (agent, []))[1].append(g)
+        for agent, games in waiting.values():
+            for g, move in zip(games, agent.select_moves([g.board for g in games])):
+                g.push(agent, move)
+        still = []
+        for g in live:
+            if not g.over:
+                still.append(g)
+                continue
+            agents.release(g.task.black_spec, g.players[0])
+            agents.release(g.task.white_spec, g.players[1])
+            rec = g.record()
+            records.append(rec)
+            if on_record:
+                on_record(rec)
+        live = still
+    return sorted(records, key=lambda r: r.index)
 
 
 def record_game(task: GameTask, board: Board, opening_fen: str, seconds: float) -> GameRecord:
@@ -329,54 +469,75 @@ def default_workers() -> int:
 
 def run_games(tasks: Sequence[GameTask], workers: int | None = None, progress: bool = True,
               description: str = "games",
-              on_record: Callable[[GameRecord], None] | None = None) -> list[GameRecord]:
-    """Play tasks, in parallel processes when ``workers > 1``.
+              on_record: Callable[[GameRecord], None] | None = None,
+              in_flight: int = DEFAULT_IN_FLIGHT) -> list[GameRecord]:
+    """Play tasks: games with a batched agent in this process, many in flight
+    (:func:`play_in_flight`); the others in parallel processes when ``workers > 1``.
 
     Args:
         tasks: the games.
-        workers: processes (default :func:`default_workers`); 1 plays in this process
-            (required when tasks hold :class:`Agent` objects rather than specs).
+        workers: processes for the games without a batched agent (default
+            :func:`default_workers`); 1 plays them in this process (required when those
+            tasks hold :class:`Agent` objects rather than specs).
         progress: show a progress bar (tqdm, on stderr).
         description: progress-bar label.
         on_record: called with each finished game (in completion order).
+        in_flight: most games with a batched agent played at once.
 
     Returns:
         Records sorted by task index.
 
     Raises:
-        ValueError: ``workers < 1``, or Agent objects with ``workers > 1``.
+        ValueError: ``workers < 1`` or ``in_flight < 1``, or Agent objects of non-batched
+            agents with ``workers > 1``.
     """
     from tqdm.auto import tqdm
 
     workers = default_workers() if workers is None else workers
     if workers < 1:
         raise ValueError(f"workers must be >= 1, got {workers}")
-    if workers > 1 and any(isinstance(t.black_spec, Agent) or isinstance(t.white_spec, Agent)
-                           for t in tasks):
+    if in_flight < 1:
+        raise ValueError(f"in_flight must be >= 1, got {in_flight}")
+    batched: dict[object, bool] = {}
+
+    def has_batched(t: GameTask) -> bool:
+        for spec in (t.black_spec, t.white_spec):
+            key = ("id", id(spec)) if isinstance(spec, Agent) else spec
+            if key not in batched:
+                batched[key] = is_batched(spec)
+            if batched[key]:
+                return True
+        return False
+
+    together = [t for t in tasks if has_batched(t)]
+    alone = [t for t in tasks if not has_batched(t)]
+    if workers > 1 and any(
+            isinstance(t.black_spec, Agent) or isinstance(t.white_spec, Agent) for t in alone):
         raise ValueError("agents given as objects can only play with workers=1; pass spec "
                          "strings to play in parallel")
     records: list[GameRecord] = []
     bar = tqdm(total=len(tasks), desc=description, disable=not progress, unit="game",
                leave=False)
+
+    def done(rec: GameRecord) -> None:
+        records.append(rec)
+        if on_record:
+            on_record(rec)
+        bar.update()
+
     try:
-        if workers == 1 or len(tasks) <= 1:
-            for t in tasks:
-                rec = play_game(t)
-                records.append(rec)
-                if on_record:
-                    on_record(rec)
-                bar.update()
+        if workers == 1 or len(alone) <= 1:
+            play_in_flight(together, in_flight, done)
+            for t in alone:
+                done(play_game(t))
         else:
             ctx = mp.get_context("spawn")
-            with cf.ProcessPoolExecutor(max_workers=min(workers, len(tasks)),
+            with cf.ProcessPoolExecutor(max_workers=min(workers, len(alone)),
                                         mp_context=ctx) as pool:
-                futures = [pool.submit(play_game, t) for t in tasks]
+                futures = [pool.submit(play_game, t) for t in alone]
+                play_in_flight(together, in_flight, done)  # meanwhile, in this process
                 for fut in cf.as_completed(futures):
-                    rec = fut.result()
-                    records.append(rec)
-                    if on_record:
-                        on_record(rec)
-                    bar.update()
+                    done(fut.result())
     finally:
         bar.close()
     return sorted(records, key=lambda r: r.index)
@@ -400,7 +561,7 @@ def play_match(agent_a_spec: str | Agent, agent_b_spec: str | Agent,
 
     Args:
         agent_a_spec, agent_b_spec: agent specs (e.g. ``"alphabeta:depth=4"``), or agent
-            objects with ``workers=1``.
+            objects (those of non-batched agents with ``workers=1``).
         variant: variant string (``"give_and_take:max_capture=true"``...).
         games: number of games (see :func:`match_tasks` for the schedule).
         openings: random-opening plies, a list of FENs, or None for the start position.

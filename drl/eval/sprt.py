@@ -13,11 +13,15 @@ Two sample models:
 - pentanomial: game pairs played from the same opening with colours (and, in Give and
   Take, roles) swapped, scored 0, 1/2, 1, 3/2, 2 points per pair. Pairs capture the
   correlation that the opening induces and give a sharper test.
+
+:func:`play_sprt` plays an A-vs-B match in batches in the arena until the pentanomial
+test decides (or a game budget runs out).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -27,9 +31,12 @@ from scipy import optimize
 from drl.eval.elo import expected_score
 
 if TYPE_CHECKING:
+    from drl.agents import Agent
     from drl.eval.records import GameRecord
+    from drl.rules import Variant
 
-__all__ = ["SPRTResult", "sprt", "llr", "trinomial_counts", "pentanomial_counts"]
+__all__ = ["SPRTResult", "SPRTMatch", "sprt", "play_sprt", "llr", "trinomial_counts",
+           "pentanomial_counts"]
 
 _TRI = np.array([0.0, 0.5, 1.0])
 _PENTA = np.array([0.0, 0.25, 0.5, 0.75, 1.0])  # pair points / 2
@@ -171,3 +178,89 @@ def pentanomial_counts(records: Sequence[GameRecord], player: str) -> list[int]:
                              "different openings")
         counts[int(2 * (a.score_of(player) + b.score_of(player)))] += 1
     return counts
+
+
+@dataclass(frozen=True)
+class SPRTMatch:
+    """An A-vs-B match played until the SPRT decided (:func:`play_sprt`).
+
+    Attributes:
+        players: names of A and B (unique within the match).
+        records: every game, indexed 0.. in playing order (batch after batch).
+        counts: A's pentanomial counts over the game pairs, ``[0, 1/2, 1, 3/2, 2]``.
+        result: the test after the last batch (``decision`` ``"continue"`` when the game
+            budget ran out first).
+        history: the test after each batch.
+        elo0, elo1, alpha, beta: the test's hypotheses and error rates.
+    """
+
+    players: tuple[str, str]
+    records: list[GameRecord]
+    counts: list[int]
+    result: SPRTResult
+    history: list[SPRTResult]
+    elo0: float
+    elo1: float
+    alpha: float
+    beta: float
+
+
+def play_sprt(agent_a: str | Agent, agent_b: str | Agent, variant: Variant | str,
+              batch_games: int, *, elo0: float = 0.0, elo1: float = 10.0,
+              alpha: float = 0.05, beta: float = 0.05, max_games: int = 1000,
+              openings: int | Sequence[str] | None = 4, seed: int = 0,
+              workers: int | None = None, max_plies: int = 400, progress: bool = True,
+              on_batch: Callable[[SPRTResult, int], None] | None = None) -> SPRTMatch:
+    """Play A against B in batches until the pentanomial SPRT decides.
+
+    Batch ``k`` is the match :func:`drl.eval.arena.play_match` plays with seed
+    ``seed + k`` (its own openings, colours and roles swapped per opening); batches are
+    played while fewer than ``max_games`` games have been played and the test says
+    ``"continue"``.
+
+    Args:
+        agent_a, agent_b: agent specs (or agents, see :func:`~drl.eval.arena.play_match`).
+        variant: the variant.
+        batch_games: games per batch, an even number (game pairs).
+        elo0, elo1, alpha, beta: the test (see :func:`sprt`), Elo of A over B.
+        max_games: game budget (the last batch may end past it).
+        openings, seed, workers, max_plies, progress: as in
+            :func:`~drl.eval.arena.play_match`.
+        on_batch: called after each batch with the test so far and the games played.
+
+    Returns:
+        :class:`SPRTMatch`.
+
+    Raises:
+        ValueError: an odd or non-positive ``batch_games``, ``max_games < 1``, or what
+            :func:`sprt` and :func:`~drl.eval.arena.play_match` raise.
+    """
+    from drl.eval.arena import play_match
+
+    if batch_games < 2 or batch_games % 2:
+        raise ValueError(f"batch_games must be an even number >= 2 (game pairs), got "
+                         f"{batch_games}")
+    if max_games < 1:
+        raise ValueError(f"max_games must be >= 1, got {max_games}")
+    sprt([0, 0, 0], elo0, elo1, alpha, beta)  # checks the test's arguments before playing
+    records: list[GameRecord] = []
+    history: list[SPRTResult] = []
+    players: tuple[str, ...] = ()
+    counts: list[int] = []
+    batch = 0
+    while len(records) < max_games:
+        m = play_match(agent_a, agent_b, variant, batch_games, openings=openings,
+                       seed=seed + batch, workers=workers, max_plies=max_plies,
+                       progress=progress)
+        batch += 1
+        for r in m.records:
+            records.append(dataclasses.replace(r, index=len(records)))
+        players = m.players
+        counts = pentanomial_counts(records, players[0])
+        history.append(sprt(counts, elo0, elo1, alpha, beta))
+        if on_batch:
+            on_batch(history[-1], len(records))
+        if history[-1].decision != "continue":
+            break
+    return SPRTMatch((players[0], players[1]), records, counts, history[-1], history, elo0,
+                     elo1, alpha, beta)

@@ -1,10 +1,8 @@
 """Self-play training: actors, replay buffer, learner, checkpoints, the training loop.
 
-Importing the package registers the ``az:ckpt=PATH,sims=N`` agent kind with
-:mod:`drl.agents`.
+The trained network plays as the agent ``az:ckpt=PATH,sims=N`` (:mod:`drl.agents.az`).
 """
 
-from drl.train.az import AZAgent, NetworkPlayer
 from drl.train.buffer import GameBatch, ReplayBuffer, SampleBatch, ShardError
 from drl.train.checkpoint import CheckpointError, load_checkpoint, load_latest, save_checkpoint
 from drl.train.config import Config
@@ -13,7 +11,7 @@ from drl.train.loop import TrainResult, train
 from drl.train.selfplay import SelfPlayActor, SelfPlayConfig, SelfPlayStats
 
 __all__ = [
-    "AZAgent", "CheckpointError", "Config", "GameBatch", "LossConfig", "NetworkPlayer",
+    "CheckpointError", "Config", "GameBatch", "LossConfig",
     "ReplayBuffer", "SampleBatch", "SelfPlayActor", "SelfPlayConfig", "SelfPlayStats",
     "ShardError", "TrainResult", "load_checkpoint", "load_latest", "save_checkpoint", "train",
     "train_step",

@@ -1,7 +1,8 @@
-"""Evaluation of the network (with search) against baseline agents, games in lockstep.
+"""Evaluation of the network (with search) against baseline agents, in the arena.
 
-The games of a match are played side by side: at each round every game where the network
-is to move is searched in one batched call, and the baseline agent moves in the others.
+The network plays as a batched agent (:class:`~drl.agents.az.NetworkAgent`) through the
+arena's game loop (``drl.eval.arena.run_games``): the games of a match are in flight
+together and every game where the network is to move is searched in one batched call.
 The colour/role/opening schedule is the arena's (``drl.eval.arena.match_tasks``): in Give
 and Take the network plays both roles with both colours from every opening. Results are
 :class:`~drl.eval.records.GameRecord` s, summarised with ``drl.eval.stats``.
@@ -9,19 +10,18 @@ and Take the network plays both roles with both colours from every opening. Resu
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from drl.agents import make, spec_name
-from drl.eval.arena import match_tasks, record_game
+from drl.agents import spec_name
+from drl.agents.az import NetworkAgent, NetworkPlayer
+from drl.eval.arena import match_tasks, run_games
 from drl.eval.records import GameRecord
 from drl.eval.stats import WDL, summarize
-from drl.rules import Board, Variant
+from drl.rules import Variant
 from drl.search import Evaluator, SearchConfig
-from drl.train.az import NetworkPlayer
 
 __all__ = ["BaselineResult", "evaluate_against", "play_lockstep"]
 
@@ -46,7 +46,7 @@ class BaselineResult:
 def play_lockstep(evaluate: Evaluator, search: SearchConfig, baseline: str,
                   variant: Variant | str, games: int, openings: int = 2, seed: int = 0,
                   max_plies: int = 200) -> list[GameRecord]:
-    """Play ``games`` games of the network against ``baseline`` side by side.
+    """Play ``games`` games of the network against ``baseline``, many in flight together.
 
     Args:
         evaluate: the network.
@@ -59,45 +59,18 @@ def play_lockstep(evaluate: Evaluator, search: SearchConfig, baseline: str,
         max_plies: truncation (half a point each).
 
     Returns:
-        Records sorted by game index; the network is named ``"az"``.
+        Records sorted by game index; the network is named ``"az"``. The baseline is
+        reset with each game's seed, as in every arena match.
 
     Raises:
         ValueError: bad baseline spec, variant or counts.
     """
     base_name = spec_name(baseline)
     names = (NET_NAME, base_name if base_name != NET_NAME else f"{base_name}#2")
-    tasks = match_tasks(NET_NAME, baseline, variant, games,
-                        openings or None, seed, max_plies, names=names, event="drl evaluation")
-    opponent = make(baseline)
-    opponent.reset(seed=seed)
-    player = NetworkPlayer(evaluate, search, seed)
-    boards = [Board(t.variant, fen=t.opening) for t in tasks]
-    fens = [b.fen() for b in boards]
-    net_color = [0 if t.black_name == NET_NAME else 1 for t in tasks]
-    done = [False] * len(tasks)
-    start = time.perf_counter()
-
-    def finished(i: int) -> bool:
-        return boards[i].outcome() is not None or boards[i].ply >= max_plies
-
-    for i in range(len(tasks)):
-        done[i] = finished(i)
-    while not all(done):
-        live = [i for i in range(len(tasks)) if not done[i]]
-        net_turn = [i for i in live if int(boards[i].turn) == net_color[i]]
-        for i in live:
-            if i not in net_turn:
-                boards[i].push(opponent.select_move(boards[i]))
-        if net_turn:
-            for i, m in zip(net_turn, player.choose_moves([boards[i] for i in net_turn])):
-                boards[i].push(m)
-        for i in live:
-            done[i] = finished(i)
-    seconds = time.perf_counter() - start
-    records = []
-    for t, board, fen in zip(tasks, boards, fens):
-        records.append(record_game(t, board, fen, seconds / len(tasks)))
-    return records
+    net = NetworkAgent(NetworkPlayer(evaluate, search, seed), NET_NAME)
+    tasks = match_tasks(net, baseline, variant, games, openings or None, seed, max_plies,
+                        names=names, event="drl evaluation")
+    return run_games(tasks, workers=1, progress=False)
 
 
 def evaluate_against(evaluate: Evaluator, search: SearchConfig, baselines: Sequence[str],

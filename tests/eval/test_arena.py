@@ -2,6 +2,7 @@
 
 import pytest
 
+from drl.agents import Agent, make
 from drl.eval.arena import make_openings, match_tasks, play_match
 from drl.rules import Board, FENError, Variant, read_games, replay
 from drl.rules.pdn import result_for_white, variant_for_game
@@ -139,3 +140,63 @@ def test_a_black_win_reads_back_as_a_black_win_in_every_file_convention(variant,
     game = next(read_games(rec.pdn))
     assert result_for_white(game.result, variant_for_game(game)) == "0-1"
     assert game.result == ("0-1" if variant == "international" else "1-0")
+
+
+class _Batched(Agent):
+    """A stateless batched agent (its move is a function of the position) that records
+    how many boards each call got."""
+
+    batched = True
+    name = "batched"
+
+    def __init__(self):
+        self.calls = []
+
+    def select_move(self, board):
+        moves = board.legal_moves
+        return moves[(int(board.state[0]) + board.ply) % len(moves)]
+
+    def select_moves(self, boards):
+        self.calls.append(len(boards))
+        return [self.select_move(b) for b in boards]
+
+
+def _content(records):
+    return [{k: v for k, v in r.to_dict().items() if k != "seconds"} for r in records]
+
+
+@pytest.mark.parametrize("variant", ["english", "give_and_take"])
+def test_games_in_flight_are_the_games_of_the_one_game_loop(variant):
+    from drl.eval.arena import play_game, play_in_flight
+
+    batched = _Batched()
+    tasks = match_tasks(batched, "alphabeta:depth=2", variant, 8, openings=2, seed=7,
+                        max_plies=60)
+    tasks += match_tasks("greedy", "random", variant, 4, openings=2, seed=8, max_plies=60,
+                         first_index=len(tasks))
+    one_by_one = [play_game(t) for t in tasks]
+    assert batched.calls == [1] * len(batched.calls)
+    batched.calls.clear()
+    in_flight = play_in_flight(tasks[::-1], in_flight=5)  # any order, any number at once
+    assert _content(in_flight) == _content(one_by_one)
+    assert max(batched.calls) == 5  # the batched agent moved in 5 games per call
+
+
+def test_run_games_keeps_batched_games_in_process_and_the_rest_in_workers():
+    from drl.eval.arena import run_games
+
+    batched = _Batched()
+    tasks = match_tasks(batched, "greedy", "give_and_take", 4, openings=2, seed=3,
+                        max_plies=40)
+    tasks += match_tasks("alphabeta:depth=1", "random", "give_and_take", 4, openings=2,
+                         seed=4, max_plies=40, first_index=len(tasks))
+    seen = []
+    two = run_games(tasks, workers=2, progress=False, on_record=seen.append)
+    one = run_games(tasks, workers=1, progress=False)
+    assert _content(two) == _content(one)
+    assert sorted(r.index for r in seen) == list(range(8))
+    with pytest.raises(ValueError, match="objects"):
+        run_games(match_tasks(make("greedy"), "random", "english", 2), workers=2,
+                  progress=False)
+    with pytest.raises(ValueError, match="in_flight"):
+        run_games(tasks, workers=1, progress=False, in_flight=0)

@@ -123,3 +123,18 @@ def test_library_refuses_a_zero_ply_cap_and_negative_openings():
         halftime_match("greedy", "random", "give_and_take", 1, max_plies=0, progress=False)
     with pytest.raises(ValueError, match="openings"):
         pool_tournament(["greedy", "random", "random:seed=1"], openings=-2, progress=False)
+
+
+def test_drl_eval_does_not_import_torch(tmp_path):
+    code = (
+        "import sys\n"
+        "from drl.cli.eval import EvalConfig, VariantNode, run\n"
+        "cfg = EvalConfig(variant=VariantNode(), agents=['greedy', 'random'], format='sprt', "
+        "games=2, workers=1, progress=False, max_plies=20, plot=False)\n"
+        "cfg.sprt.max_games = 2\n"
+        f"run(cfg, __import__('pathlib').Path({str(tmp_path)!r}))\n"
+        "print('torch' in sys.modules)\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=False, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().splitlines()[-1] == "False"

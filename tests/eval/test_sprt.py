@@ -86,3 +86,35 @@ def test_counts_from_records():
     assert pentanomial_counts(games[:6], "B") == [1, 0, 0, 2, 0]
     with pytest.raises(ValueError, match="not a pair"):
         pentanomial_counts([games[0], games[2]], "A")
+
+
+def test_play_sprt_plays_batches_until_the_test_decides():
+    from drl.eval.arena import play_match
+    from drl.eval.sprt import pentanomial_counts, play_sprt
+
+    seen = []
+    m = play_sprt("greedy", "random", "english", 4, elo0=0, elo1=400, max_games=12,
+                  openings=2, seed=5, workers=1, max_plies=60, progress=False,
+                  on_batch=lambda test, games: seen.append(games))
+    assert seen == list(range(4, 4 * len(seen) + 1, 4)) and len(m.history) == len(seen)
+    assert [r.index for r in m.records] == list(range(len(m.records)))
+    assert m.counts == pentanomial_counts(m.records, "greedy")
+    assert m.result == m.history[-1] == sprt(m.counts, 0, 400)
+    assert m.result.decision != "continue" or len(m.records) >= 12
+    assert all(h.decision == "continue" for h in m.history[:-1])
+    # batch k is the arena match with seed + k
+    first = play_match("greedy", "random", "english", 4, openings=2, seed=5, workers=1,
+                       max_plies=60, progress=False)
+    assert [r.moves for r in m.records[:4]] == [r.moves for r in first.records]
+
+
+def test_play_sprt_stops_at_the_game_budget_and_refuses_odd_batches():
+    from drl.eval.sprt import play_sprt
+
+    m = play_sprt("random", "random:seed=1", "english", 2, max_games=4, openings=None,
+                  workers=1, max_plies=10, progress=False)
+    assert len(m.records) == 4 and m.result.decision == "continue"
+    with pytest.raises(ValueError, match="even"):
+        play_sprt("random", "greedy", "english", 3)
+    with pytest.raises(ValueError, match="elo0 < elo1"):
+        play_sprt("random", "greedy", "english", 2, elo0=5, elo1=5)

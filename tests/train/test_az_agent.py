@@ -72,3 +72,38 @@ def test_square_numbers_follow_the_board_geometry(size):
     for s in range(size * size // 2):
         r, c = int(ROW[z, s]), int(COL[z, s])
         assert rows[r][3 * c:3 * c + 2].strip() == str(s + 1)
+
+
+def test_az_games_in_flight_are_the_games_played_one_by_one(trained):
+    from drl.eval.arena import match_tasks, play_game, play_in_flight
+
+    _, ckpt = trained
+    spec = f"az:ckpt={ckpt},sims=4,device=cpu"
+    tasks = match_tasks(spec, "alphabeta:depth=1", "give_and_take", 4, openings=2, seed=1,
+                        max_plies=30)
+    one_by_one = [play_game(t) for t in tasks]
+    in_flight = play_in_flight(tasks)
+    assert [(r.moves, r.result) for r in in_flight] == [(r.moves, r.result) for r in one_by_one]
+    agent = make(spec)
+    before = agent.player.searches
+    agent.select_moves([Board("give_and_take"), Board("give_and_take:taker=white")])
+    assert agent.player.searches - before >= 1
+
+
+def test_training_evaluation_plays_the_arena_games(trained):
+    # The evaluation's baseline is reset with each game's seed, as in the arena (it used
+    # to be one instance shared by all the games, so its moves depended on the others).
+    from drl.agents.az import NetworkAgent, NetworkPlayer
+    from drl.eval.arena import match_tasks, play_game
+    from drl.train.evaluate import NET_NAME, play_lockstep
+
+    _, ckpt = trained
+    net = make(f"az:ckpt={ckpt},sims=4,device=cpu")
+    player = net.player
+    records = play_lockstep(player.evaluate, player.search, "random", "give_and_take", 4,
+                            openings=2, seed=3, max_plies=30)
+    agent = NetworkAgent(NetworkPlayer(player.evaluate, player.search), NET_NAME)
+    tasks = match_tasks(agent, "random", "give_and_take", 4, openings=2, seed=3,
+                        max_plies=30, names=(NET_NAME, "random"), event="drl evaluation")
+    expected = [play_game(t) for t in tasks]
+    assert [r.pdn for r in records] == [r.pdn for r in expected]

@@ -1,0 +1,220 @@
+"""The trained network with search as a player: ``az:ckpt=PATH,sims=N``.
+
+:class:`NetworkPlayer` picks full moves for many boards at once: every board that needs
+a decision is searched in one batched MCTS call per step (a multi-jump takes one search
+per step, a single legal step is played without search); the steps are played by the
+game core, :mod:`drl.game.kernels`. :class:`NetworkAgent` puts a player behind the agent
+interface of :mod:`drl.agents` as a batched agent (:meth:`NetworkAgent.select_moves`
+searches every board in one call); :class:`AZAgent` is the one that loads a drl-train
+checkpoint, the ``az`` kind. torch is imported only when a network is built.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from drl.agents._board import history_by_ply, move_from_row
+from drl.agents.base import Agent
+from drl.game import kernels as G
+from drl.rules import Board, Move
+from drl.rules.core import MAX_MOVES, MOVE_WIDTH, ST_PLY, STATE_SIZE
+from drl.search import BatchedMCTS, Evaluator, Roots, SearchConfig
+
+if TYPE_CHECKING:
+    import torch
+
+__all__ = ["AZAgent", "NetworkAgent", "NetworkPlayer", "network_from_checkpoint",
+           "search_config_from_checkpoint"]
+
+
+def network_from_checkpoint(payload: dict, device: str | torch.device = "cpu") -> Any:
+    """Rebuild the network stored in a checkpoint payload (eval mode, on ``device``).
+
+    Raises:
+        ValueError: if the stored network configuration is not understood.
+    """
+    from drl.nn import NetConfig, PolicyValueNet
+
+    try:
+        net = PolicyValueNet(NetConfig(**payload["net_config"]))
+        net.load_state_dict(payload["model"])
+    except (TypeError, RuntimeError) as err:
+        raise ValueError(f"checkpoint network does not match its net_config: {err}") from None
+    return net.to(device).eval()
+
+
+def search_config_from_checkpoint(payload: dict, simulations: int | None = None) -> SearchConfig:
+    """The search settings the checkpoint was trained with (budget optionally replaced)."""
+    from omegaconf import OmegaConf
+
+    fields = dict(SearchConfig().__dict__)
+    text = payload.get("config_yaml")
+    if text:
+        stored = OmegaConf.to_container(OmegaConf.create(text)).get("search", {})
+        fields.update({k: v for k, v in stored.items() if k in fields})
+    if simulations is not None:
+        fields["num_simulations"] = int(simulations)
+    return SearchConfig(**fields)
+
+
+class NetworkPlayer:
+    """Chooses full moves for a batch of boards with network-guided search.
+
+    Args:
+        evaluate: the network (an :class:`~drl.search.Evaluator`).
+        search: search settings; noise is off (deterministic play).
+        seed: seeds the search's tie-breaking generator.
+
+    Attributes:
+        simulations: search simulations run so far (summed over boards).
+        searches: batched search calls made so far.
+    """
+
+    def __init__(self, evaluate: Evaluator, search: SearchConfig, seed: int = 0) -> None:
+        self.evaluate = evaluate
+        self.search = search
+        self.rng = np.random.default_rng(seed)
+        self._mcts: BatchedMCTS | None = None
+        self.simulations = 0
+        self.searches = 0
+
+    def _tree(self, n: int, board_size: int) -> BatchedMCTS:
+        m = self._mcts
+        if m is None or m.batch_size < n or m.board_size != board_size:
+            m = BatchedMCTS(self.search, max(n, 1), board_size)
+            self._mcts = m
+        return m
+
+    def choose_moves(self, boards: Sequence[Board]) -> list[Move]:
+        """One move for each board (each game must be going on).
+
+        Raises:
+            ValueError: if a board's game is over or the boards mix board sizes.
+        """
+        if not boards:
+            return []
+        sizes = {b.variant.board_size for b in boards}
+        if len(sizes) != 1:
+            raise ValueError(f"boards mix board sizes {sorted(sizes)}")
+        n = len(boards)
+        params = np.stack([np.asarray(b.variant.params, np.int64) for b in boards])
+        hists = [history_by_ply(b) for b in boards]
+        # one entry more than the longest history: a completed move records its position
+        hist = np.zeros((n, max(len(h) for h in hists) + 1), np.int64)
+        pos = np.zeros((n, G.POS_SIZE), np.int64)
+        moves = np.zeros((n, MAX_MOVES, MOVE_WIDTH), np.int64)
+        for i, b in enumerate(boards):
+            hist[i, :len(hists[i])] = hists[i]
+            G.start(pos[i], np.asarray(b.state, np.int64), params[i], moves[i], hist[i])
+            if G.is_over(pos[i]):
+                raise ValueError(f"no move to choose: the game is over in {b.fen()}")
+        mcts = self._tree(n, sizes.pop())
+        mask = np.zeros(mcts.num_actions, np.bool_)
+        played = np.zeros(MOVE_WIDTH, np.int64)
+        chosen: list[Move | None] = [None] * n
+        todo = np.ones(n, np.bool_)
+        while todo.any():
+            actions = np.full(n, -1, np.int64)
+            for i in np.flatnonzero(todo):
+                if G.legal_mask(pos[i], params[i], moves[i], mask) == 1:
+                    actions[i] = int(np.flatnonzero(mask)[0])
+            need = todo & (actions < 0)
+            if need.any():
+                res = mcts.run(self._roots(pos, params, hist), self.evaluate, self.rng,
+                               active=need, explore=False)
+                actions[need] = res.action[need]
+                self.simulations += int(res.simulations)
+                self.searches += 1
+            for i in np.flatnonzero(todo):
+                code = G.step(pos[i], params[i], moves[i], hist[i], actions[i], played)
+                if code == G.STEP_ILLEGAL:
+                    raise RuntimeError(f"search chose an illegal step {actions[i]} in "
+                                       f"{boards[i].fen()}")
+                if code == G.STEP_MOVE_DONE:
+                    chosen[i] = move_from_row(boards[i], played)
+                    todo[i] = False
+        return chosen  # type: ignore[return-value]
+
+    @staticmethod
+    def _roots(pos: np.ndarray, params: np.ndarray, hist: np.ndarray) -> Roots:
+        """Search roots of the positions ``pos`` (``int64[B, POS_SIZE]``)."""
+        return Roots(states=pos[:, :STATE_SIZE].copy(),
+                     prefixes=pos[:, G.G_PREFIX:G.G_PREFIX + G.MAX_STEPS].copy(),
+                     prefix_lens=pos[:, G.G_PLEN].copy(), repetitions=pos[:, G.G_REPS].copy(),
+                     params=params, history=hist, history_len=pos[:, ST_PLY] + 1)
+
+
+class NetworkAgent(Agent):
+    """A :class:`NetworkPlayer` as a batched :class:`~drl.agents.Agent`.
+
+    Args:
+        player: the player (network and search settings).
+        name: the agent's name.
+    """
+
+    batched = True
+
+    def __init__(self, player: NetworkPlayer, name: str = "az") -> None:
+        self.player = player
+        self.name = name
+
+    def reset(self, seed: int | None = None) -> None:
+        self.player.rng = np.random.default_rng(seed)
+
+    def select_move(self, board: Board) -> Move:
+        return self.player.choose_moves([board])[0]
+
+    def select_moves(self, boards: Sequence[Board]) -> list[Move]:
+        """One move per board: a search over all boards of a board size at once."""
+        out: list[Move | None] = [None] * len(boards)
+        for size in sorted({b.variant.board_size for b in boards}):
+            idx = [i for i, b in enumerate(boards) if b.variant.board_size == size]
+            for i, m in zip(idx, self.player.choose_moves([boards[i] for i in idx])):
+                out[i] = m
+        return out  # type: ignore[return-value]
+
+
+class AZAgent(NetworkAgent):
+    """A checkpointed network with batched MCTS, the ``az`` agent kind.
+
+    Args:
+        ckpt: path of a training checkpoint (``ckpt-*.pt``) or of a run folder (its
+            newest good checkpoint is used).
+        sims: simulations per step (default: the budget it was trained with).
+        device: ``cpu``, ``cuda`` or ``auto``.
+        seed: tie-breaking seed.
+
+    Raises:
+        ValueError: if the checkpoint is missing, damaged or not a drl checkpoint.
+    """
+
+    def __init__(self, ckpt: str, sims: int | None = None, device: str = "auto",
+                 seed: int | None = None) -> None:
+        import torch
+
+        from drl.nn import NetworkEvaluator
+        from drl.train.checkpoint import CheckpointError, load_checkpoint, load_latest
+
+        path = Path(ckpt)
+        try:
+            if path.is_dir():
+                found = load_latest(path / "checkpoints" if (path / "checkpoints").is_dir()
+                                    else path)
+                if found is None:
+                    raise CheckpointError(f"no checkpoint in {path}")
+                path, payload = found
+            else:
+                payload = load_checkpoint(path)
+        except CheckpointError as err:
+            raise ValueError(str(err)) from None
+        if device == "auto":
+            device = "cuda" if torch.cuda.is_available() else "cpu"
+        self.path = path
+        self.net = network_from_checkpoint(payload, device)
+        search = search_config_from_checkpoint(payload, sims)
+        super().__init__(NetworkPlayer(NetworkEvaluator(self.net, device), search, seed or 0),
+                         f"az:sims={search.num_simulations}")
