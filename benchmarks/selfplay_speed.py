@@ -20,7 +20,8 @@ import torch
 from drl.encode.actions import num_actions
 from drl.encode.planes import N_CHANNELS
 from drl.eval.arena import role_variant
-from drl.nn import NetConfig, NetworkEvaluator, PolicyValueNet
+from drl import nn as drl_nn
+from drl.nn import NetworkEvaluator
 from drl.rules import Variant
 from drl.search import SearchConfig
 from drl.train.selfplay import SelfPlayActor, SelfPlayConfig
@@ -33,7 +34,10 @@ def measure(size: str, variant: str, games: int, in_flight: int, sims: int, mode
     ch, blocks, pc, vc, vh = SIZES[size]
     v = Variant.parse(variant)
     n = v.board_size
-    net = PolicyValueNet(NetConfig(N_CHANNELS, n, num_actions(n), ch, blocks, pc, vc, vh))
+    torch.manual_seed(0)  # the same network every run, so runs play the same games
+    net = drl_nn.build("resnet", in_channels=N_CHANNELS, board_size=n,
+                       num_actions=num_actions(n), channels=ch, blocks=blocks,
+                       policy_channels=pc, value_channels=vc, value_hidden=vh)
     variants = [role_variant(v, "black"), role_variant(v, "white")] if v.is_asymmetric else [v]
     actor = SelfPlayActor(variants, SearchConfig(num_simulations=sims, root_selection=mode),
                           SelfPlayConfig(games_in_flight=in_flight, max_plies=200), seed=0)

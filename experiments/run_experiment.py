@@ -125,8 +125,9 @@ def stage_eval(args: argparse.Namespace, out: Path) -> list[dict]:
     from drl.eval.stats import wdl
     from drl.nn import NetworkEvaluator
     from drl.rules import Variant
-    from drl.agents.az import network_from_checkpoint, search_config_from_checkpoint
-    from drl.train.checkpoint import load_latest
+    from drl.agents.az import search_config_from_checkpoint
+    from drl.nn import load
+    from drl.nn.checkpoint import load_latest
     from drl.train.evaluate import NET_NAME, play_lockstep
 
     torch.set_num_threads(1)
@@ -134,7 +135,7 @@ def stage_eval(args: argparse.Namespace, out: Path) -> list[dict]:
     if found is None:
         raise SystemExit(f"no checkpoint under {out / 'run' / 'checkpoints'}")
     ckpt, payload = found
-    net = network_from_checkpoint(payload, "cpu")
+    net = load(payload, "cpu")
     search = search_config_from_checkpoint(payload, args.sims)
     agent = f"az:ckpt={_rel(ckpt)},sims={args.sims}"
     asym = Variant.parse(args.variant).is_asymmetric

@@ -30,8 +30,18 @@ point is loaded the first time ``mykind`` is asked for, e.g. ``make("mykind:x=1"
 
 from __future__ import annotations
 
-from drl.agents.base import (ENTRY_POINT_GROUP, Agent, Param, describe_agents, is_batched,
-                             make, parse_spec, register_agent, registered_agents, spec_name)
+from drl.agents.base import (
+    ENTRY_POINT_GROUP,
+    Agent,
+    Param,
+    describe_agents,
+    is_batched,
+    make,
+    parse_spec,
+    register_agent,
+    registered_agents,
+    spec_name,
+)
 
 __all__ = ["Agent", "Param", "ENTRY_POINT_GROUP", "make", "parse_spec", "spec_name",
            "is_batched", "register_agent", "registered_agents", "describe_agents"]

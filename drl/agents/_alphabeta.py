@@ -23,9 +23,23 @@ from numba import njit
 from drl.agents._evaluate import evaluate
 from drl.agents._kernels import CTX_SIZE, generate
 from drl.rules._bits import popcount
-from drl.rules.core import (DRAW, M_CAPTURED, M_FLAGS, M_FROM, M_TO, MAX_MOVES, MOVE_WIDTH,
-                            ST_HASH, ST_PLY, ST_TURN, STATE_SIZE, apply_move_into,
-                            code_winner, count_repetitions, end_code)
+from drl.rules.core import (
+    DRAW,
+    M_CAPTURED,
+    M_FLAGS,
+    M_FROM,
+    M_TO,
+    MAX_MOVES,
+    MOVE_WIDTH,
+    ST_HASH,
+    ST_PLY,
+    ST_TURN,
+    STATE_SIZE,
+    apply_move_into,
+    code_winner,
+    count_repetitions,
+    end_code,
+)
 
 WIN = 1_000_000
 MAX_PLY = 128

@@ -24,18 +24,6 @@ def search_history(board: Board, depth: int) -> np.ndarray:
     return out
 
 
-def history_by_ply(board: Board) -> np.ndarray:
-    """The game's position hashes by ply, the history representation of
-    ``drl.rules.core.count_repetitions`` and ``drl.game.kernels``.
-
-    Returns:
-        ``int64[ply + 1]``: entry ``p`` is the Zobrist hash of the position at ply ``p``
-        (``ST_PLY``), the current position last; plies before the board's first state are
-        0 (they are never read: they lie before the no-progress window).
-    """
-    return board._history()  # Board builds exactly this representation for its outcome
-
-
 def move_from_row(board: Board, row: np.ndarray) -> Move:
     """The legal :class:`Move` of ``board`` that matches a kernel move row.
 

@@ -32,9 +32,15 @@ from numba import njit
 from drl.rules._bits import popcount, step
 from drl.rules.core import ST_BK, ST_BM, ST_TURN, ST_WK, ST_WM, objective
 from drl.rules.geometry import BOARD_SIZES, FULL, ROW
-from drl.rules.variant import (P_ASYMMETRIC, P_BLOCKED_GIVER, P_BOARD_SIZE, P_ELIM_WINNER,
-                               P_FLYING, P_ROWS, P_SIZE_IDX)
-
+from drl.rules.variant import (
+    P_ASYMMETRIC,
+    P_BLOCKED_GIVER,
+    P_BOARD_SIZE,
+    P_ELIM_WINNER,
+    P_FLYING,
+    P_ROWS,
+    P_SIZE_IDX,
+)
 
 MAN = 100
 KING_SHORT = 150

@@ -16,7 +16,6 @@ from numba import njit
 
 from drl.rules._movegen import CTX_SIZE, generate_at
 
-
 __all__ = ["CTX_SIZE", "generate", "generate_into"]
 
 

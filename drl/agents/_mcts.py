@@ -16,8 +16,17 @@ import numpy as np
 from numba import njit
 
 from drl.agents._kernels import generate, generate_into
-from drl.rules.core import (ST_HASH, ST_PLY, ST_TURN, STATE_SIZE, DRAW, apply_move_into,
-                            code_winner, count_repetitions, end_code)
+from drl.rules.core import (
+    DRAW,
+    ST_HASH,
+    ST_PLY,
+    ST_TURN,
+    STATE_SIZE,
+    apply_move_into,
+    code_winner,
+    count_repetitions,
+    end_code,
+)
 
 MAX_DEPTH = 512  # longest selection path
 

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from drl.agents._board import history_by_ply, move_from_row
+from drl.agents._board import move_from_row
 from drl.agents.base import Agent
 from drl.game import kernels as G
 from drl.rules import Board, Move
@@ -25,26 +25,9 @@ from drl.rules.core import MAX_MOVES, MOVE_WIDTH, ST_PLY, STATE_SIZE
 from drl.search import BatchedMCTS, Evaluator, Roots, SearchConfig
 
 if TYPE_CHECKING:
-    import torch
+    pass
 
-__all__ = ["AZAgent", "NetworkAgent", "NetworkPlayer", "network_from_checkpoint",
-           "search_config_from_checkpoint"]
-
-
-def network_from_checkpoint(payload: dict, device: str | torch.device = "cpu") -> Any:
-    """Rebuild the network stored in a checkpoint payload (eval mode, on ``device``).
-
-    Raises:
-        ValueError: if the stored network configuration is not understood.
-    """
-    from drl.nn import NetConfig, PolicyValueNet
-
-    try:
-        net = PolicyValueNet(NetConfig(**payload["net_config"]))
-        net.load_state_dict(payload["model"])
-    except (TypeError, RuntimeError) as err:
-        raise ValueError(f"checkpoint network does not match its net_config: {err}") from None
-    return net.to(device).eval()
+__all__ = ["AZAgent", "NetworkAgent", "NetworkPlayer", "search_config_from_checkpoint"]
 
 
 def search_config_from_checkpoint(payload: dict, simulations: int | None = None) -> SearchConfig:
@@ -102,7 +85,7 @@ class NetworkPlayer:
             raise ValueError(f"boards mix board sizes {sorted(sizes)}")
         n = len(boards)
         params = np.stack([np.asarray(b.variant.params, np.int64) for b in boards])
-        hists = [history_by_ply(b) for b in boards]
+        hists = [b.history() for b in boards]
         # one entry more than the longest history: a completed move records its position
         hist = np.zeros((n, max(len(h) for h in hists) + 1), np.int64)
         pos = np.zeros((n, G.POS_SIZE), np.int64)
@@ -173,7 +156,7 @@ class NetworkAgent(Agent):
         out: list[Move | None] = [None] * len(boards)
         for size in sorted({b.variant.board_size for b in boards}):
             idx = [i for i, b in enumerate(boards) if b.variant.board_size == size]
-            for i, m in zip(idx, self.player.choose_moves([boards[i] for i in idx])):
+            for i, m in zip(idx, self.player.choose_moves([boards[i] for i in idx]), strict=True):
                 out[i] = m
         return out  # type: ignore[return-value]
 
@@ -197,7 +180,7 @@ class AZAgent(NetworkAgent):
         import torch
 
         from drl.nn import NetworkEvaluator
-        from drl.train.checkpoint import CheckpointError, load_checkpoint, load_latest
+        from drl.nn.checkpoint import CheckpointError, load_checkpoint, load_latest
 
         path = Path(ckpt)
         try:
@@ -214,7 +197,9 @@ class AZAgent(NetworkAgent):
         if device == "auto":
             device = "cuda" if torch.cuda.is_available() else "cpu"
         self.path = path
-        self.net = network_from_checkpoint(payload, device)
+        from drl.nn import load
+
+        self.net = load(payload, device)
         search = search_config_from_checkpoint(payload, sims)
         super().__init__(NetworkPlayer(NetworkEvaluator(self.net, device), search, seed or 0),
                          f"az:sims={search.num_simulations}")

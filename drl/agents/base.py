@@ -69,7 +69,7 @@ class Agent(ABC):
         """
         return [self.select_move(b) for b in boards]
 
-    def reset(self, seed: int | None = None) -> None:
+    def reset(self, seed: int | None = None) -> None:  # noqa: B027 - no-op unless overridden
         """Forget per-game state (search tables, counters) and reseed tie-breaking."""
 
     def __repr__(self) -> str:

@@ -11,8 +11,8 @@ import math
 import numpy as np
 
 from drl.agents import _mcts
-from drl.agents._kernels import CTX_SIZE
 from drl.agents._board import kernel_inputs, require_moves, search_history
+from drl.agents._kernels import CTX_SIZE
 from drl.agents.base import Agent
 from drl.rules import Board, Move
 from drl.rules.core import MAX_MOVES, MOVE_WIDTH, STATE_SIZE

@@ -33,10 +33,11 @@ import math
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import hydra
 from omegaconf import DictConfig, OmegaConf
+
 from drl.cli._configs import VariantCfg, config_dir
 
 CONFIG_DIR = config_dir()
@@ -88,11 +89,11 @@ class EvalConfig:
                                                        "random"])
     format: str = "round_robin"
     games: int = 20
-    openings: Optional[int] = 4
+    openings: int | None = 4
     seed: int = 0
-    workers: Optional[int] = None
+    workers: int | None = None
     max_plies: int = 400
-    anchor: Optional[str] = "random"
+    anchor: str | None = "random"
     draw_model: str = "half"
     prior_draws: float = 1.0
     confidence: float = 0.95

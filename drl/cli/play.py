@@ -14,8 +14,9 @@ move), ``quit``.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from typing import Any
 
 import hydra
 from hydra.core.config_store import ConfigStore
@@ -38,13 +39,13 @@ class PlayConfig:
         device: ``auto``, ``cpu`` or ``cuda``.
     """
 
-    ckpt: Optional[str] = None
-    variant: Optional[str] = None
+    ckpt: str | None = None
+    variant: str | None = None
     color: str = "black"
     role: str = "taker"
-    sims: Optional[int] = None
-    fen: Optional[str] = None
-    pdn: Optional[str] = None
+    sims: int | None = None
+    fen: str | None = None
+    pdn: str | None = None
     device: str = "auto"
     defaults: list[Any] = field(default_factory=lambda: [
         "_self_", {"override hydra/job_logging": "stdout"}])
@@ -75,10 +76,10 @@ def play_session(cfg: PlayConfig, read: Callable[[str], str] = input,
     Raises:
         ValueError: no ``ckpt``, a bad variant, colour, role, FEN or checkpoint.
     """
+    from drl.agents.az import AZAgent
     from drl.eval.arena import role_variant
     from drl.rules import Board, IllegalMoveError, Variant
     from drl.rules.pdn import board_to_pdn
-    from drl.agents.az import AZAgent
 
     if not cfg.ckpt:
         raise ValueError("give the checkpoint: drl-play ckpt=PATH (a ckpt-*.pt file or a run "
@@ -88,7 +89,7 @@ def play_session(cfg: PlayConfig, read: Callable[[str], str] = input,
     if cfg.role not in ("taker", "giver"):
         raise ValueError(f"role must be taker or giver, got {cfg.role!r}")
     agent = AZAgent(cfg.ckpt, sims=cfg.sims, device=cfg.device)
-    from drl.train.checkpoint import load_checkpoint
+    from drl.nn.checkpoint import load_checkpoint
 
     spec = cfg.variant or load_checkpoint(agent.path).get("variant", "english")
     variant = Variant.parse(spec)

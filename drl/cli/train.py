@@ -57,7 +57,7 @@ def _run(cfg: DictConfig) -> None:
     from hydra.types import RunMode
     from rich.console import Console
 
-    from drl.train.checkpoint import CheckpointError
+    from drl.nn.checkpoint import CheckpointError
     from drl.train.config import validate
     from drl.train.loop import resolve_run_dir, train
 

@@ -20,8 +20,15 @@
   (seed 001).
 """
 
-from drl.eval.arena import (GameTask, MatchResult, make_openings, play_game, play_in_flight,
-                             play_match, run_games)
+from drl.eval.arena import (
+                             GameTask,
+                             MatchResult,
+                             make_openings,
+                             play_game,
+                             play_in_flight,
+                             play_match,
+                             run_games,
+)
 from drl.eval.elo import Ratings, elo_from_score, expected_score, fit_elo
 from drl.eval.formats import HalftimeResult, PoolResult, halftime_match, pool_tournament
 from drl.eval.records import GameRecord

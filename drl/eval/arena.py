@@ -401,7 +401,7 @@ def play_in_flight(tasks: Sequence[GameTask], in_flight: int = DEFAULT_IN_FLIGHT
                 agent = g.to_move()
                 waiting.setdefault(id(agent), (agent, []))[1].append(g)
         for agent, games in waiting.values():
-            for g, move in zip(games, agent.select_moves([g.board for g in games])):
+            for g, move in zip(games, agent.select_moves([g.board for g in games]), strict=True):
                 g.push(agent, move)
         still = []
         for g in live:

@@ -154,7 +154,7 @@ class _Table:
         seen = {anchor}
         frontier = [anchor]
         adj: dict[int, set[int]] = {k: set() for k in range(p)}
-        for a, b in zip(self.i, self.j):
+        for a, b in zip(self.i, self.j, strict=True):
             adj[int(a)].add(int(b))
             adj[int(b)].add(int(a))
         while frontier:

@@ -31,8 +31,16 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from drl.agents import spec_name
-from drl.eval.arena import (GameTask, check_max_plies, check_openings, make_openings,
-                            match_tasks, role_variant, run_games, write_pdn)
+from drl.eval.arena import (
+    GameTask,
+    check_max_plies,
+    check_openings,
+    make_openings,
+    match_tasks,
+    role_variant,
+    run_games,
+    write_pdn,
+)
 from drl.eval.records import GameRecord
 from drl.rules import Variant
 
@@ -198,7 +206,7 @@ def pool_tournament(specs: Sequence[str], variant: Variant | str = "losing", liv
     check_max_plies(max_plies)
     check_openings(openings)
     v = Variant.parse(variant)
-    by_name = dict(zip(names, specs))
+    by_name = dict(zip(names, specs, strict=True))
     table = {n: PoolStanding(n, lives) for n in names}
     played = {n: 0 for n in names}
     rng = np.random.default_rng(seed)

@@ -172,7 +172,7 @@ def pentanomial_counts(records: Sequence[GameRecord], player: str) -> list[int]:
     """
     games = sorted((r for r in records if player in (r.black, r.white)), key=lambda r: r.index)
     counts = [0, 0, 0, 0, 0]
-    for a, b in zip(games[::2], games[1::2]):
+    for a, b in zip(games[::2], games[1::2], strict=False):
         if a.opening != b.opening:
             raise ValueError(f"games {a.index} and {b.index} are not a pair: they start from "
                              "different openings")

@@ -71,11 +71,11 @@ def play_tournament(specs: Sequence[str], variant: Variant | str = "english",
     names = [spec_name(s) for s in specs]
     hero_name = spec_name(hero) if hero is not None else None
     pairs = pairings(names, schedule, hero_name)
-    by_name = dict(zip(names, specs))
+    by_name = dict(zip(names, specs, strict=True))
     v = Variant.parse(variant)
     seeds = np.random.SeedSequence(seed).generate_state(len(pairs), dtype=np.uint32)
     tasks = []
-    for (a, b), s in zip(pairs, seeds):
+    for (a, b), s in zip(pairs, seeds, strict=True):
         tasks += match_tasks(by_name[a], by_name[b], v, games_per_pair, openings, int(s),
                              max_plies, names=(a, b), event=event, first_index=len(tasks))
     records = run_games(tasks, workers, progress, description=f"{schedule} {v}")

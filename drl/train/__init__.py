@@ -3,8 +3,8 @@
 The trained network plays as the agent ``az:ckpt=PATH,sims=N`` (:mod:`drl.agents.az`).
 """
 
+from drl.nn.checkpoint import CheckpointError, load_checkpoint, load_latest, save_checkpoint
 from drl.train.buffer import GameBatch, ReplayBuffer, SampleBatch, ShardError
-from drl.train.checkpoint import CheckpointError, load_checkpoint, load_latest, save_checkpoint
 from drl.train.config import Config
 from drl.train.learner import LossConfig, train_step
 from drl.train.loop import TrainResult, train

@@ -2,7 +2,7 @@
 
 It reads top to bottom and calls tested pieces: :class:`~drl.train.selfplay.SelfPlayActor`
 (through a runtime), :class:`~drl.train.buffer.ReplayBuffer`,
-:func:`~drl.train.learner.train_step`, :mod:`drl.train.checkpoint` and
+:func:`~drl.train.learner.train_step`, :mod:`drl.nn.checkpoint` and
 :mod:`drl.train.evaluate`.
 
 Run folder layout::
@@ -37,9 +37,9 @@ from omegaconf import OmegaConf
 from drl.encode.actions import num_actions
 from drl.eval.arena import role_variant, write_pdn
 from drl.nn import NetworkEvaluator, PolicyValueModel, build, check_compatible, describe
+from drl.nn.checkpoint import CheckpointError, load_latest, save_checkpoint
 from drl.rules import Variant
 from drl.train.buffer import GameBatch, ReplayBuffer
-from drl.train.checkpoint import CheckpointError, load_latest, save_checkpoint
 from drl.train.config import (
     Config,
     EvalCfg,

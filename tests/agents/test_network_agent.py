@@ -3,7 +3,6 @@
 import numpy as np
 import pytest
 
-from drl.agents._board import history_by_ply
 from drl.agents.az import NetworkAgent, NetworkPlayer
 from drl.rules import Board
 from drl.rules.core import ST_HASH
@@ -36,7 +35,7 @@ def test_a_batch_of_boards_gets_the_moves_each_board_gets_alone(root):
     together = _player(root=root).choose_moves(boards)
     alone = [_player(root=root).choose_moves([b])[0] for b in boards]
     assert together == alone
-    for b, m in zip(boards, together):
+    for b, m in zip(boards, together, strict=True):
         assert m in b.legal_moves
 
 
@@ -54,7 +53,7 @@ def test_history_is_the_game_by_ply():
     for _ in range(6):
         board.push(board.legal_moves[0])
         hashes.append(int(board.state[ST_HASH]))
-    assert history_by_ply(board).tolist() == hashes
+    assert board.history().tolist() == hashes
 
 
 def test_the_agent_is_batched_and_groups_boards_by_size():
@@ -62,7 +61,7 @@ def test_the_agent_is_batched_and_groups_boards_by_size():
     assert agent.batched
     boards = [Board("international"), Board("english"), Board("brazilian")]
     moves = agent.select_moves(boards)
-    assert [m in b.legal_moves for m, b in zip(moves, boards)] == [True] * 3
+    assert [m in b.legal_moves for m, b in zip(moves, boards, strict=True)] == [True] * 3
 
 
 def test_a_finished_game_is_refused():

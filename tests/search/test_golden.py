@@ -44,7 +44,7 @@ POSITIONS = [
 def _summary(mode: str) -> dict:
     boards = [Board(v, fen=f) if f else Board(v) for v, f, _ in POSITIONS]
     prefixes = [tuple(step_index(a - 1, b - 1, int(board.turn), board.variant.params)
-                      for a, b in steps) for board, (_, _, steps) in zip(boards, POSITIONS)]
+                      for a, b in steps) for board, (_, _, steps) in zip(boards, POSITIONS, strict=True)]
     roots = Roots.from_positions([b.state for b in boards], [b.variant.params for b in boards],
                                  prefixes=prefixes)
     mcts = BatchedMCTS(SearchConfig(num_simulations=SIMULATIONS, root_selection=mode),
@@ -75,7 +75,7 @@ def _compare(got, want, where="summary"):
             _compare(got[key], want[key], f"{where}.{key}")
     elif isinstance(want, list):
         assert len(got) == len(want), where
-        for i, (g, w) in enumerate(zip(got, want)):
+        for i, (g, w) in enumerate(zip(got, want, strict=True)):
             _compare(g, w, f"{where}[{i}]")
     elif isinstance(want, float):
         assert got == pytest.approx(want, rel=1e-6, abs=1e-9), where

@@ -5,7 +5,7 @@ import logging
 import pytest
 import torch
 
-from drl.train.checkpoint import (
+from drl.nn.checkpoint import (
     CheckpointError,
     list_checkpoints,
     load_checkpoint,

@@ -8,8 +8,8 @@ import time
 
 import pytest
 
+from drl.nn.checkpoint import list_checkpoints, load_latest
 from drl.train.buffer import ReplayBuffer
-from drl.train.checkpoint import list_checkpoints, load_latest
 from drl.train.loop import train
 
 TRAIN = [sys.executable, "-m", "drl.cli.train"]

@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from drl.train.checkpoint import list_checkpoints, load_checkpoint
+from drl.nn.checkpoint import list_checkpoints, load_checkpoint
 from drl.train.loop import train
 
 

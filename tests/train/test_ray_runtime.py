@@ -5,8 +5,8 @@ import sys
 
 import pytest
 
+from drl.nn.checkpoint import list_checkpoints
 from drl.train.buffer import ReplayBuffer
-from drl.train.checkpoint import list_checkpoints
 
 pytest.importorskip("ray")
 
