@@ -33,7 +33,7 @@ import math
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, cast
 
 import hydra
 from omegaconf import DictConfig, OmegaConf
@@ -205,6 +205,16 @@ def _rate(cfg: EvalConfig, records, players):
                    interval=cfg.interval)
 
 
+class _MatchOptions(TypedDict):
+    """The keywords every format's match function takes from :class:`EvalConfig`."""
+
+    openings: int | None
+    seed: int
+    workers: int | None
+    max_plies: int
+    progress: bool
+
+
 def run(cfg: EvalConfig, out_dir: Path) -> dict:
     """Play what ``cfg`` asks for, print tables and write results to ``out_dir``.
 
@@ -226,8 +236,8 @@ def run(cfg: EvalConfig, out_dir: Path) -> dict:
         console = Console(width=max(console.width, 120))
     variant = cfg.variant.spec
     names = [spec_name(s) for s in cfg.agents]
-    common = dict(openings=cfg.openings, seed=cfg.seed, workers=cfg.workers,
-                  max_plies=cfg.max_plies, progress=cfg.progress)
+    common = _MatchOptions(openings=cfg.openings, seed=cfg.seed, workers=cfg.workers,
+                           max_plies=cfg.max_plies, progress=cfg.progress)
     console.print(f"[bold]drl-eval[/] {cfg.format} in {variant}: {', '.join(names)}")
     results: dict[str, Any] = {"config": OmegaConf.to_container(OmegaConf.structured(cfg)),
                                "variant": variant, "format": cfg.format, "players": names}
@@ -263,20 +273,21 @@ def run(cfg: EvalConfig, out_dir: Path) -> dict:
                       str(s.rounds_tied), f"{s.points:g}", str(s.out_in_round or "-"))
         extra_tables.append(t)
     else:  # sprt
-        s = cfg.sprt
+        sprt = cfg.sprt
 
         def show(now, games: int) -> None:
             console.print(f"SPRT after {games} games: LLR {now.llr:.2f} "
                           f"[{now.lower:.2f}, {now.upper:.2f}] -> {now.decision}")
 
-        test = play_sprt(cfg.agents[0], cfg.agents[1], variant, cfg.games, elo0=s.elo0,
-                         elo1=s.elo1, alpha=s.alpha, beta=s.beta, max_games=s.max_games,
-                         on_batch=show, **common)
+        test = play_sprt(cfg.agents[0], cfg.agents[1], variant, cfg.games, elo0=sprt.elo0,
+                         elo1=sprt.elo1, alpha=sprt.alpha, beta=sprt.beta,
+                         max_games=sprt.max_games, on_batch=show, **common)
         records, players = test.records, list(test.players)
         results["sprt"] = {"pentanomial": test.counts, "llr": test.result.llr,
                            "lower": test.result.lower, "upper": test.result.upper,
                            "decision": test.result.decision, "games": len(records),
-                           "elo0": s.elo0, "elo1": s.elo1, "alpha": s.alpha, "beta": s.beta}
+                           "elo0": sprt.elo0, "elo1": sprt.elo1, "alpha": sprt.alpha,
+                           "beta": sprt.beta}
     ratings = _rate(cfg, records, players)
     results["ratings"] = ratings.to_dict()
     results["summary"] = {n: {k: w.to_dict() for k, w in summarize(records, n).items()}
@@ -303,7 +314,7 @@ def run(cfg: EvalConfig, out_dir: Path) -> dict:
 def _main(cfg: DictConfig) -> None:
     from hydra.core.hydra_config import HydraConfig
 
-    conf: EvalConfig = OmegaConf.to_object(cfg)
+    conf = cast("EvalConfig", OmegaConf.to_object(cfg))  # the eval_schema's dataclass
     try:
         _check(conf)
     except ValueError as err:

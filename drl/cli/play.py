@@ -16,7 +16,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import hydra
 from hydra.core.config_store import ConfigStore
@@ -148,7 +148,7 @@ def play_session(cfg: PlayConfig, read: Callable[[str], str] = input,
 
 
 def _run(cfg: Any) -> None:
-    conf = OmegaConf.to_object(cfg)
+    conf = cast("PlayConfig", OmegaConf.to_object(cfg))  # the drl_play schema's dataclass
     try:
         play_session(conf)
     except (ValueError, RuntimeError) as err:
