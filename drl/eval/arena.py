@@ -446,7 +446,7 @@ def record_game(task: GameTask, board: Board, opening_fen: str, seconds: float) 
         "FEN": opening_fen,
         "Termination": termination,
     }
-    if roles[0] is not None:
+    if roles[0] is not None and roles[1] is not None:  # a variant gives both or none
         tags["BlackRole"], tags["WhiteRole"] = roles[0], roles[1]
     # The Outcome, not its White-first text: the writer puts the result in the file's
     # convention (English-board GameType 21 gives Black's score first).

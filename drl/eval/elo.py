@@ -137,8 +137,8 @@ class _Table:
         keys = sorted(counts)
         self.i = np.array([k[0] for k in keys], dtype=np.int64)
         self.j = np.array([k[1] for k in keys], dtype=np.int64)
-        c = np.array([counts[k] for k in keys], dtype=float)
-        self.w, self.d, self.l = c[:, 0], c[:, 1], c[:, 2]
+        table = np.array([counts[k] for k in keys], dtype=float)
+        self.w, self.d, self.l = table[:, 0], table[:, 1], table[:, 2]
 
     def games_and_score(self) -> tuple[np.ndarray, np.ndarray]:
         p = len(self.names)
@@ -304,7 +304,7 @@ def fit_elo(
         upper[free] = r_hat[free] + z * se
     else:
         for k in np.flatnonzero(free):
-            lower[k], upper[k] = _profile_bounds(t, draw_model, k, a, r_hat, best, crit, nu)
+            lower[k], upper[k] = _profile_bounds(t, draw_model, int(k), a, r_hat, best, crit, nu)
 
     r_hat, lower, upper = (_unbounded(v) for v in (r_hat, lower, upper))
     return Ratings(
@@ -367,6 +367,7 @@ def _profile_bounds(
     rest = [i for i in range(p) if free[i]]
     x_start = r_hat[rest]
     if model == "davidson":
+        assert nu is not None, "the Davidson model is fitted with its draw parameter"
         x_start = np.append(x_start, np.log(nu))
 
     def drop(value: float) -> float:

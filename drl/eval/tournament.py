@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from drl.agents import spec_name
-from drl.eval.arena import MatchResult, match_tasks, run_games, write_pdn
+from drl.eval.arena import GameTask, MatchResult, match_tasks, run_games, write_pdn
 from drl.rules import Variant
 
 __all__ = ["pairings", "play_tournament"]
@@ -74,7 +74,7 @@ def play_tournament(specs: Sequence[str], variant: Variant | str = "english",
     by_name = dict(zip(names, specs, strict=True))
     v = Variant.parse(variant)
     seeds = np.random.SeedSequence(seed).generate_state(len(pairs), dtype=np.uint32)
-    tasks = []
+    tasks: list[GameTask] = []
     for (a, b), s in zip(pairs, seeds, strict=True):
         tasks += match_tasks(by_name[a], by_name[b], v, games_per_pair, openings, int(s),
                              max_plies, names=(a, b), event=event, first_index=len(tasks))
