@@ -33,6 +33,7 @@ def move_from_row(board: Board, row: np.ndarray) -> Move:
     key = (int(row[M_FROM]), int(row[M_TO]), int(row[M_CAPTURED]))
     for m in board.legal_moves:
         r = m.row
+        assert r is not None, "a legal move of a Board carries its kernel row"
         if (int(r[M_FROM]), int(r[M_TO]), int(r[M_CAPTURED])) == key:
             return m
     raise ValueError(f"search returned a move that is not legal in {board.fen()}: {key}")

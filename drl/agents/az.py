@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -37,7 +37,9 @@ def search_config_from_checkpoint(payload: dict, simulations: int | None = None)
     fields = dict(SearchConfig().__dict__)
     text = payload.get("config_yaml")
     if text:
-        stored = OmegaConf.to_container(OmegaConf.create(text)).get("search", {})
+        # a checkpoint stores its whole training config, a mapping at the top
+        root = cast("dict[str, Any]", OmegaConf.to_container(OmegaConf.create(text)))
+        stored = root.get("search", {})
         fields.update({k: v for k, v in stored.items() if k in fields})
     if simulations is not None:
         fields["num_simulations"] = int(simulations)
@@ -102,7 +104,7 @@ class NetworkPlayer:
         todo = np.ones(n, np.bool_)
         while todo.any():
             actions = np.full(n, -1, np.int64)
-            for i in np.flatnonzero(todo):
+            for i in np.flatnonzero(todo).tolist():
                 if G.legal_mask(pos[i], params[i], moves[i], mask) == 1:
                     actions[i] = int(np.flatnonzero(mask)[0])
             need = todo & (actions < 0)
@@ -112,7 +114,7 @@ class NetworkPlayer:
                 actions[need] = res.action[need]
                 self.simulations += int(res.simulations)
                 self.searches += 1
-            for i in np.flatnonzero(todo):
+            for i in np.flatnonzero(todo).tolist():
                 code = G.step(pos[i], params[i], moves[i], hist[i], actions[i], played)
                 if code == G.STEP_ILLEGAL:
                     raise RuntimeError(f"search chose an illegal step {actions[i]} in "

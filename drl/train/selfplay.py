@@ -254,6 +254,7 @@ class SelfPlayActor:
                     if cfg.record_forced:
                         self._record(g, np.array([forced[i]]), np.ones(1, np.float32), 0.0)
                 else:
+                    assert result is not None, "a game with a choice of moves was searched"
                     legal = np.flatnonzero(result.legal[i])
                     pol = result.policy[i, legal]
                     w = 1.0 if full[i] else 0.0
