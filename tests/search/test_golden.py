@@ -44,7 +44,8 @@ POSITIONS = [
 def _summary(mode: str) -> dict:
     boards = [Board(v, fen=f) if f else Board(v) for v, f, _ in POSITIONS]
     prefixes = [tuple(step_index(a - 1, b - 1, int(board.turn), board.variant.params)
-                      for a, b in steps) for board, (_, _, steps) in zip(boards, POSITIONS, strict=True)]
+                      for a, b in steps)
+                for board, (_, _, steps) in zip(boards, POSITIONS, strict=True)]
     roots = Roots.from_positions([b.state for b in boards], [b.variant.params for b in boards],
                                  prefixes=prefixes)
     mcts = BatchedMCTS(SearchConfig(num_simulations=SIMULATIONS, root_selection=mode),
