@@ -93,7 +93,7 @@ class NetworkPlayer:
         pos = np.zeros((n, G.POS_SIZE), np.int64)
         moves = np.zeros((n, MAX_MOVES, MOVE_WIDTH), np.int64)
         for i, b in enumerate(boards):
-            hist[i, :len(hists[i])] = hists[i]
+            hist[i, : len(hists[i])] = hists[i]
             G.start(pos[i], np.asarray(b.state, np.int64), params[i], moves[i], hist[i])
             if G.is_over(pos[i]):
                 raise ValueError(f"no move to choose: the game is over in {b.fen()}")
@@ -109,16 +109,22 @@ class NetworkPlayer:
                     actions[i] = int(np.flatnonzero(mask)[0])
             need = todo & (actions < 0)
             if need.any():
-                res = mcts.run(self._roots(pos, params, hist), self.evaluate, self.rng,
-                               active=need, explore=False)
+                res = mcts.run(
+                    self._roots(pos, params, hist),
+                    self.evaluate,
+                    self.rng,
+                    active=need,
+                    explore=False,
+                )
                 actions[need] = res.action[need]
                 self.simulations += int(res.simulations)
                 self.searches += 1
             for i in np.flatnonzero(todo).tolist():
                 code = G.step(pos[i], params[i], moves[i], hist[i], actions[i], played)
                 if code == G.STEP_ILLEGAL:
-                    raise RuntimeError(f"search chose an illegal step {actions[i]} in "
-                                       f"{boards[i].fen()}")
+                    raise RuntimeError(
+                        f"search chose an illegal step {actions[i]} in {boards[i].fen()}"
+                    )
                 if code == G.STEP_MOVE_DONE:
                     chosen[i] = move_from_row(boards[i], played)
                     todo[i] = False
@@ -127,10 +133,15 @@ class NetworkPlayer:
     @staticmethod
     def _roots(pos: np.ndarray, params: np.ndarray, hist: np.ndarray) -> Roots:
         """Search roots of the positions ``pos`` (``int64[B, POS_SIZE]``)."""
-        return Roots(states=pos[:, :STATE_SIZE].copy(),
-                     prefixes=pos[:, G.G_PREFIX:G.G_PREFIX + G.MAX_STEPS].copy(),
-                     prefix_lens=pos[:, G.G_PLEN].copy(), repetitions=pos[:, G.G_REPS].copy(),
-                     params=params, history=hist, history_len=pos[:, ST_PLY] + 1)
+        return Roots(
+            states=pos[:, :STATE_SIZE].copy(),
+            prefixes=pos[:, G.G_PREFIX : G.G_PREFIX + G.MAX_STEPS].copy(),
+            prefix_lens=pos[:, G.G_PLEN].copy(),
+            repetitions=pos[:, G.G_REPS].copy(),
+            params=params,
+            history=hist,
+            history_len=pos[:, ST_PLY] + 1,
+        )
 
 
 class NetworkAgent(Agent):
@@ -177,8 +188,9 @@ class AZAgent(NetworkAgent):
         ValueError: if the checkpoint is missing, damaged or not a drl checkpoint.
     """
 
-    def __init__(self, ckpt: str, sims: int | None = None, device: str = "auto",
-                 seed: int | None = None) -> None:
+    def __init__(
+        self, ckpt: str, sims: int | None = None, device: str = "auto", seed: int | None = None
+    ) -> None:
         import torch
 
         from drl.nn import NetworkEvaluator
@@ -187,8 +199,9 @@ class AZAgent(NetworkAgent):
         path = Path(ckpt)
         try:
             if path.is_dir():
-                found = load_latest(path / "checkpoints" if (path / "checkpoints").is_dir()
-                                    else path)
+                found = load_latest(
+                    path / "checkpoints" if (path / "checkpoints").is_dir() else path
+                )
                 if found is None:
                     raise CheckpointError(f"no checkpoint in {path}")
                 path, payload = found
@@ -203,5 +216,7 @@ class AZAgent(NetworkAgent):
 
         self.net = load(payload, device)
         search = search_config_from_checkpoint(payload, sims)
-        super().__init__(NetworkPlayer(NetworkEvaluator(self.net, device), search, seed or 0),
-                         f"az:sims={search.num_simulations}")
+        super().__init__(
+            NetworkPlayer(NetworkEvaluator(self.net, device), search, seed or 0),
+            f"az:sims={search.num_simulations}",
+        )

@@ -209,13 +209,22 @@ def _fit(t: _Table, model: str, free: np.ndarray, r: np.ndarray, x0: np.ndarray)
         if n_free == 0:
             return _Fit(_neg_loglik_half(np.zeros(0), t, free, r)[0], np.zeros(0))
         res = optimize.minimize(
-            _neg_loglik_half, x0, args=(t, free, r), jac=True, method="L-BFGS-B", bounds=bounds,
+            _neg_loglik_half,
+            x0,
+            args=(t, free, r),
+            jac=True,
+            method="L-BFGS-B",
+            bounds=bounds,
             options={"maxiter": 2000, "ftol": 1e-13, "gtol": 1e-9},
         )
     else:
         bounds = bounds + [(-20.0, 5.0)]
         res = optimize.minimize(
-            _neg_loglik_davidson, x0, args=(t, free, r), method="L-BFGS-B", bounds=bounds,
+            _neg_loglik_davidson,
+            x0,
+            args=(t, free, r),
+            method="L-BFGS-B",
+            bounds=bounds,
             options={"maxiter": 4000, "ftol": 1e-13, "gtol": 1e-8},
         )
     return _Fit(float(res.fun), np.asarray(res.x, dtype=float))
@@ -343,8 +352,10 @@ def _numeric_hessian(f, x: np.ndarray, h: np.ndarray) -> np.ndarray:
     for i in range(n):
         for j in range(i, n):
             v = (
-                f(x + eye[i] + eye[j]) - f(x + eye[i] - eye[j])
-                - f(x - eye[i] + eye[j]) + f(x - eye[i] - eye[j])
+                f(x + eye[i] + eye[j])
+                - f(x + eye[i] - eye[j])
+                - f(x - eye[i] + eye[j])
+                + f(x - eye[i] - eye[j])
             ) / (4 * h[i] * h[j])
             hess[i, j] = hess[j, i] = v
     return hess

@@ -22,8 +22,15 @@ from drl.envs.vector import DraughtsVectorEnv
 from drl.game import StepState
 from drl.rules import Board, Move
 
-PRESETS = ["english", "russian", "brazilian", "international", "giveaway", "losing",
-           "give_and_take"]
+PRESETS = [
+    "english",
+    "russian",
+    "brazilian",
+    "international",
+    "giveaway",
+    "losing",
+    "give_and_take",
+]
 GAMES = int(os.environ.get("DRL_CORE_GAMES", "300"))
 MAX_PLIES = 120
 SAMPLE = 15  # every SAMPLE-th game also goes through the slower consumers
@@ -56,8 +63,11 @@ def _vector_games(preset: str, games: int, seed: int):
         obs, rewards, terminated, truncated, info = envs.step(actions)
         for i in np.flatnonzero(terminated | truncated):
             agent = int(agents[i])
-            end = (("terminated", float(rewards[i]), int(info["winner"][i])) if terminated[i]
-                   else ("truncated",))
+            end = (
+                ("terminated", float(rewards[i]), int(info["winner"][i]))
+                if terminated[i]
+                else ("truncated",)
+            )
             out.append((envs._variants[agent], agent, envs.game_moves(i), end))
     return out[:games]
 
@@ -71,8 +81,12 @@ def _board_end(variant, moves):
 
 
 def _gym_end(variant, agent, moves):
-    env = DraughtsEnv(variant, opponent=Scripted(moves), agent_color=("black", "white")[agent],
-                      max_plies=MAX_PLIES)
+    env = DraughtsEnv(
+        variant,
+        opponent=Scripted(moves),
+        agent_color=("black", "white")[agent],
+        max_plies=MAX_PLIES,
+    )
     env.reset(seed=0)
     board = Board(variant)
     result = None
@@ -95,8 +109,10 @@ def _pettingzoo_end(variant, moves):
         for a in move_to_actions(move, int(turn.turn), variant.params):
             env.step(a)
         turn.push(move)
-    return ({ag: env.terminations[ag] for ag in env.agents},
-            {ag: env._cumulative_rewards[ag] for ag in env.agents})
+    return (
+        {ag: env.terminations[ag] for ag in env.agents},
+        {ag: env._cumulative_rewards[ag] for ag in env.agents},
+    )
 
 
 def _step_state_end(variant, moves):
