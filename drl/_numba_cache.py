@@ -78,5 +78,9 @@ def check() -> None:
         _STAMP.write_text(digest)
     except OSError:
         return
-    print("drl: compiling the numba kernels of this version on first use "
-          "(once; up to a minute in all) ...", file=sys.stderr, flush=True)
+    print(
+        "drl: compiling the numba kernels of this version on first use "
+        "(once; up to a minute in all) ...",
+        file=sys.stderr,
+        flush=True,
+    )

@@ -43,8 +43,18 @@ from drl.agents.base import (
     spec_name,
 )
 
-__all__ = ["Agent", "Param", "ENTRY_POINT_GROUP", "make", "parse_spec", "spec_name",
-           "is_batched", "register_agent", "registered_agents", "describe_agents"]
+__all__ = [
+    "Agent",
+    "Param",
+    "ENTRY_POINT_GROUP",
+    "make",
+    "parse_spec",
+    "spec_name",
+    "is_batched",
+    "register_agent",
+    "registered_agents",
+    "describe_agents",
+]
 
 
 def _make_random(seed: int | None = None) -> Agent:
@@ -59,22 +69,25 @@ def _make_greedy(seed: int | None = None) -> Agent:
     return GreedyAgent(seed)
 
 
-def _make_alphabeta(depth: int | None = None, time: float | None = None, tt: int = 19,
-               seed: int | None = None) -> Agent:
+def _make_alphabeta(
+    depth: int | None = None, time: float | None = None, tt: int = 19, seed: int | None = None
+) -> Agent:
     from drl.agents.alphabeta import AlphaBetaAgent
 
     return AlphaBetaAgent(depth=depth, time=time, tt_bits=tt, seed=seed)
 
 
-def _make_mcts(sims: int = 400, c: float = 1.4, rollout_limit: int = 200,
-          seed: int | None = None) -> Agent:
+def _make_mcts(
+    sims: int = 400, c: float = 1.4, rollout_limit: int = 200, seed: int | None = None
+) -> Agent:
     from drl.agents.mcts import MCTSAgent
 
     return MCTSAgent(sims=sims, c=c, rollout_limit=rollout_limit, seed=seed)
 
 
-def _make_az(ckpt: str | None = None, sims: int | None = None, device: str = "auto",
-             seed: int | None = None) -> Agent:
+def _make_az(
+    ckpt: str | None = None, sims: int | None = None, device: str = "auto", seed: int | None = None
+) -> Agent:
     if not ckpt:
         raise ValueError("az needs ckpt=PATH (a checkpoint file or a run folder)")
     from drl.agents.az import AZAgent
@@ -85,24 +98,45 @@ def _make_az(ckpt: str | None = None, sims: int | None = None, device: str = "au
 _SEED = Param(int, None, "seed of tie-breaks / playouts (the arena reseeds every game)")
 
 register_agent("random", _make_random, {"seed": _SEED}, "uniformly random legal move")
-register_agent("greedy", _make_greedy, {"seed": _SEED},
-               "one ply, objective-aware (takes a win by rule, else the best evaluation)")
-register_agent("alphabeta", _make_alphabeta, {
-    "depth": Param(int, None, "search depth in plies (default 4; the cap with time=)", 1, 63),
-    "time": Param(float, None, "seconds per move (iterative deepening)", 1e-3, None),
-    "tt": Param(int, 19, "log2 of transposition-table entries", 10, 26),
-    "seed": _SEED,
-}, "negamax alpha-beta, iterative deepening, TT, quiescence on forced captures")
-register_agent("mcts", _make_mcts, {
-    "sims": Param(int, 400, "simulations per move", 1, 10_000_000),
-    "c": Param(float, 1.4, "UCB1 exploration constant", 0.0, None),
-    "rollout_limit": Param(int, 200, "plies per random playout before it counts as a draw",
-                           1, None),
-    "seed": _SEED,
-}, "UCT with uniformly random playouts")
-register_agent("az", _make_az, {
-    "ckpt": Param(str, None, "checkpoint file, or a run folder (newest good checkpoint)"),
-    "sims": Param(int, None, "simulations per step (default: as trained)", 1, 1_000_000),
-    "device": Param(str, "auto", "cpu, cuda or auto"),
-    "seed": Param(int, None, "tie-break seed"),
-}, "trained policy-value network with batched MCTS (drl-train checkpoints)", batched=True)
+register_agent(
+    "greedy",
+    _make_greedy,
+    {"seed": _SEED},
+    "one ply, objective-aware (takes a win by rule, else the best evaluation)",
+)
+register_agent(
+    "alphabeta",
+    _make_alphabeta,
+    {
+        "depth": Param(int, None, "search depth in plies (default 4; the cap with time=)", 1, 63),
+        "time": Param(float, None, "seconds per move (iterative deepening)", 1e-3, None),
+        "tt": Param(int, 19, "log2 of transposition-table entries", 10, 26),
+        "seed": _SEED,
+    },
+    "negamax alpha-beta, iterative deepening, TT, quiescence on forced captures",
+)
+register_agent(
+    "mcts",
+    _make_mcts,
+    {
+        "sims": Param(int, 400, "simulations per move", 1, 10_000_000),
+        "c": Param(float, 1.4, "UCB1 exploration constant", 0.0, None),
+        "rollout_limit": Param(
+            int, 200, "plies per random playout before it counts as a draw", 1, None
+        ),
+        "seed": _SEED,
+    },
+    "UCT with uniformly random playouts",
+)
+register_agent(
+    "az",
+    _make_az,
+    {
+        "ckpt": Param(str, None, "checkpoint file, or a run folder (newest good checkpoint)"),
+        "sims": Param(int, None, "simulations per step (default: as trained)", 1, 1_000_000),
+        "device": Param(str, "auto", "cpu, cuda or auto"),
+        "seed": Param(int, None, "tie-break seed"),
+    },
+    "trained policy-value network with batched MCTS (drl-train checkpoints)",
+    batched=True,
+)

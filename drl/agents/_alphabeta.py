@@ -102,10 +102,24 @@ def _terminal_score(code, turn, ply):
     return WIN - ply if winner == turn else -(WIN - ply)
 
 
-
 @njit(cache=True, _nrt=False)
-def _enter(ply, depth, alpha, beta, states, params, moves, order, path, tt, hist,
-           root_rank, ctl, frames, ctx):
+def _enter(
+    ply,
+    depth,
+    alpha,
+    beta,
+    states,
+    params,
+    moves,
+    order,
+    path,
+    tt,
+    hist,
+    root_rank,
+    ctl,
+    frames,
+    ctx,
+):
     """Open the node at ``ply``: returns ``(True, value)`` for a leaf (terminal, draw by
     repetition, quiet horizon, TT cut-off or abort), else sets up its frame and returns
     ``(False, 0)``."""
@@ -234,11 +248,25 @@ def _store(ply, h, tt, moves, frames):
 
 
 @njit(cache=True, _nrt=False)
-def _negamax(depth, states, params, moves, order, path, tt, hist, root_rank, ctl,
-             frames, ctx):
+def _negamax(depth, states, params, moves, order, path, tt, hist, root_rank, ctl, frames, ctx):
     """Principal-variation negamax from ``states[0]`` with an explicit stack."""
-    leaf, v = _enter(0, depth, -INF, INF, states, params, moves, order, path, tt, hist,
-                     root_rank, ctl, frames, ctx)
+    leaf, v = _enter(
+        0,
+        depth,
+        -INF,
+        INF,
+        states,
+        params,
+        moves,
+        order,
+        path,
+        tt,
+        hist,
+        root_rank,
+        ctl,
+        frames,
+        ctx,
+    )
     if leaf:
         return v
     ply = 0
@@ -253,8 +281,23 @@ def _negamax(depth, states, params, moves, order, path, tt, hist, root_rank, ctl
             if fr[F_MODE] == MODE_NULL and fr[F_ALPHA] < s < fr[F_BETA]:
                 fr[F_MODE] = MODE_RESEARCH
                 cd = fr[F_DEPTH] - 1 if fr[F_DEPTH] > 0 else 0
-                leaf, v = _enter(ply + 1, cd, -fr[F_BETA], -fr[F_ALPHA], states, params,
-                                 moves, order, path, tt, hist, root_rank, ctl, frames, ctx)
+                leaf, v = _enter(
+                    ply + 1,
+                    cd,
+                    -fr[F_BETA],
+                    -fr[F_ALPHA],
+                    states,
+                    params,
+                    moves,
+                    order,
+                    path,
+                    tt,
+                    hist,
+                    root_rank,
+                    ctl,
+                    frames,
+                    ctx,
+                )
                 if leaf:
                     have_value = True
                 else:
@@ -285,8 +328,23 @@ def _negamax(depth, states, params, moves, order, path, tt, hist, root_rank, ctl
             fr[F_J] = j + 1
         a, b = _next_child(ply, states, params, moves, order, frames)
         cd = fr[F_DEPTH] - 1 if fr[F_DEPTH] > 0 else 0
-        leaf, v = _enter(ply + 1, cd, a, b, states, params, moves, order, path, tt,
-                         hist, root_rank, ctl, frames, ctx)
+        leaf, v = _enter(
+            ply + 1,
+            cd,
+            a,
+            b,
+            states,
+            params,
+            moves,
+            order,
+            path,
+            tt,
+            hist,
+            root_rank,
+            ctl,
+            frames,
+            ctx,
+        )
         if leaf:
             have_value = True
         else:
@@ -294,8 +352,9 @@ def _negamax(depth, states, params, moves, order, path, tt, hist, root_rank, ctl
 
 
 @njit(cache=True, _nrt=False)
-def search_root(state, params, depth, states, moves, order, path, tt, hist, root_rank,
-                ctl, frames, ctx):
+def search_root(
+    state, params, depth, states, moves, order, path, tt, hist, root_rank, ctl, frames, ctx
+):
     """Search ``state`` to ``depth`` plies (plus forced captures).
 
     Args:
@@ -321,5 +380,6 @@ def search_root(state, params, depth, states, moves, order, path, tt, hist, root
     ctl[C_ABORT] = 0
     ctl[C_BEST] = 0
     ctl[C_SELDEPTH] = 0
-    return _negamax(depth, states, params, moves, order, path, tt, hist, root_rank, ctl,
-                    frames, ctx)
+    return _negamax(
+        depth, states, params, moves, order, path, tt, hist, root_rank, ctl, frames, ctx
+    )

@@ -10,8 +10,7 @@ from drl.rules.core import M_CAPTURED, M_FROM, M_TO, ST_PLY
 
 def kernel_inputs(board: Board) -> tuple[np.ndarray, np.ndarray]:
     """Writable copies of the board's state and its variant's params (int64 arrays)."""
-    return (np.array(board.state, dtype=np.int64),
-            np.array(board.variant.params, dtype=np.int64))
+    return (np.array(board.state, dtype=np.int64), np.array(board.variant.params, dtype=np.int64))
 
 
 def search_history(board: Board, depth: int) -> np.ndarray:
@@ -20,7 +19,7 @@ def search_history(board: Board, depth: int) -> np.ndarray:
     its path at their plies, so repetitions are counted by the game's own rule."""
     hist = board.history()
     out = np.zeros(int(board.state[ST_PLY]) + depth + 1, dtype=np.int64)
-    out[:len(hist)] = hist
+    out[: len(hist)] = hist
     return out
 
 
@@ -33,6 +32,7 @@ def move_from_row(board: Board, row: np.ndarray) -> Move:
     key = (int(row[M_FROM]), int(row[M_TO]), int(row[M_CAPTURED]))
     for m in board.legal_moves:
         r = m.row
+        assert r is not None, "a legal move of a Board carries its kernel row"
         if (int(r[M_FROM]), int(r[M_TO]), int(r[M_CAPTURED])) == key:
             return m
     raise ValueError(f"search returned a move that is not legal in {board.fen()}: {key}")

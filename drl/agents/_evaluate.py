@@ -85,10 +85,12 @@ def side_terms(state, params, color):
         men, kings = state[ST_WM], state[ST_WK]
     empty = FULL[z] & ~(state[ST_BM] | state[ST_BK] | state[ST_WM] | state[ST_WK])
     material = MAN * popcount(men) + king_value * popcount(kings)
-    advance = (popcount(men & ADVANCE_PLANE[z, color, 0])
-               + 2 * popcount(men & ADVANCE_PLANE[z, color, 1])
-               + 4 * popcount(men & ADVANCE_PLANE[z, color, 2])
-               + 8 * popcount(men & ADVANCE_PLANE[z, color, 3]))
+    advance = (
+        popcount(men & ADVANCE_PLANE[z, color, 0])
+        + 2 * popcount(men & ADVANCE_PLANE[z, color, 1])
+        + 4 * popcount(men & ADVANCE_PLANE[z, color, 2])
+        + 8 * popcount(men & ADVANCE_PLANE[z, color, 3])
+    )
     mobility = 0
     for d in range(4):
         forward = (d >= 2) if color == 0 else (d < 2)

@@ -65,9 +65,29 @@ def _rollout(state, params, limit, moves, scratch, path, ctx):
 
 
 @njit(cache=True, _nrt=False)
-def uct_search(root, params, sims, c, rollout_limit, seed, node_state, parent,
-               first_child, next_sibling, move_index, n_moves, n_expanded, expand_start,
-               code, visits, value, moves, scratch, path, ctx):
+def uct_search(
+    root,
+    params,
+    sims,
+    c,
+    rollout_limit,
+    seed,
+    node_state,
+    parent,
+    first_child,
+    next_sibling,
+    move_index,
+    n_moves,
+    n_expanded,
+    expand_start,
+    code,
+    visits,
+    value,
+    moves,
+    scratch,
+    path,
+    ctx,
+):
     """Run ``sims`` simulations from ``root``.
 
     Args:
@@ -140,8 +160,9 @@ def uct_search(root, params, sims, c, rollout_limit, seed, node_state, parent,
                 if code[ch] >= 0:
                     winner = code_winner(code[ch])
                 else:
-                    winner = _rollout(node_state[ch], params, rollout_limit, moves, scratch,
-                                      path, ctx)
+                    winner = _rollout(
+                        node_state[ch], params, rollout_limit, moves, scratch, path, ctx
+                    )
                 break
             # All children expanded: UCB1.
             log_n = np.log(max(visits[node], 1))

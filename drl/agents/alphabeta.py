@@ -40,8 +40,13 @@ class AlphaBetaAgent(Agent):
         ValueError: neither or invalid ``depth``/``time``.
     """
 
-    def __init__(self, depth: int | None = None, time: float | None = None, tt_bits: int = 19,
-                 seed: int | None = None) -> None:
+    def __init__(
+        self,
+        depth: int | None = None,
+        time: float | None = None,
+        tt_bits: int = 19,
+        seed: int | None = None,
+    ) -> None:
         if depth is None and time is None:
             depth = 4
         if depth is not None and not 1 <= depth < ab.MAX_PLY // 2:
@@ -104,8 +109,21 @@ class AlphaBetaAgent(Agent):
                     break
             b.ctl[:] = 0
             b.ctl[ab.C_LIMIT] = limit
-            s = ab.search_root(state, params, d, b.states, b.moves, b.order, path, b.tt,
-                               b.history, rank, b.ctl, b.frames, b.ctx)
+            s = ab.search_root(
+                state,
+                params,
+                d,
+                b.states,
+                b.moves,
+                b.order,
+                path,
+                b.tt,
+                b.history,
+                rank,
+                b.ctl,
+                b.frames,
+                b.ctx,
+            )
             total_nodes += int(b.ctl[ab.C_NODES])
             if b.ctl[ab.C_ABORT]:
                 break

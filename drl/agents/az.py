@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -37,7 +37,9 @@ def search_config_from_checkpoint(payload: dict, simulations: int | None = None)
     fields = dict(SearchConfig().__dict__)
     text = payload.get("config_yaml")
     if text:
-        stored = OmegaConf.to_container(OmegaConf.create(text)).get("search", {})
+        # a checkpoint stores its whole training config, a mapping at the top
+        root = cast("dict[str, Any]", OmegaConf.to_container(OmegaConf.create(text)))
+        stored = root.get("search", {})
         fields.update({k: v for k, v in stored.items() if k in fields})
     if simulations is not None:
         fields["num_simulations"] = int(simulations)
@@ -91,7 +93,7 @@ class NetworkPlayer:
         pos = np.zeros((n, G.POS_SIZE), np.int64)
         moves = np.zeros((n, MAX_MOVES, MOVE_WIDTH), np.int64)
         for i, b in enumerate(boards):
-            hist[i, :len(hists[i])] = hists[i]
+            hist[i, : len(hists[i])] = hists[i]
             G.start(pos[i], np.asarray(b.state, np.int64), params[i], moves[i], hist[i])
             if G.is_over(pos[i]):
                 raise ValueError(f"no move to choose: the game is over in {b.fen()}")
@@ -102,21 +104,27 @@ class NetworkPlayer:
         todo = np.ones(n, np.bool_)
         while todo.any():
             actions = np.full(n, -1, np.int64)
-            for i in np.flatnonzero(todo):
+            for i in np.flatnonzero(todo).tolist():
                 if G.legal_mask(pos[i], params[i], moves[i], mask) == 1:
                     actions[i] = int(np.flatnonzero(mask)[0])
             need = todo & (actions < 0)
             if need.any():
-                res = mcts.run(self._roots(pos, params, hist), self.evaluate, self.rng,
-                               active=need, explore=False)
+                res = mcts.run(
+                    self._roots(pos, params, hist),
+                    self.evaluate,
+                    self.rng,
+                    active=need,
+                    explore=False,
+                )
                 actions[need] = res.action[need]
                 self.simulations += int(res.simulations)
                 self.searches += 1
-            for i in np.flatnonzero(todo):
+            for i in np.flatnonzero(todo).tolist():
                 code = G.step(pos[i], params[i], moves[i], hist[i], actions[i], played)
                 if code == G.STEP_ILLEGAL:
-                    raise RuntimeError(f"search chose an illegal step {actions[i]} in "
-                                       f"{boards[i].fen()}")
+                    raise RuntimeError(
+                        f"search chose an illegal step {actions[i]} in {boards[i].fen()}"
+                    )
                 if code == G.STEP_MOVE_DONE:
                     chosen[i] = move_from_row(boards[i], played)
                     todo[i] = False
@@ -125,10 +133,15 @@ class NetworkPlayer:
     @staticmethod
     def _roots(pos: np.ndarray, params: np.ndarray, hist: np.ndarray) -> Roots:
         """Search roots of the positions ``pos`` (``int64[B, POS_SIZE]``)."""
-        return Roots(states=pos[:, :STATE_SIZE].copy(),
-                     prefixes=pos[:, G.G_PREFIX:G.G_PREFIX + G.MAX_STEPS].copy(),
-                     prefix_lens=pos[:, G.G_PLEN].copy(), repetitions=pos[:, G.G_REPS].copy(),
-                     params=params, history=hist, history_len=pos[:, ST_PLY] + 1)
+        return Roots(
+            states=pos[:, :STATE_SIZE].copy(),
+            prefixes=pos[:, G.G_PREFIX : G.G_PREFIX + G.MAX_STEPS].copy(),
+            prefix_lens=pos[:, G.G_PLEN].copy(),
+            repetitions=pos[:, G.G_REPS].copy(),
+            params=params,
+            history=hist,
+            history_len=pos[:, ST_PLY] + 1,
+        )
 
 
 class NetworkAgent(Agent):
@@ -175,8 +188,9 @@ class AZAgent(NetworkAgent):
         ValueError: if the checkpoint is missing, damaged or not a drl checkpoint.
     """
 
-    def __init__(self, ckpt: str, sims: int | None = None, device: str = "auto",
-                 seed: int | None = None) -> None:
+    def __init__(
+        self, ckpt: str, sims: int | None = None, device: str = "auto", seed: int | None = None
+    ) -> None:
         import torch
 
         from drl.nn import NetworkEvaluator
@@ -185,8 +199,9 @@ class AZAgent(NetworkAgent):
         path = Path(ckpt)
         try:
             if path.is_dir():
-                found = load_latest(path / "checkpoints" if (path / "checkpoints").is_dir()
-                                    else path)
+                found = load_latest(
+                    path / "checkpoints" if (path / "checkpoints").is_dir() else path
+                )
                 if found is None:
                     raise CheckpointError(f"no checkpoint in {path}")
                 path, payload = found
@@ -201,5 +216,7 @@ class AZAgent(NetworkAgent):
 
         self.net = load(payload, device)
         search = search_config_from_checkpoint(payload, sims)
-        super().__init__(NetworkPlayer(NetworkEvaluator(self.net, device), search, seed or 0),
-                         f"az:sims={search.num_simulations}")
+        super().__init__(
+            NetworkPlayer(NetworkEvaluator(self.net, device), search, seed or 0),
+            f"az:sims={search.num_simulations}",
+        )

@@ -27,8 +27,18 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from drl.rules import Board, Move
 
-__all__ = ["Agent", "Param", "ENTRY_POINT_GROUP", "register_agent", "make", "parse_spec",
-           "spec_name", "is_batched", "registered_agents", "describe_agents"]
+__all__ = [
+    "Agent",
+    "Param",
+    "ENTRY_POINT_GROUP",
+    "register_agent",
+    "make",
+    "parse_spec",
+    "spec_name",
+    "is_batched",
+    "registered_agents",
+    "describe_agents",
+]
 
 ENTRY_POINT_GROUP = "drl.agents"
 """The entry-point group through which other packages register agent kinds."""
@@ -122,14 +132,14 @@ class Param:
                 value = text
         except ValueError:
             what = {int: " (an ASCII integer)", float: " (a finite ASCII decimal number)"}
-            raise _spec_error(f"{kind}: parameter {key}={text!r} is not a valid "
-                              f"{self.type.__name__}{what.get(self.type, '')}") from None
+            raise _spec_error(
+                f"{kind}: parameter {key}={text!r} is not a valid "
+                f"{self.type.__name__}{what.get(self.type, '')}"
+            ) from None
         if self.minimum is not None and value < self.minimum:
-            raise _spec_error(f"{kind}: parameter {key}={text} is below its minimum "
-                              f"{self.minimum}")
+            raise _spec_error(f"{kind}: parameter {key}={text} is below its minimum {self.minimum}")
         if self.maximum is not None and value > self.maximum:
-            raise _spec_error(f"{kind}: parameter {key}={text} is above its maximum "
-                              f"{self.maximum}")
+            raise _spec_error(f"{kind}: parameter {key}={text} is above its maximum {self.maximum}")
         return value
 
 
@@ -167,16 +177,20 @@ def _load_plugin(kind: str, strict: bool) -> None:
             _load_entry_point(ep)
         except Exception as err:  # any failure of the plug-in's import
             if strict:
-                raise ValueError(f"agent {kind!r} is provided by the entry point "
-                                 f"{ep.name} = {ep.value} (group {ENTRY_POINT_GROUP}), which "
-                                 f"failed to load: {type(err).__name__}: {err}") from None
+                raise ValueError(
+                    f"agent {kind!r} is provided by the entry point "
+                    f"{ep.name} = {ep.value} (group {ENTRY_POINT_GROUP}), which "
+                    f"failed to load: {type(err).__name__}: {err}"
+                ) from None
             continue
         if kind in _REGISTRY:
             return
         if strict:
-            raise ValueError(f"the entry point {ep.name} = {ep.value} (group "
-                             f"{ENTRY_POINT_GROUP}) loaded but did not register agent "
-                             f"{kind!r} (it must call drl.agents.register_agent)")
+            raise ValueError(
+                f"the entry point {ep.name} = {ep.value} (group "
+                f"{ENTRY_POINT_GROUP}) loaded but did not register agent "
+                f"{kind!r} (it must call drl.agents.register_agent)"
+            )
 
 
 def _load_all_plugins() -> None:
@@ -184,9 +198,13 @@ def _load_all_plugins() -> None:
         _load_plugin(ep.name.lower(), strict=False)
 
 
-def register_agent(name: str, factory: Callable[..., Agent],
-                   params_doc: Mapping[str, Param | str], help: str = "",
-                   batched: bool = False) -> None:
+def register_agent(
+    name: str,
+    factory: Callable[..., Agent],
+    params_doc: Mapping[str, Param | str],
+    help: str = "",
+    batched: bool = False,
+) -> None:
     """Make an agent kind available to :func:`make` and to spec strings.
 
     Args:
@@ -233,8 +251,9 @@ def describe_agents() -> str:
 
 
 def _spec_error(message: str) -> ValueError:
-    return ValueError(f"{message}\nvalid agents (spec kind[:param=value,...]):\n"
-                      f"{describe_agents()}")
+    return ValueError(
+        f"{message}\nvalid agents (spec kind[:param=value,...]):\n{describe_agents()}"
+    )
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
@@ -263,8 +282,10 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
         if not eq or not text.strip():
             raise _spec_error(f"{kind}: expected param=value, got {item!r} in spec {spec!r}")
         if key not in entry.params:
-            raise _spec_error(f"{kind}: unknown parameter {key!r} in spec {spec!r}; "
-                              f"valid: {', '.join(entry.params) or 'none'}")
+            raise _spec_error(
+                f"{kind}: unknown parameter {key!r} in spec {spec!r}; "
+                f"valid: {', '.join(entry.params) or 'none'}"
+            )
         if key in values:
             raise _spec_error(f"{kind}: parameter {key!r} given twice in spec {spec!r}")
         values[key] = entry.params[key].convert(kind, key, text.strip())

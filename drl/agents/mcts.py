@@ -36,8 +36,9 @@ class MCTSAgent(Agent):
         ValueError: a parameter out of range.
     """
 
-    def __init__(self, sims: int = 400, c: float = 1.4, rollout_limit: int = 200,
-                 seed: int | None = None) -> None:
+    def __init__(
+        self, sims: int = 400, c: float = 1.4, rollout_limit: int = 200, seed: int | None = None
+    ) -> None:
         if sims < 1:
             raise ValueError(f"sims must be >= 1, got {sims}")
         if not 0 <= c < math.inf:  # also refuses nan
@@ -76,13 +77,41 @@ class MCTSAgent(Agent):
         sims = self.sims if sims is None else min(int(sims), self.sims)
         state, params = kernel_inputs(board)
         path = search_history(board, _mcts.MAX_DEPTH + self.rollout_limit + 2)
-        (parent, first_child, next_sibling, move_index, n_moves, n_expanded, expand_start,
-         code, visits) = self._ints
+        (
+            parent,
+            first_child,
+            next_sibling,
+            move_index,
+            n_moves,
+            n_expanded,
+            expand_start,
+            code,
+            visits,
+        ) = self._ints
         seed = int(self._rng.integers(2**31 - 1))
-        nodes = _mcts.uct_search(state, params, sims, self.c, self.rollout_limit, seed,
-                                 self._state, parent, first_child, next_sibling, move_index,
-                                 n_moves, n_expanded, expand_start, code, visits, self._value,
-                                 self._moves, self._scratch, path, self._ctx)
+        nodes = _mcts.uct_search(
+            state,
+            params,
+            sims,
+            self.c,
+            self.rollout_limit,
+            seed,
+            self._state,
+            parent,
+            first_child,
+            next_sibling,
+            move_index,
+            n_moves,
+            n_expanded,
+            expand_start,
+            code,
+            visits,
+            self._value,
+            self._moves,
+            self._scratch,
+            path,
+            self._ctx,
+        )
         counts = np.zeros(len(board.legal_moves), dtype=np.int64)
         ch = int(first_child[0])
         while ch >= 0:

@@ -81,8 +81,7 @@ class GreedyAgent(Agent):
                 s = -int(evaluate(state, params))
                 n = int(generate_moves(state, params, self._moves))
                 if n and self._moves[0, M_CAPTURED]:
-                    forced = min(bin(int(self._moves[k, M_CAPTURED])).count("1")
-                                 for k in range(n))
+                    forced = min(bin(int(self._moves[k, M_CAPTURED])).count("1") for k in range(n))
                     s += (MAN if sheds else -MAN) * forced
                 scores[i] = s
             work.pop()

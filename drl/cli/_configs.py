@@ -41,10 +41,13 @@ def config_dir() -> str:
     Raises:
         FileNotFoundError: when neither location holds the configs (a broken install).
     """
-    candidates = (Path(__file__).resolve().parents[2] / "configs",
-                  Path(sys.prefix) / "share" / "drl" / "configs")
+    candidates = (
+        Path(__file__).resolve().parents[2] / "configs",
+        Path(sys.prefix) / "share" / "drl" / "configs",
+    )
     for path in candidates:
         if (path / "config.yaml").is_file():
             return str(path)
-    raise FileNotFoundError("drl's Hydra configs were not found; looked in "
-                            + ", ".join(str(p) for p in candidates))
+    raise FileNotFoundError(
+        "drl's Hydra configs were not found; looked in " + ", ".join(str(p) for p in candidates)
+    )

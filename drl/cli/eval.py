@@ -33,7 +33,7 @@ import math
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, cast
 
 import hydra
 from omegaconf import DictConfig, OmegaConf
@@ -85,8 +85,9 @@ class EvalConfig:
     """
 
     variant: VariantCfg = field(default_factory=VariantCfg)
-    agents: list[str] = field(default_factory=lambda: ["alphabeta:depth=4", "mcts:sims=400",
-                                                       "random"])
+    agents: list[str] = field(
+        default_factory=lambda: ["alphabeta:depth=4", "mcts:sims=400", "random"]
+    )
     format: str = "round_robin"
     games: int = 20
     openings: int | None = 4
@@ -130,8 +131,14 @@ def quote_overrides(argv: list[str]) -> list[str]:
     out = []
     for arg in argv:
         key, eq, value = arg.partition("=")
-        if eq and key == "agents" and value.startswith("[") and value.endswith("]") \
-                and '"' not in value and "'" not in value:
+        if (
+            eq
+            and key == "agents"
+            and value.startswith("[")
+            and value.endswith("]")
+            and '"' not in value
+            and "'" not in value
+        ):
             items = _split_specs(value[1:-1])
             out.append("agents=[" + ",".join(f'"{s}"' for s in items) + "]")
         elif eq and key == "variant" and ":" in value and '"' not in value:
@@ -158,14 +165,17 @@ def _check(cfg: EvalConfig) -> None:
     if cfg.format == "sprt" and cfg.games % 2:
         raise ValueError(f"games={cfg.games}: format=sprt plays game pairs, use an even number")
     if cfg.format == "halftime" and (cfg.games < 2 or cfg.games % 2):
-        raise ValueError(f"games={cfg.games}: format=halftime plays two halves of games/2 "
-                         f"games each (roles switched at halftime), use an even number >= 2")
+        raise ValueError(
+            f"games={cfg.games}: format=halftime plays two halves of games/2 "
+            f"games each (roles switched at halftime), use an even number >= 2"
+        )
     for key in ("max_plies", "lives", "pool_games_per_round"):
         if getattr(cfg, key) < 1:
             raise ValueError(f"{key}={getattr(cfg, key)}: must be >= 1")
     if cfg.openings is not None and cfg.openings < 0:
-        raise ValueError(f"openings={cfg.openings}: must be >= 0 plies (0 or null: the start "
-                         f"position)")
+        raise ValueError(
+            f"openings={cfg.openings}: must be >= 0 plies (0 or null: the start position)"
+        )
     if cfg.workers is not None and cfg.workers < 1:
         raise ValueError(f"workers={cfg.workers}: must be >= 1 (or null: automatic)")
     if not 0 < cfg.confidence < 1:
@@ -185,12 +195,12 @@ def _check(cfg: EvalConfig) -> None:
         raise ValueError(f"interval={cfg.interval!r}: choose profile or hessian")
     names = [spec_name(s) for s in cfg.agents]  # raises with the list of valid agents
     if cfg.format in ("halftime", "sprt") and len(names) != 2:
-        raise ValueError(f"agents: format={cfg.format} needs exactly 2 agents, "
-                         f"got {len(names)}")
+        raise ValueError(f"agents: format={cfg.format} needs exactly 2 agents, got {len(names)}")
     need = 3 if cfg.format == "pool" else 2
     if len(names) < need:
-        raise ValueError(f"agents: format={cfg.format} needs at least {need} agents, "
-                         f"got {len(names)}")
+        raise ValueError(
+            f"agents: format={cfg.format} needs at least {need} agents, got {len(names)}"
+        )
     if len(set(names)) != len(names) and cfg.format not in ("halftime", "sprt"):
         raise ValueError(f"agents: names must differ (add e.g. seed=1 to tell two apart): {names}")
 
@@ -200,9 +210,25 @@ def _rate(cfg: EvalConfig, records, players):
 
     anchor = cfg.anchor if cfg.anchor in players else None
     games = [(r.black, r.white, r.score_of(r.black)) for r in records]
-    return fit_elo(games, players=players, anchor=anchor, draw_model=cfg.draw_model,
-                   prior_draws=cfg.prior_draws, confidence=cfg.confidence,
-                   interval=cfg.interval)
+    return fit_elo(
+        games,
+        players=players,
+        anchor=anchor,
+        draw_model=cfg.draw_model,
+        prior_draws=cfg.prior_draws,
+        confidence=cfg.confidence,
+        interval=cfg.interval,
+    )
+
+
+class _MatchOptions(TypedDict):
+    """The keywords every format's match function takes from :class:`EvalConfig`."""
+
+    openings: int | None
+    seed: int
+    workers: int | None
+    max_plies: int
+    progress: bool
 
 
 def run(cfg: EvalConfig, out_dir: Path) -> dict:
@@ -226,66 +252,120 @@ def run(cfg: EvalConfig, out_dir: Path) -> dict:
         console = Console(width=max(console.width, 120))
     variant = cfg.variant.spec
     names = [spec_name(s) for s in cfg.agents]
-    common = dict(openings=cfg.openings, seed=cfg.seed, workers=cfg.workers,
-                  max_plies=cfg.max_plies, progress=cfg.progress)
+    common = _MatchOptions(
+        openings=cfg.openings,
+        seed=cfg.seed,
+        workers=cfg.workers,
+        max_plies=cfg.max_plies,
+        progress=cfg.progress,
+    )
     console.print(f"[bold]drl-eval[/] {cfg.format} in {variant}: {', '.join(names)}")
-    results: dict[str, Any] = {"config": OmegaConf.to_container(OmegaConf.structured(cfg)),
-                               "variant": variant, "format": cfg.format, "players": names}
+    results: dict[str, Any] = {
+        "config": OmegaConf.to_container(OmegaConf.structured(cfg)),
+        "variant": variant,
+        "format": cfg.format,
+        "players": names,
+    }
     extra_tables = []
     if cfg.format in ("round_robin", "gauntlet"):
-        match = play_tournament(list(cfg.agents), variant, cfg.games, schedule=cfg.format,
-                                **common)
+        match = play_tournament(list(cfg.agents), variant, cfg.games, schedule=cfg.format, **common)
         records, players = match.records, list(match.players)
     elif cfg.format == "halftime":
         h = halftime_match(cfg.agents[0], cfg.agents[1], variant, cfg.games // 2, **common)
         records, players = h.records, list(h.players)
-        results["halftime"] = {"first_half": h.first_half, "second_half": h.second_half,
-                               "total": h.total, "winner": h.winner,
-                               "won_both_roles": h.won_both_roles}
-        console.print(f"halftime: {players[0]} takes first; halves {h.first_half} and "
-                      f"{h.second_half}; winner {h.winner or 'none (tied)'}"
-                      + (f", {h.won_both_roles} won in both roles" if h.won_both_roles else ""))
+        results["halftime"] = {
+            "first_half": h.first_half,
+            "second_half": h.second_half,
+            "total": h.total,
+            "winner": h.winner,
+            "won_both_roles": h.won_both_roles,
+        }
+        console.print(
+            f"halftime: {players[0]} takes first; halves {h.first_half} and "
+            f"{h.second_half}; winner {h.winner or 'none (tied)'}"
+            + (f", {h.won_both_roles} won in both roles" if h.won_both_roles else "")
+        )
     elif cfg.format == "pool":
-        p = pool_tournament(list(cfg.agents), variant, cfg.lives,
-                            games_per_round=cfg.pool_games_per_round,
-                            life_lost_by=cfg.life_lost_by, **common)
+        p = pool_tournament(
+            list(cfg.agents),
+            variant,
+            cfg.lives,
+            games_per_round=cfg.pool_games_per_round,
+            life_lost_by=cfg.life_lost_by,
+            **common,
+        )
         records, players = p.records, names
-        results["pool"] = {"winner": p.winner, "rounds": p.rounds,
-                           "standings": [vars(s) for s in p.standings]}
+        results["pool"] = {
+            "winner": p.winner,
+            "rounds": p.rounds,
+            "standings": [vars(s) for s in p.standings],
+        }
         from rich.table import Table
 
-        t = Table(title=f"Pool ({cfg.lives} lives, a life lost by the round's "
-                        f"{cfg.life_lost_by})", title_justify="left")
+        t = Table(
+            title=f"Pool ({cfg.lives} lives, a life lost by the round's {cfg.life_lost_by})",
+            title_justify="left",
+        )
         for col in ("player", "lives", "won", "lost", "tied", "points", "out in round"):
             t.add_column(col, justify="left" if col == "player" else "right")
         for s in p.standings:
-            t.add_row(s.name, str(s.lives), str(s.rounds_won), str(s.rounds_lost),
-                      str(s.rounds_tied), f"{s.points:g}", str(s.out_in_round or "-"))
+            t.add_row(
+                s.name,
+                str(s.lives),
+                str(s.rounds_won),
+                str(s.rounds_lost),
+                str(s.rounds_tied),
+                f"{s.points:g}",
+                str(s.out_in_round or "-"),
+            )
         extra_tables.append(t)
     else:  # sprt
-        s = cfg.sprt
+        sprt = cfg.sprt
 
         def show(now, games: int) -> None:
-            console.print(f"SPRT after {games} games: LLR {now.llr:.2f} "
-                          f"[{now.lower:.2f}, {now.upper:.2f}] -> {now.decision}")
+            console.print(
+                f"SPRT after {games} games: LLR {now.llr:.2f} "
+                f"[{now.lower:.2f}, {now.upper:.2f}] -> {now.decision}"
+            )
 
-        test = play_sprt(cfg.agents[0], cfg.agents[1], variant, cfg.games, elo0=s.elo0,
-                         elo1=s.elo1, alpha=s.alpha, beta=s.beta, max_games=s.max_games,
-                         on_batch=show, **common)
+        test = play_sprt(
+            cfg.agents[0],
+            cfg.agents[1],
+            variant,
+            cfg.games,
+            elo0=sprt.elo0,
+            elo1=sprt.elo1,
+            alpha=sprt.alpha,
+            beta=sprt.beta,
+            max_games=sprt.max_games,
+            on_batch=show,
+            **common,
+        )
         records, players = test.records, list(test.players)
-        results["sprt"] = {"pentanomial": test.counts, "llr": test.result.llr,
-                           "lower": test.result.lower, "upper": test.result.upper,
-                           "decision": test.result.decision, "games": len(records),
-                           "elo0": s.elo0, "elo1": s.elo1, "alpha": s.alpha, "beta": s.beta}
+        results["sprt"] = {
+            "pentanomial": test.counts,
+            "llr": test.result.llr,
+            "lower": test.result.lower,
+            "upper": test.result.upper,
+            "decision": test.result.decision,
+            "games": len(records),
+            "elo0": sprt.elo0,
+            "elo1": sprt.elo1,
+            "alpha": sprt.alpha,
+            "beta": sprt.beta,
+        }
     ratings = _rate(cfg, records, players)
     results["ratings"] = ratings.to_dict()
-    results["summary"] = {n: {k: w.to_dict() for k, w in summarize(records, n).items()}
-                          for n in players}
+    results["summary"] = {
+        n: {k: w.to_dict() for k, w in summarize(records, n).items()} for n in players
+    }
     results["games"] = [{k: v for k, v in r.to_dict().items() if k != "pdn"} for r in records]
 
-    console.print(report.standings_table(ratings, records,
-                                         title=f"Elo ({cfg.format}, {variant}, anchor "
-                                               f"{ratings.anchor} = 0)"))
+    console.print(
+        report.standings_table(
+            ratings, records, title=f"Elo ({cfg.format}, {variant}, anchor {ratings.anchor} = 0)"
+        )
+    )
     console.print(report.pairs_table(records, players))
     console.print(report.roles_table(records, players))
     for t in extra_tables:
@@ -303,7 +383,7 @@ def run(cfg: EvalConfig, out_dir: Path) -> dict:
 def _main(cfg: DictConfig) -> None:
     from hydra.core.hydra_config import HydraConfig
 
-    conf: EvalConfig = OmegaConf.to_object(cfg)
+    conf = cast("EvalConfig", OmegaConf.to_object(cfg))  # the eval_schema's dataclass
     try:
         _check(conf)
     except ValueError as err:

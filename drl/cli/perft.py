@@ -29,14 +29,17 @@ def _position(variant: Variant, fen: str | None):
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``drl-perft``; returns the process exit status."""
     parser = argparse.ArgumentParser(
-        prog="drl-perft",
-        description="Count the leaf nodes of the legal-move tree (perft).")
-    parser.add_argument("variant", help="variant string, e.g. english or "
-                        "'give_and_take:taker=white,max_capture=true'")
+        prog="drl-perft", description="Count the leaf nodes of the legal-move tree (perft)."
+    )
+    parser.add_argument(
+        "variant",
+        help="variant string, e.g. english or 'give_and_take:taker=white,max_capture=true'",
+    )
     parser.add_argument("depth", type=int, help="plies to search (>= 0)")
     parser.add_argument("--fen", help="start from this FEN instead of the start position")
-    parser.add_argument("--divide", action="store_true",
-                        help="also print the leaf count below each first move")
+    parser.add_argument(
+        "--divide", action="store_true", help="also print the leaf count below each first move"
+    )
     args = parser.parse_args(argv)
     if args.depth < 0 or (args.divide and args.depth < 1):
         parser.error("depth must be >= 0 (>= 1 with --divide)")

@@ -16,7 +16,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import hydra
 from hydra.core.config_store import ConfigStore
@@ -47,10 +47,16 @@ class PlayConfig:
     fen: str | None = None
     pdn: str | None = None
     device: str = "auto"
-    defaults: list[Any] = field(default_factory=lambda: [
-        "_self_", {"override hydra/job_logging": "stdout"}])
-    hydra: Any = field(default_factory=lambda: {"run": {"dir": "."}, "output_subdir": None,
-                                                "job": {"chdir": False}})
+    defaults: list[Any] = field(
+        default_factory=lambda: ["_self_", {"override hydra/job_logging": "stdout"}]
+    )
+    hydra: Any = field(
+        default_factory=lambda: {
+            "run": {"dir": "."},
+            "output_subdir": None,
+            "job": {"chdir": False},
+        }
+    )
 
 
 def square_numbers(board_size: int) -> str:
@@ -66,8 +72,9 @@ def square_numbers(board_size: int) -> str:
     return "\n".join(lines)
 
 
-def play_session(cfg: PlayConfig, read: Callable[[str], str] = input,
-                 write: Callable[[str], None] = print) -> str:
+def play_session(
+    cfg: PlayConfig, read: Callable[[str], str] = input, write: Callable[[str], None] = print
+) -> str:
     """Run one game between the user (``read``/``write``) and the checkpoint.
 
     Returns:
@@ -82,8 +89,9 @@ def play_session(cfg: PlayConfig, read: Callable[[str], str] = input,
     from drl.rules.pdn import board_to_pdn
 
     if not cfg.ckpt:
-        raise ValueError("give the checkpoint: drl-play ckpt=PATH (a ckpt-*.pt file or a run "
-                         "folder)")
+        raise ValueError(
+            "give the checkpoint: drl-play ckpt=PATH (a ckpt-*.pt file or a run folder)"
+        )
     if cfg.color not in ("black", "white"):
         raise ValueError(f"color must be black or white, got {cfg.color!r}")
     if cfg.role not in ("taker", "giver"):
@@ -98,8 +106,11 @@ def play_session(cfg: PlayConfig, read: Callable[[str], str] = input,
         variant = role_variant(variant, cfg.color if cfg.role == "taker" else other)
     board = Board(variant, fen=cfg.fen)
     me = 0 if cfg.color == "black" else 1
-    write(f"You play {cfg.color}" + (f" ({board.role(me)})" if board.role(me) else "")
-          + f" in {variant} against {agent.name} from {agent.path}.")
+    write(
+        f"You play {cfg.color}"
+        + (f" ({board.role(me)})" if board.role(me) else "")
+        + f" in {variant} against {agent.name} from {agent.path}."
+    )
     write("Type moves in PDN (e.g. 11-15, 15x24), 'moves', 'undo' or 'quit'. Squares:")
     write(square_numbers(variant.board_size))
     while not board.is_game_over():
@@ -140,15 +151,15 @@ def play_session(cfg: PlayConfig, read: Callable[[str], str] = input,
     if cfg.pdn:
         from pathlib import Path
 
-        Path(cfg.pdn).write_text(board_to_pdn(board, {"Event": "drl-play"},
-                                              None if outcome else "*"),
-                                 encoding="utf-8")
+        Path(cfg.pdn).write_text(
+            board_to_pdn(board, {"Event": "drl-play"}, None if outcome else "*"), encoding="utf-8"
+        )
         write(f"game written to {cfg.pdn}")
     return result
 
 
 def _run(cfg: Any) -> None:
-    conf = OmegaConf.to_object(cfg)
+    conf = cast("PlayConfig", OmegaConf.to_object(cfg))  # the drl_play schema's dataclass
     try:
         play_session(conf)
     except (ValueError, RuntimeError) as err:

@@ -39,16 +39,23 @@ def results_table(results: list, title: str):
 
     table = Table(title=title, title_justify="left")
     for col in ("opponent", "as", "games", "W-D-L", "score", "95% CI", "Elo"):
-        table.add_column(col, justify="left" if col in ("opponent", "as") else "right",
-                         no_wrap=True)
+        table.add_column(
+            col, justify="left" if col in ("opponent", "as") else "right", no_wrap=True
+        )
     for r in results:
         keys = [k for k in ("all", "taker", "giver", "black", "white") if k in r.summary]
         for key in keys:
             w = r.summary[key]
             lo, hi = w.score_interval
-            table.add_row(r.baseline if key == "all" else "", key, str(w.games),
-                          f"{w.wins}-{w.draws}-{w.losses}", f"{w.score:.2f}",
-                          f"{lo:.2f}-{hi:.2f}", fmt_elo(w.elo))
+            table.add_row(
+                r.baseline if key == "all" else "",
+                key,
+                str(w.games),
+                f"{w.wins}-{w.draws}-{w.losses}",
+                f"{w.score:.2f}",
+                f"{lo:.2f}-{hi:.2f}",
+                fmt_elo(w.elo),
+            )
     return table
 
 
@@ -75,14 +82,19 @@ def _run(cfg: DictConfig) -> None:
         result = train(conf, run_dir)
     except (ValueError, CheckpointError, RuntimeError) as err:
         sys.exit(f"drl-train: {err}")
-    console.print(f"{result.iterations} iterations, {result.learner_steps} learner steps, "
-                  f"{result.games} games, {result.positions} positions; "
-                  f"checkpoint {result.checkpoint}")
+    console.print(
+        f"{result.iterations} iterations, {result.learner_steps} learner steps, "
+        f"{result.games} games, {result.positions} positions; "
+        f"checkpoint {result.checkpoint}"
+    )
     if result.final_eval:
         sims = conf.train.final_eval.simulations
-        console.print(results_table(result.final_eval,
-                                    f"trained network (search {sims} sims) vs baselines, "
-                                    f"{conf.variant.spec}"))
+        console.print(
+            results_table(
+                result.final_eval,
+                f"trained network (search {sims} sims) vs baselines, {conf.variant.spec}",
+            )
+        )
 
 
 def main() -> None:

@@ -55,8 +55,10 @@ def action_index(action: object) -> int:
         return int(action.reshape(()))
     if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
         return int(action)
-    raise ValueError(f"action must be an integer step index (int or numpy integer), got "
-                     f"{action!r} of type {type(action).__name__}")
+    raise ValueError(
+        f"action must be an integer step index (int or numpy integer), got "
+        f"{action!r} of type {type(action).__name__}"
+    )
 
 
 def _turn(turn: object) -> int:
@@ -196,8 +198,10 @@ def decode_action(index: int, turn: int, board_size: int) -> Step:
     from_sq = nsq - 1 - rel_from if turn == BLACK else rel_from
     direction = 3 - rel_dir if turn == BLACK else rel_dir
     if dist0 + 1 > RAY_LEN[z, from_sq, direction]:
-        raise ValueError(f"action {index} leaves the board (square {from_sq + 1}, "
-                         f"direction {direction}, distance {dist0 + 1})")
+        raise ValueError(
+            f"action {index} leaves the board (square {from_sq + 1}, "
+            f"direction {direction}, distance {dist0 + 1})"
+        )
     return Step(from_sq, direction, dist0 + 1)
 
 
@@ -243,14 +247,16 @@ def move_to_actions(move: Move, turn: int, params: np.ndarray) -> tuple[int, ...
     path = tuple(int(s) for s in move.path)
     for s in path:
         if not 0 <= s < nsq:
-            raise IllegalMoveError(f"move {path}: square {s} (0-based) is off the board "
-                                   f"(0..{nsq - 1})")
+            raise IllegalMoveError(
+                f"move {path}: square {s} (0-based) is off the board (0..{nsq - 1})"
+            )
     out = []
     for a, b in pairwise(path):
         idx = step_index(a, b, turn, params)
         if idx < 0:
-            raise IllegalMoveError(f"move {move}: squares {a + 1} and {b + 1} are not on a "
-                                   f"diagonal")
+            raise IllegalMoveError(
+                f"move {move}: squares {a + 1} and {b + 1} are not on a diagonal"
+            )
         out.append(int(idx))
     return tuple(out)
 
@@ -275,5 +281,4 @@ def actions_to_move(actions: tuple[int, ...] | list[int], board: Board) -> Move:
     for move in board.legal_moves:
         if move_to_actions(move, turn, params) == actions:
             return move
-    raise ValueError(f"step actions {list(actions)} are not a complete legal move of "
-                     f"{board.fen()}")
+    raise ValueError(f"step actions {list(actions)} are not a complete legal move of {board.fen()}")

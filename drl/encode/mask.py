@@ -41,8 +41,15 @@ def _matches(move_row, turn, params, prefix, prefix_len) -> bool:
 
 
 @njit(cache=True)
-def mask_from_moves(moves: np.ndarray, n_moves: int, turn: int, params: np.ndarray,
-                    prefix: np.ndarray, prefix_len: int, out_mask: np.ndarray) -> int:
+def mask_from_moves(
+    moves: np.ndarray,
+    n_moves: int,
+    turn: int,
+    params: np.ndarray,
+    prefix: np.ndarray,
+    prefix_len: int,
+    out_mask: np.ndarray,
+) -> int:
     """Legal-step mask from an already generated move list.
 
     Args:
@@ -70,8 +77,14 @@ def mask_from_moves(moves: np.ndarray, n_moves: int, turn: int, params: np.ndarr
 
 
 @njit(cache=True)
-def step_outcome(moves: np.ndarray, n_moves: int, turn: int, params: np.ndarray,
-                 prefix: np.ndarray, prefix_len: int) -> int:
+def step_outcome(
+    moves: np.ndarray,
+    n_moves: int,
+    turn: int,
+    params: np.ndarray,
+    prefix: np.ndarray,
+    prefix_len: int,
+) -> int:
     """Where a step prefix stands among the legal moves.
 
     Args:

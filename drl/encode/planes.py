@@ -122,8 +122,15 @@ def _clip01(x: float) -> float:
 
 
 @njit(cache=True)
-def encode_planes_as(state: np.ndarray, params: np.ndarray, prefix: np.ndarray,
-                     prefix_len: int, repetitions: int, viewer: int, out: np.ndarray) -> None:
+def encode_planes_as(
+    state: np.ndarray,
+    params: np.ndarray,
+    prefix: np.ndarray,
+    prefix_len: int,
+    repetitions: int,
+    viewer: int,
+    out: np.ndarray,
+) -> None:
     """Observation planes of ``(state, prefix)`` from ``viewer``'s chair.
 
     Args:
@@ -240,8 +247,14 @@ def encode_planes_as(state: np.ndarray, params: np.ndarray, prefix: np.ndarray,
 
 
 @njit(cache=True)
-def encode_planes(state: np.ndarray, params: np.ndarray, prefix: np.ndarray, prefix_len: int,
-                  repetitions: int, out: np.ndarray) -> None:
+def encode_planes(
+    state: np.ndarray,
+    params: np.ndarray,
+    prefix: np.ndarray,
+    prefix_len: int,
+    repetitions: int,
+    out: np.ndarray,
+) -> None:
     """Observation planes from the view of the player to move.
 
     Args:
@@ -256,8 +269,14 @@ def encode_planes(state: np.ndarray, params: np.ndarray, prefix: np.ndarray, pre
 
 
 @njit(cache=True)
-def encode_batch(states: np.ndarray, params: np.ndarray, prefixes: np.ndarray,
-                 prefix_lens: np.ndarray, repetitions: np.ndarray, out: np.ndarray) -> None:
+def encode_batch(
+    states: np.ndarray,
+    params: np.ndarray,
+    prefixes: np.ndarray,
+    prefix_lens: np.ndarray,
+    repetitions: np.ndarray,
+    out: np.ndarray,
+) -> None:
     """Observation planes of many positions of one variant, each from its mover's view.
 
     Args:
@@ -269,5 +288,12 @@ def encode_batch(states: np.ndarray, params: np.ndarray, prefixes: np.ndarray,
         out: ``float32[B, N_CHANNELS, n, n]``, overwritten.
     """
     for i in range(states.shape[0]):
-        encode_planes_as(states[i], params, prefixes[i], prefix_lens[i], repetitions[i],
-                         states[i, ST_TURN], out[i])
+        encode_planes_as(
+            states[i],
+            params,
+            prefixes[i],
+            prefix_lens[i],
+            repetitions[i],
+            states[i, ST_TURN],
+            out[i],
+        )

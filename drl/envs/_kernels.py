@@ -22,9 +22,25 @@ __all__ = ["W_AGENT", "W_PLY_LIMIT", "W_PLY0", "W_SIZE", "vector_step"]
 
 
 @njit(cache=True)
-def vector_step(ws, pos, params2, init_state, moves, hists, logs, rngs, actions,
-                needs_reset, new_agents, lose_on_illegal, masks, planes, rewards, terminated,
-                truncated):
+def vector_step(
+    ws,
+    pos,
+    params2,
+    init_state,
+    moves,
+    hists,
+    logs,
+    rngs,
+    actions,
+    needs_reset,
+    new_agents,
+    lose_on_illegal,
+    masks,
+    planes,
+    rewards,
+    terminated,
+    truncated,
+):
     """One step of B games against random opponents (the vector env's whole step).
 
     Game ``i`` is reset (agent colour ``new_agents[i]``, random opponent moves first if it
@@ -48,7 +64,7 @@ def vector_step(ws, pos, params2, init_state, moves, hists, logs, rngs, actions,
         truncated[i] = False
         w = ws[i]
         p = pos[i]
-        rng = rngs[i:i + 1]
+        rng = rngs[i : i + 1]
         if needs_reset[i]:
             agent = new_agents[i]
             params = params2[agent]
@@ -59,8 +75,14 @@ def vector_step(ws, pos, params2, init_state, moves, hists, logs, rngs, actions,
         else:
             agent = w[W_AGENT]
             params = params2[agent]
-            result = G.step(p, params, moves[i], hists[i], actions[i],
-                            logs[i, min(p[ST_PLY] - w[W_PLY0], logs.shape[1] - 1)])
+            result = G.step(
+                p,
+                params,
+                moves[i],
+                hists[i],
+                actions[i],
+                logs[i, min(p[ST_PLY] - w[W_PLY0], logs.shape[1] - 1)],
+            )
             if result == STEP_ILLEGAL:
                 if lose_on_illegal:
                     rewards[i] = -1.0
@@ -73,4 +95,3 @@ def vector_step(ws, pos, params2, init_state, moves, hists, logs, rngs, actions,
                 elif not G.below_limit(w, p):
                     truncated[i] = True
         G.observe_into(p, params2[w[W_AGENT]], moves[i], -1, masks[i], planes[i])
-

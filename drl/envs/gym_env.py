@@ -76,22 +76,33 @@ class DraughtsEnv(gym.Env):
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
 
-    def __init__(self, variant: str | Variant = "english", role: str | None = None,
-                 variant_options: Options = None, opponent: Any = "random",
-                 agent_color: str = "random", max_plies: int | None = DEFAULT_MAX_PLIES,
-                 illegal_action: str = "raise", render_mode: str | None = None) -> None:
+    def __init__(
+        self,
+        variant: str | Variant = "english",
+        role: str | None = None,
+        variant_options: Options = None,
+        opponent: Any = "random",
+        agent_color: str = "random",
+        max_plies: int | None = DEFAULT_MAX_PLIES,
+        illegal_action: str = "raise",
+        render_mode: str | None = None,
+    ) -> None:
         if agent_color not in COLORS + ("random",):
-            raise ValueError(f"agent_color must be 'black', 'white' or 'random', "
-                             f"got {agent_color!r}")
-        if max_plies is not None and (isinstance(max_plies, bool)
-                                      or not isinstance(max_plies, (int, np.integer))
-                                      or max_plies < 1):
+            raise ValueError(
+                f"agent_color must be 'black', 'white' or 'random', got {agent_color!r}"
+            )
+        if max_plies is not None and (
+            isinstance(max_plies, bool)
+            or not isinstance(max_plies, (int, np.integer))
+            or max_plies < 1
+        ):
             raise ValueError(f"max_plies must be a positive integer or None, got {max_plies!r}")
         if illegal_action not in ILLEGAL_ACTIONS:
             raise ValueError(f"illegal_action must be 'raise' or 'lose', got {illegal_action!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None, 'ansi' or 'rgb_array', "
-                             f"got {render_mode!r}")
+            raise ValueError(
+                f"render_mode must be None, 'ansi' or 'rgb_array', got {render_mode!r}"
+            )
         self.variant = build_variant(variant, variant_options)
         self._variants = role_variants(self.variant, role)
         self.role = role
@@ -107,10 +118,12 @@ class DraughtsEnv(gym.Env):
         n = self.variant.board_size
         self._game = StepGame(self._variants[0], ply_limit=self.max_plies)
         self._n_actions = self._game.n_actions
-        self.observation_space = spaces.Dict({
-            "observation": spaces.Box(0.0, 1.0, (N_CHANNELS, n, n), dtype=np.float32),
-            "action_mask": spaces.Box(0, 1, (self._n_actions,), dtype=np.int8),
-        })
+        self.observation_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0.0, 1.0, (N_CHANNELS, n, n), dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, (self._n_actions,), dtype=np.int8),
+            }
+        )
         self.action_space = spaces.Discrete(self._n_actions)
         self._agent = 0
         self._done = True
@@ -126,10 +139,11 @@ class DraughtsEnv(gym.Env):
     @property
     def prefix(self) -> tuple[int, ...]:
         """Step actions the agent has played in its move in progress."""
-        return tuple(int(a) for a in self._game.prefix[:self._game.plen])
+        return tuple(int(a) for a in self._game.prefix[: self._game.plen])
 
-    def reset(self, *, seed: int | None = None,
-              options: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, np.ndarray], dict]:
         """Start an episode.
 
         Args:
@@ -156,22 +170,31 @@ class DraughtsEnv(gym.Env):
         opp_seed = int(self.np_random.integers(2**62))
         if self.opponent is not None and hasattr(self.opponent, "reset"):
             self.opponent.reset(seed=opp_seed)
-        self._game = StepGame(self._variants[self._agent], fen=fen, agent=self._agent,
-                              ply_limit=self.max_plies, seed=opp_seed)
+        self._game = StepGame(
+            self._variants[self._agent],
+            fen=fen,
+            agent=self._agent,
+            ply_limit=self.max_plies,
+            seed=opp_seed,
+        )
         self._done = False
         self._end_info = {}
         truncated = self._opponent_turns()
         start = fen or "the start position"
         outcome = self._game.outcome
         if outcome is not None:
-            raise ValueError(f"the game is decided ({outcome.termination.name}, "
-                             f"{outcome.result}) before the agent ({COLORS[self._agent]}) "
-                             f"can move, from {start}")
+            raise ValueError(
+                f"the game is decided ({outcome.termination.name}, "
+                f"{outcome.result}) before the agent ({COLORS[self._agent]}) "
+                f"can move, from {start}"
+            )
         if truncated:
-            raise ValueError(f"max_plies={self.max_plies} is used up by the opponent's "
-                             f"{self._game.plies} plies before the agent "
-                             f"({COLORS[self._agent]}) can move, from {start}; raise "
-                             f"max_plies")
+            raise ValueError(
+                f"max_plies={self.max_plies} is used up by the opponent's "
+                f"{self._game.plies} plies before the agent "
+                f"({COLORS[self._agent]}) can move, from {start}; raise "
+                f"max_plies"
+            )
         self._game.refresh()
         return self._observation(), self._info()
 
@@ -195,8 +218,19 @@ class DraughtsEnv(gym.Env):
             return self._illegal(a)
         if game.plies + 2 >= len(game.log):
             game.grow()
-        code = G.game_step(game.ws, game.pos, game.params, game.rows, game.hist, game.log,
-                           game.rng, a, self._fast_random, game.mask, game.planes)
+        code = G.game_step(
+            game.ws,
+            game.pos,
+            game.params,
+            game.rows,
+            game.hist,
+            game.log,
+            game.rng,
+            a,
+            self._fast_random,
+            game.mask,
+            game.planes,
+        )
         if code == G.STEP_ILLEGAL:
             return self._illegal(a)
         truncated = False
@@ -239,14 +273,16 @@ class DraughtsEnv(gym.Env):
         else:
             opponent = self.opponent
             assert opponent is not None  # made in __init__ unless the replies are compiled
-            while (game.outcome is None and game.turn != self._agent
-                   and not self._over_ply_limit()):
+            while game.outcome is None and game.turn != self._agent and not self._over_ply_limit():
                 game.play_move(opponent.select_move(game.board.copy()))
         return self._over_ply_limit()
 
     def _over_ply_limit(self) -> bool:
-        return (self._game.outcome is None and self.max_plies is not None
-                and self._game.plies >= self.max_plies)
+        return (
+            self._game.outcome is None
+            and self.max_plies is not None
+            and self._game.plies >= self.max_plies
+        )
 
     def _observation(self) -> dict[str, np.ndarray]:
         self._mask_out = self._game.mask.copy()
@@ -266,8 +302,9 @@ class DraughtsEnv(gym.Env):
             info.update(self._end_info)
         return info
 
-    def _finish(self, outcome: Outcome | None, termination: str | None = None,
-                winner: int | None = None) -> None:
+    def _finish(
+        self, outcome: Outcome | None, termination: str | None = None, winner: int | None = None
+    ) -> None:
         self._done = True
         if outcome is not None:
             termination = outcome.termination.name
@@ -278,12 +315,17 @@ class DraughtsEnv(gym.Env):
         else:
             result = "*"
         agent = COLORS[self._agent]
-        opponent = self._opponent_spec if isinstance(self._opponent_spec, str) \
+        opponent = (
+            self._opponent_spec
+            if isinstance(self._opponent_spec, str)
             else type(self._opponent_spec).__name__
-        tags = {"Event": f"drl env {self.spec.id if self.spec else type(self).__name__}",
-                "Black": "agent" if agent == "black" else opponent,
-                "White": "agent" if agent == "white" else opponent,
-                "Termination": termination}
+        )
+        tags = {
+            "Event": f"drl env {self.spec.id if self.spec else type(self).__name__}",
+            "Black": "agent" if agent == "black" else opponent,
+            "White": "agent" if agent == "white" else opponent,
+            "Termination": termination,
+        }
         self._end_info = {
             "termination": termination,
             "winner": None if winner is None else COLORS[winner],
@@ -297,9 +339,11 @@ class DraughtsEnv(gym.Env):
         if self.illegal_action == "raise":
             legal = ", ".join(f"{i} ({game.step_text(int(i))})" for i in np.flatnonzero(game.mask))
             progress = f" after steps {list(self.prefix)}" if game.plen else ""
-            raise ValueError(f"illegal action {a} ({game.step_text(a)}) for "
-                             f"{COLORS[game.turn]} in {game.board.fen()}{progress}; "
-                             f"legal actions: {legal or 'none'}")
+            raise ValueError(
+                f"illegal action {a} ({game.step_text(a)}) for "
+                f"{COLORS[game.turn]} in {game.board.fen()}{progress}; "
+                f"legal actions: {legal or 'none'}"
+            )
         self._finish(None, termination="illegal_action", winner=1 - self._agent)
         self._end_info["illegal_action"] = a
         return self._observation(), -1.0, True, False, self._info()

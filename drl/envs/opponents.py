@@ -40,6 +40,8 @@ def make_opponent(spec: Any) -> Opponent:
     try:
         make = importlib.import_module("drl.agents").make
     except (ImportError, AttributeError):
-        raise ValueError(f"opponent {spec!r} needs drl.agents.make, which is not available; "
-                         f"only 'random' works without it") from None
+        raise ValueError(
+            f"opponent {spec!r} needs drl.agents.make, which is not available; "
+            f"only 'random' works without it"
+        ) from None
     return make(spec)

@@ -64,21 +64,33 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         ValueError: a bad argument, or an illegal action under ``illegal_action="raise"``.
     """
 
-    metadata: dict[str, Any] = {"render_modes": ["ansi", "rgb_array"],
-                                "name": "drl_draughts_v0", "is_parallelizable": False,
-                                "render_fps": 4}
+    metadata: dict[str, Any] = {
+        "render_modes": ["ansi", "rgb_array"],
+        "name": "drl_draughts_v0",
+        "is_parallelizable": False,
+        "render_fps": 4,
+    }
 
-    def __init__(self, variant: str | Variant = "english", variant_options: Options = None,
-                 max_plies: int | None = 400, illegal_action: str = "raise",
-                 render_mode: str | None = None) -> None:
+    def __init__(
+        self,
+        variant: str | Variant = "english",
+        variant_options: Options = None,
+        max_plies: int | None = 400,
+        illegal_action: str = "raise",
+        render_mode: str | None = None,
+    ) -> None:
         super().__init__()
         if illegal_action not in ("raise", "lose"):
             raise ValueError(f"illegal_action must be 'raise' or 'lose', got {illegal_action!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None, 'ansi' or 'rgb_array', "
-                             f"got {render_mode!r}")
-        if max_plies is not None and (isinstance(max_plies, bool) or not isinstance(
-                max_plies, (int, np.integer)) or max_plies < 1):
+            raise ValueError(
+                f"render_mode must be None, 'ansi' or 'rgb_array', got {render_mode!r}"
+            )
+        if max_plies is not None and (
+            isinstance(max_plies, bool)
+            or not isinstance(max_plies, (int, np.integer))
+            or max_plies < 1
+        ):
             raise ValueError(f"max_plies must be a positive integer or None, got {max_plies!r}")
         self.variant = build_variant(variant, variant_options)
         self.max_plies = max_plies
@@ -89,10 +101,12 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self._game = StepGame(self.variant)
         self._has_roles = self.variant.role(0) is not None
         a = self._game.n_actions
-        obs_space = spaces.Dict({
-            "observation": spaces.Box(0.0, 1.0, (N_CHANNELS, n, n), dtype=np.float32),
-            "action_mask": spaces.Box(0, 1, (a,), dtype=np.int8),
-        })
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0.0, 1.0, (N_CHANNELS, n, n), dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, (a,), dtype=np.int8),
+            }
+        )
         self._obs_spaces = {agent: obs_space for agent in AGENTS}
         self._act_spaces = {agent: spaces.Discrete(a) for agent in AGENTS}
         self._zero_mask = np.zeros(a, dtype=np.int8)
@@ -125,8 +139,11 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         options = dict(options or {})
         fen = options.pop("fen", None)
         if options:
-            warnings.warn(f"unknown reset options {sorted(options)} ignored; valid: fen",
-                          UserWarning, stacklevel=2)
+            warnings.warn(
+                f"unknown reset options {sorted(options)} ignored; valid: fen",
+                UserWarning,
+                stacklevel=2,
+            )
         if seed is not None:
             for i, agent in enumerate(AGENTS):
                 self._act_spaces[agent].seed(seed + i)
@@ -180,10 +197,13 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         if code == G.STEP_ILLEGAL:
             if self.illegal_action == "raise":
                 game.refresh()
-                legal = ", ".join(f"{i} ({game.step_text(int(i))})"
-                                  for i in np.flatnonzero(game.mask))
-                raise ValueError(f"illegal action {a} ({game.step_text(a)}) for {agent} in "
-                                 f"{game.board.fen()}; legal actions: {legal or 'none'}")
+                legal = ", ".join(
+                    f"{i} ({game.step_text(int(i))})" for i in np.flatnonzero(game.mask)
+                )
+                raise ValueError(
+                    f"illegal action {a} ({game.step_text(a)}) for {agent} in "
+                    f"{game.board.fen()}; legal actions: {legal or 'none'}"
+                )
             self._end(1 - AGENTS.index(agent), "illegal_action")
             self._accumulate_rewards()
             return
@@ -219,21 +239,33 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             self.terminations[ag] = True
             self.rewards[ag] = 0 if winner is None else (1 if int(winner) == i else -1)
         result = "1/2-1/2" if winner is None else ("1-0" if int(winner) == 1 else "0-1")
-        self._update_infos(termination=termination,
-                           winner=None if winner is None else AGENTS[int(winner)],
-                           result=result)
+        self._update_infos(
+            termination=termination,
+            winner=None if winner is None else AGENTS[int(winner)],
+            result=result,
+        )
 
     def _update_infos(self, **end: Any) -> None:
         game = self._game
         pdn = None
         if end:
             result = end["result"] if end["termination"] != "illegal_action" else "*"
-            pdn = game.pdn({"Event": "drl pettingzoo", "Black": "black", "White": "white",
-                            "Termination": end["termination"]}, result)
+            pdn = game.pdn(
+                {
+                    "Event": "drl pettingzoo",
+                    "Black": "black",
+                    "White": "white",
+                    "Termination": end["termination"],
+                },
+                result,
+            )
         for i, ag in enumerate(AGENTS):
             obj = int(objective(game.state, game.params, i))
-            info = {"role": ("taker", "giver")[obj] if self._has_roles else None,
-                    "objective": ("take", "give")[obj], "ply": game.plies}
+            info = {
+                "role": ("taker", "giver")[obj] if self._has_roles else None,
+                "objective": ("take", "give")[obj],
+                "ply": game.plies,
+            }
             if end:
                 info.update(end, pdn=pdn)
             self.infos[ag] = info

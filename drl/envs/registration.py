@@ -28,10 +28,8 @@ ENV_IDS: dict[str, dict[str, Any]] = {
     "drl/GiveAndTake-Taker-v0": {"variant": "give_and_take", "role": "taker"},
     "drl/GiveAndTake-Giver-v0": {"variant": "give_and_take", "role": "giver"},
     "drl/GiveAndTake-BothGivers-v0": {"variant": "give_and_take:objectives=give/give"},
-    "drl/GiveAndTake10x10-Taker-v0": {"variant": "give_and_take:board_size=10",
-                                       "role": "taker"},
-    "drl/GiveAndTake10x10-Giver-v0": {"variant": "give_and_take:board_size=10",
-                                       "role": "giver"},
+    "drl/GiveAndTake10x10-Taker-v0": {"variant": "give_and_take:board_size=10", "role": "taker"},
+    "drl/GiveAndTake10x10-Giver-v0": {"variant": "give_and_take:board_size=10", "role": "giver"},
     "drl/English-v0": {"variant": "english"},
     "drl/Russian-v0": {"variant": "russian"},
     "drl/Brazilian-v0": {"variant": "brazilian"},
@@ -45,5 +43,9 @@ def register_envs() -> None:
     """Register every id of :data:`ENV_IDS` with Gymnasium (a no-op for ids already there)."""
     for env_id, kwargs in ENV_IDS.items():
         if env_id not in gym.registry:
-            gym.register(id=env_id, entry_point=ENTRY_POINT,
-                         vector_entry_point=VECTOR_ENTRY_POINT, kwargs=dict(kwargs))
+            gym.register(
+                id=env_id,
+                entry_point=ENTRY_POINT,
+                vector_entry_point=VECTOR_ENTRY_POINT,
+                kwargs=dict(kwargs),
+            )

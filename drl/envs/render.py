@@ -41,8 +41,7 @@ def _pieces(state: np.ndarray, nsq: int) -> list[str]:
     return kinds
 
 
-def render_ansi(state: np.ndarray, board_size: int, jumper: int = -1,
-                moved_from: int = -1) -> str:
+def render_ansi(state: np.ndarray, board_size: int, jumper: int = -1, moved_from: int = -1) -> str:
     """Text diagram of a position.
 
     Args:
@@ -73,8 +72,9 @@ def render_ansi(state: np.ndarray, board_size: int, jumper: int = -1,
     return "\n".join(lines)
 
 
-def render_rgb(state: np.ndarray, board_size: int, jumper: int = -1, moved_from: int = -1,
-               cell: int = 32) -> np.ndarray:
+def render_rgb(
+    state: np.ndarray, board_size: int, jumper: int = -1, moved_from: int = -1, cell: int = 32
+) -> np.ndarray:
     """Image of a position.
 
     Args:
@@ -98,12 +98,12 @@ def render_rgb(state: np.ndarray, board_size: int, jumper: int = -1, moved_from:
     yy, xx = np.mgrid[0:cell, 0:cell]
     dist2 = (yy - (cell - 1) / 2) ** 2 + (xx - (cell - 1) / 2) ** 2
     r_piece = 0.40 * cell
-    disc = dist2 <= r_piece ** 2
+    disc = dist2 <= r_piece**2
     ring = disc & (dist2 >= (r_piece - max(1.0, cell / 16)) ** 2)
     crown = dist2 <= (0.17 * cell) ** 2
     for s in range(nsq):
         r, c = int(ROW[z, s]), int(COL[z, s])
-        tile = img[r * cell:(r + 1) * cell, c * cell:(c + 1) * cell]
+        tile = img[r * cell : (r + 1) * cell, c * cell : (c + 1) * cell]
         tile[:] = JUMPER_SQUARE if s == jumper else DARK_SQUARE
         kind = kinds[s]
         if kind == ".":

@@ -36,12 +36,12 @@ def options_text(options: Options) -> str:
         return options.strip().strip(",")
     if isinstance(options, Mapping):
         return ",".join(f"{k}={_format(v)}" for k, v in options.items())
-    raise ValueError(f"variant_options must be a dict or a 'flag=value,...' string, "
-                     f"got {type(options).__name__}")
+    raise ValueError(
+        f"variant_options must be a dict or a 'flag=value,...' string, got {type(options).__name__}"
+    )
 
 
-def build_variant(variant: str | Variant, options: Options = None,
-                  extra: str = "") -> Variant:
+def build_variant(variant: str | Variant, options: Options = None, extra: str = "") -> Variant:
     """The variant ``variant`` with ``options`` (and then ``extra``) flags applied.
 
     Args:
@@ -69,15 +69,17 @@ def build_variant(variant: str | Variant, options: Options = None,
         key = key.strip().lower()
         if key in fixed:
             try:
-                same = getattr(Variant.parse(f"{base.name}:{key}={value.strip()}"), key) \
-                    == getattr(base, key)
+                same = getattr(Variant.parse(f"{base.name}:{key}={value.strip()}"), key) == getattr(
+                    base, key
+                )
             except VariantError:
                 same = False
             if not same:
                 raise VariantError(
                     f"variant_options {key}={value.strip()} conflicts with the variant "
                     f"{text!r}, which sets {key}={fixed[key]} (a gym.make id fixes its "
-                    f"variant: choose another id, or DraughtsEnv(variant=...))")
+                    f"variant: choose another id, or DraughtsEnv(variant=...))"
+                )
             continue  # the same value: nothing to add
         kept.append(item)
     flags = ",".join(t for t in (",".join(kept), extra) if t)
@@ -103,11 +105,14 @@ def role_variants(variant: Variant, role: str | None) -> dict[int, Variant]:
     if role not in ("taker", "giver"):
         raise ValueError(f"role must be 'taker', 'giver' or None, got {role!r}")
     if not variant.is_asymmetric:
-        raise ValueError(f"role={role!r} needs a variant with one Taker and one Giver; "
-                         f"{variant} has objectives {'/'.join(variant.objectives)}")
+        raise ValueError(
+            f"role={role!r} needs a variant with one Taker and one Giver; "
+            f"{variant} has objectives {'/'.join(variant.objectives)}"
+        )
     out = {}
     for color in (0, 1):
         taker = ("black", "white")[color if role == "taker" else 1 - color]
         out[color] = variant.replace(
-            taker=taker, objectives=("take", "give") if taker == "black" else ("give", "take"))
+            taker=taker, objectives=("take", "give") if taker == "black" else ("give", "take")
+        )
     return out

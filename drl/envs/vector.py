@@ -62,25 +62,42 @@ class DraughtsVectorEnv(VectorEnv):
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}
 
-    def __init__(self, num_envs: int, variant: str | Variant = "english",
-                 role: str | None = None, variant_options: Options = None,
-                 agent_color: str = "random", max_plies: int = 400,
-                 illegal_action: str = "raise", copy: bool = True, opponent: str = "random",
-                 render_mode: str | None = None) -> None:
+    def __init__(
+        self,
+        num_envs: int,
+        variant: str | Variant = "english",
+        role: str | None = None,
+        variant_options: Options = None,
+        agent_color: str = "random",
+        max_plies: int = 400,
+        illegal_action: str = "raise",
+        copy: bool = True,
+        opponent: str = "random",
+        render_mode: str | None = None,
+    ) -> None:
         if opponent != "random":
-            raise ValueError(f"the vector env plays only opponent='random', got {opponent!r}; "
-                             f"use gymnasium.make_vec(..., vectorization_mode='sync') for "
-                             f"other opponents")
+            raise ValueError(
+                f"the vector env plays only opponent='random', got {opponent!r}; "
+                f"use gymnasium.make_vec(..., vectorization_mode='sync') for "
+                f"other opponents"
+            )
         if render_mode is not None:
             raise ValueError("the vector env does not render; use DraughtsEnv")
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) \
-                or num_envs < 1:
+        if (
+            isinstance(num_envs, bool)
+            or not isinstance(num_envs, (int, np.integer))
+            or num_envs < 1
+        ):
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         if agent_color not in COLORS + ("random",):
-            raise ValueError(f"agent_color must be 'black', 'white' or 'random', "
-                             f"got {agent_color!r}")
-        if isinstance(max_plies, bool) or not isinstance(max_plies, (int, np.integer)) \
-                or max_plies < 1:
+            raise ValueError(
+                f"agent_color must be 'black', 'white' or 'random', got {agent_color!r}"
+            )
+        if (
+            isinstance(max_plies, bool)
+            or not isinstance(max_plies, (int, np.integer))
+            or max_plies < 1
+        ):
             raise ValueError(f"max_plies must be a positive integer, got {max_plies!r}")
         if illegal_action not in ("raise", "lose"):
             raise ValueError(f"illegal_action must be 'raise' or 'lose', got {illegal_action!r}")
@@ -95,10 +112,12 @@ class DraughtsVectorEnv(VectorEnv):
         n = self.variant.board_size
         a = num_actions(n)
         b = self.num_envs
-        self.single_observation_space = spaces.Dict({
-            "observation": spaces.Box(0.0, 1.0, (N_CHANNELS, n, n), dtype=np.float32),
-            "action_mask": spaces.Box(0, 1, (a,), dtype=np.int8),
-        })
+        self.single_observation_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0.0, 1.0, (N_CHANNELS, n, n), dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, (a,), dtype=np.int8),
+            }
+        )
         self.single_action_space = spaces.Discrete(a)
         self.observation_space = batch_space(self.single_observation_space, b)
         self.action_space = batch_space(self.single_action_space, b)
@@ -125,8 +144,9 @@ class DraughtsVectorEnv(VectorEnv):
             return self.np_random.integers(2, size=self.num_envs).astype(np.int64)
         return np.full(self.num_envs, COLORS.index(self.agent_color), dtype=np.int64)
 
-    def reset(self, *, seed: int | None = None,
-              options: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, np.ndarray], dict]:
         """Start every game; ``seed`` makes the whole run (colours, opponents) reproducible."""
         super().reset(seed=seed)
         if options:
@@ -137,8 +157,9 @@ class DraughtsVectorEnv(VectorEnv):
         self._needs_reset[:] = False
         return self._observation(), self._info()
 
-    def step(self, actions: Any) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray,
-                                          np.ndarray, dict]:
+    def step(
+        self, actions: Any
+    ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict]:
         """One step action per game (ignored for games being reset).
 
         Raises:
@@ -147,8 +168,10 @@ class DraughtsVectorEnv(VectorEnv):
         """
         raw = np.asarray(actions)
         if raw.dtype.kind not in "iu":
-            raise ValueError(f"actions must be integer step indices, got dtype {raw.dtype} "
-                             f"({np.ravel(raw)[:4].tolist()}...)")
+            raise ValueError(
+                f"actions must be integer step indices, got dtype {raw.dtype} "
+                f"({np.ravel(raw)[:4].tolist()}...)"
+            )
         acts = raw.astype(np.int64).reshape(-1)
         if acts.shape[0] != self.num_envs:
             raise ValueError(f"expected {self.num_envs} actions, got {acts.shape[0]}")
@@ -158,8 +181,10 @@ class DraughtsVectorEnv(VectorEnv):
         bad = ~legal & ~self._needs_reset
         if bad.any() and self.illegal_action == "raise":
             i = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"illegal action {int(acts[i])} in game {i}; legal actions: "
-                             f"{np.flatnonzero(self._masks[i]).tolist()}")
+            raise ValueError(
+                f"illegal action {int(acts[i])} in game {i}; legal actions: "
+                f"{np.flatnonzero(self._masks[i]).tolist()}"
+            )
         self._run(np.where(inside, acts, -1), lose=True)
         self._needs_reset = self._terminated | self._truncated
         info = self._info()
@@ -169,8 +194,7 @@ class DraughtsVectorEnv(VectorEnv):
             info["winner"] = np.where(ended, winners(codes), -1)
             info["_winner"] = ended
         rewards = self._rewards.copy()
-        return (self._observation(), rewards, self._terminated.copy(), self._truncated.copy(),
-                info)
+        return (self._observation(), rewards, self._terminated.copy(), self._truncated.copy(), info)
 
     def action_masks(self) -> np.ndarray:
         """``bool[B, A]`` legal step actions of every game."""
@@ -192,10 +216,25 @@ class DraughtsVectorEnv(VectorEnv):
 
     def _run(self, actions: np.ndarray, lose: bool) -> None:
         new_agents = self._draw_agents() if self._needs_reset.any() else self._no_actions
-        K.vector_step(self._ws, self._pos, self._params2, self._init, self._rows, self._hist,
-                      self._logs, self._rngs, actions, self._needs_reset,
-                      new_agents, lose, self._masks, self._planes, self._rewards,
-                      self._terminated, self._truncated)
+        K.vector_step(
+            self._ws,
+            self._pos,
+            self._params2,
+            self._init,
+            self._rows,
+            self._hist,
+            self._logs,
+            self._rngs,
+            actions,
+            self._needs_reset,
+            new_agents,
+            lose,
+            self._masks,
+            self._planes,
+            self._rewards,
+            self._terminated,
+            self._truncated,
+        )
 
     def _observation(self) -> dict[str, np.ndarray]:
         if self.copy:

@@ -21,13 +21,13 @@
 """
 
 from drl.eval.arena import (
-                             GameTask,
-                             MatchResult,
-                             make_openings,
-                             play_game,
-                             play_in_flight,
-                             play_match,
-                             run_games,
+    GameTask,
+    MatchResult,
+    make_openings,
+    play_game,
+    play_in_flight,
+    play_match,
+    run_games,
 )
 from drl.eval.elo import Ratings, elo_from_score, expected_score, fit_elo
 from drl.eval.formats import HalftimeResult, PoolResult, halftime_match, pool_tournament
@@ -37,9 +37,30 @@ from drl.eval.stats import WDL, summarize, wdl, wilson_interval
 from drl.eval.tournament import pairings, play_tournament
 
 __all__ = [
-    "GameRecord", "GameTask", "HalftimeResult", "MatchResult", "PoolResult", "Ratings",
-    "SPRTMatch", "SPRTResult", "WDL", "elo_from_score", "expected_score", "fit_elo",
-    "halftime_match", "make_openings", "pairings", "play_game", "play_in_flight",
-    "play_match", "play_sprt", "play_tournament", "pool_tournament", "run_games", "sprt",
-    "summarize", "wdl", "wilson_interval",
+    "GameRecord",
+    "GameTask",
+    "HalftimeResult",
+    "MatchResult",
+    "PoolResult",
+    "Ratings",
+    "SPRTMatch",
+    "SPRTResult",
+    "WDL",
+    "elo_from_score",
+    "expected_score",
+    "fit_elo",
+    "halftime_match",
+    "make_openings",
+    "pairings",
+    "play_game",
+    "play_in_flight",
+    "play_match",
+    "play_sprt",
+    "play_tournament",
+    "pool_tournament",
+    "run_games",
+    "sprt",
+    "summarize",
+    "wdl",
+    "wilson_interval",
 ]

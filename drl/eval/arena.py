@@ -38,8 +38,19 @@ from drl.eval.records import COLORS, GameRecord
 from drl.rules import Board, Variant
 from drl.rules.pdn import board_to_pdn
 
-__all__ = ["GameTask", "MatchResult", "play_game", "play_in_flight", "run_games", "play_match",
-           "make_openings", "match_tasks", "role_variant", "write_pdn", "DEFAULT_IN_FLIGHT"]
+__all__ = [
+    "GameTask",
+    "MatchResult",
+    "play_game",
+    "play_in_flight",
+    "run_games",
+    "play_match",
+    "make_openings",
+    "match_tasks",
+    "role_variant",
+    "write_pdn",
+    "DEFAULT_IN_FLIGHT",
+]
 
 DEFAULT_IN_FLIGHT = 32
 """Games played at once by :func:`play_in_flight` (each holds its own instance of every
@@ -84,8 +95,7 @@ class GameTask:
 def check_max_plies(max_plies: object) -> None:
     """Raise ``ValueError`` unless ``max_plies`` is an integer >= 1 (a cap of 0 plies
     would record every game as truncated before its first move)."""
-    if isinstance(max_plies, bool) or not isinstance(max_plies, (int, np.integer)) \
-            or max_plies < 1:
+    if isinstance(max_plies, bool) or not isinstance(max_plies, (int, np.integer)) or max_plies < 1:
         raise ValueError(f"max_plies must be an integer >= 1, got {max_plies!r}")
 
 
@@ -94,10 +104,11 @@ def check_openings(openings: object) -> None:
     sequence of FEN strings (checked against the variant later)."""
     if openings is None or isinstance(openings, (list, tuple)):
         return
-    if isinstance(openings, bool) or not isinstance(openings, (int, np.integer)) \
-            or openings < 0:
-        raise ValueError(f"openings must be None, a number of random plies >= 0 or a list "
-                         f"of FENs, got {openings!r}")
+    if isinstance(openings, bool) or not isinstance(openings, (int, np.integer)) or openings < 0:
+        raise ValueError(
+            f"openings must be None, a number of random plies >= 0 or a list "
+            f"of FENs, got {openings!r}"
+        )
 
 
 @dataclass
@@ -126,6 +137,7 @@ class MatchResult:
 
 
 # -- building tasks ---------------------------------------------------------------------
+
 
 def role_variant(variant: Variant | str, taker: str) -> Variant:
     """The variant with ``taker`` as the Taker's colour (Give and Take; else unchanged).
@@ -180,10 +192,18 @@ def _unique_names(a: str, b: str) -> tuple[str, str]:
     return (a, b) if a != b else (f"{a}#1", f"{b}#2")
 
 
-def match_tasks(agent_a: str | Agent, agent_b: str | Agent, variant: Variant | str, games: int,
-                openings: int | Sequence[str] | None = 4, seed: int = 0, max_plies: int = 400,
-                names: tuple[str, str] | None = None, event: str = "drl arena",
-                first_index: int = 0) -> list[GameTask]:
+def match_tasks(
+    agent_a: str | Agent,
+    agent_b: str | Agent,
+    variant: Variant | str,
+    games: int,
+    openings: int | Sequence[str] | None = 4,
+    seed: int = 0,
+    max_plies: int = 400,
+    names: tuple[str, str] | None = None,
+    event: str = "drl arena",
+    first_index: int = 0,
+) -> list[GameTask]:
     """The tasks of an A-vs-B match (see the module doc for the colour/role schedule).
 
     Args:
@@ -231,18 +251,30 @@ def match_tasks(agent_a: str | Agent, agent_b: str | Agent, variant: Variant | s
         a_black = c in (0, 3)
         if v.is_asymmetric:
             a_taker = c in (0, 2)
-            taker_color = ("black" if a_black else "white") if a_taker else (
-                "white" if a_black else "black")
+            taker_color = (
+                ("black" if a_black else "white") if a_taker else ("white" if a_black else "black")
+            )
             gv = role_variant(v, taker_color)
         else:
             gv = v
         black, white = (agent_a, agent_b) if a_black else (agent_b, agent_a)
         bname, wname = (name_a, name_b) if a_black else (name_b, name_a)
-        tasks.append(GameTask(
-            index=first_index + g, black_spec=black, white_spec=white, black_name=bname,
-            white_name=wname, variant=str(gv), opening=fens[o % len(fens)],
-            opening_index=o % len(fens), seed=int(game_seeds[g]), max_plies=max_plies,
-            event=event, round=str(g + 1)))
+        tasks.append(
+            GameTask(
+                index=first_index + g,
+                black_spec=black,
+                white_spec=white,
+                black_name=bname,
+                white_name=wname,
+                variant=str(gv),
+                opening=fens[o % len(fens)],
+                opening_index=o % len(fens),
+                seed=int(game_seeds[g]),
+                max_plies=max_plies,
+                event=event,
+                round=str(g + 1),
+            )
+        )
     return tasks
 
 
@@ -290,8 +322,9 @@ def _push(board: Board, agent: Agent, move: object) -> None:
     try:
         board.push(move)  # type: ignore[arg-type]
     except ValueError as err:
-        raise RuntimeError(f"{agent.name} played an illegal move {move} in {board.fen()}: "
-                           f"{err}") from None
+        raise RuntimeError(
+            f"{agent.name} played an illegal move {move} in {board.fen()}: {err}"
+        ) from None
 
 
 class _Game:
@@ -316,8 +349,9 @@ class _Game:
         self.over = self._ended()
 
     def record(self) -> GameRecord:
-        return record_game(self.task, self.board, self.opening_fen,
-                           time.perf_counter() - self.start)
+        return record_game(
+            self.task, self.board, self.opening_fen, time.perf_counter() - self.start
+        )
 
 
 class _Instances:
@@ -356,8 +390,11 @@ class _Instances:
             self._free[self._key(spec)].append(agent)
 
 
-def play_in_flight(tasks: Sequence[GameTask], in_flight: int = DEFAULT_IN_FLIGHT,
-                   on_record: Callable[[GameRecord], None] | None = None) -> list[GameRecord]:
+def play_in_flight(
+    tasks: Sequence[GameTask],
+    in_flight: int = DEFAULT_IN_FLIGHT,
+    on_record: Callable[[GameRecord], None] | None = None,
+) -> list[GameRecord]:
     """Play tasks in this process with up to ``in_flight`` games at a time.
 
     Each round the non-batched agents move in every game until a batched agent is to move
@@ -389,8 +426,15 @@ def play_in_flight(tasks: Sequence[GameTask], in_flight: int = DEFAULT_IN_FLIGHT
     while pending or live:
         while pending and len(live) < in_flight:
             t = pending.popleft()
-            live.append(_Game(t, (agents.acquire(t.black_spec, t.seed * 2),
-                                  agents.acquire(t.white_spec, t.seed * 2 + 1))))
+            live.append(
+                _Game(
+                    t,
+                    (
+                        agents.acquire(t.black_spec, t.seed * 2),
+                        agents.acquire(t.white_spec, t.seed * 2 + 1),
+                    ),
+                )
+            )
         for g in live:
             while not g.over and not g.to_move().batched:
                 agent = g.to_move()
@@ -446,16 +490,28 @@ def record_game(task: GameTask, board: Board, opening_fen: str, seconds: float) 
         "FEN": opening_fen,
         "Termination": termination,
     }
-    if roles[0] is not None:
+    if roles[0] is not None and roles[1] is not None:  # a variant gives both or none
         tags["BlackRole"], tags["WhiteRole"] = roles[0], roles[1]
     # The Outcome, not its White-first text: the writer puts the result in the file's
     # convention (English-board GameType 21 gives Black's score first).
     pdn = board_to_pdn(board, tags, outcome if outcome is not None else "*")
     return GameRecord(
-        index=task.index, black=task.black_name, white=task.white_name, variant=task.variant,
-        roles=roles, opening=opening_fen, opening_index=task.opening_index,
-        moves=tuple(str(m) for m in board.move_stack), result=result, winner=winner,
-        termination=termination, plies=board.ply, seed=task.seed, pdn=pdn, seconds=seconds)
+        index=task.index,
+        black=task.black_name,
+        white=task.white_name,
+        variant=task.variant,
+        roles=roles,
+        opening=opening_fen,
+        opening_index=task.opening_index,
+        moves=tuple(str(m) for m in board.move_stack),
+        result=result,
+        winner=winner,
+        termination=termination,
+        plies=board.ply,
+        seed=task.seed,
+        pdn=pdn,
+        seconds=seconds,
+    )
 
 
 def default_workers() -> int:
@@ -467,10 +523,14 @@ def default_workers() -> int:
     return max(1, min(2, cpus))
 
 
-def run_games(tasks: Sequence[GameTask], workers: int | None = None, progress: bool = True,
-              description: str = "games",
-              on_record: Callable[[GameRecord], None] | None = None,
-              in_flight: int = DEFAULT_IN_FLIGHT) -> list[GameRecord]:
+def run_games(
+    tasks: Sequence[GameTask],
+    workers: int | None = None,
+    progress: bool = True,
+    description: str = "games",
+    on_record: Callable[[GameRecord], None] | None = None,
+    in_flight: int = DEFAULT_IN_FLIGHT,
+) -> list[GameRecord]:
     """Play tasks: games with a batched agent in this process, many in flight
     (:func:`play_in_flight`); the others in parallel processes when ``workers > 1``.
 
@@ -512,12 +572,14 @@ def run_games(tasks: Sequence[GameTask], workers: int | None = None, progress: b
     together = [t for t in tasks if has_batched(t)]
     alone = [t for t in tasks if not has_batched(t)]
     if workers > 1 and any(
-            isinstance(t.black_spec, Agent) or isinstance(t.white_spec, Agent) for t in alone):
-        raise ValueError("agents given as objects can only play with workers=1; pass spec "
-                         "strings to play in parallel")
+        isinstance(t.black_spec, Agent) or isinstance(t.white_spec, Agent) for t in alone
+    ):
+        raise ValueError(
+            "agents given as objects can only play with workers=1; pass spec "
+            "strings to play in parallel"
+        )
     records: list[GameRecord] = []
-    bar = tqdm(total=len(tasks), desc=description, disable=not progress, unit="game",
-               leave=False)
+    bar = tqdm(total=len(tasks), desc=description, disable=not progress, unit="game", leave=False)
 
     def done(rec: GameRecord) -> None:
         records.append(rec)
@@ -532,8 +594,9 @@ def run_games(tasks: Sequence[GameTask], workers: int | None = None, progress: b
                 done(play_game(t))
         else:
             ctx = mp.get_context("spawn")
-            with cf.ProcessPoolExecutor(max_workers=min(workers, len(alone)),
-                                        mp_context=ctx) as pool:
+            with cf.ProcessPoolExecutor(
+                max_workers=min(workers, len(alone)), mp_context=ctx
+            ) as pool:
                 futures = [pool.submit(play_game, t) for t in alone]
                 play_in_flight(together, in_flight, done)  # meanwhile, in this process
                 for fut in cf.as_completed(futures):
@@ -551,12 +614,20 @@ def write_pdn(records: Sequence[GameRecord], path: str | os.PathLike) -> Path:
     return path
 
 
-def play_match(agent_a_spec: str | Agent, agent_b_spec: str | Agent,
-               variant: Variant | str = "english", games: int = 20, *,
-               openings: int | Sequence[str] | None = 4, seed: int = 0,
-               workers: int | None = None, max_plies: int = 400,
-               pdn_path: str | os.PathLike | None = None, progress: bool = True,
-               event: str = "drl arena") -> MatchResult:
+def play_match(
+    agent_a_spec: str | Agent,
+    agent_b_spec: str | Agent,
+    variant: Variant | str = "english",
+    games: int = 20,
+    *,
+    openings: int | Sequence[str] | None = 4,
+    seed: int = 0,
+    workers: int | None = None,
+    max_plies: int = 400,
+    pdn_path: str | os.PathLike | None = None,
+    progress: bool = True,
+    event: str = "drl arena",
+) -> MatchResult:
     """Play a match A vs B with colours (and Give and Take roles) swapped.
 
     Args:
@@ -580,8 +651,9 @@ def play_match(agent_a_spec: str | Agent, agent_b_spec: str | Agent,
     """
     names = _unique_names(spec_name(agent_a_spec), spec_name(agent_b_spec))  # checks specs
     v = Variant.parse(variant)
-    tasks = match_tasks(agent_a_spec, agent_b_spec, v, games, openings, seed, max_plies,
-                        names=names, event=event)
+    tasks = match_tasks(
+        agent_a_spec, agent_b_spec, v, games, openings, seed, max_plies, names=names, event=event
+    )
     records = run_games(tasks, workers, progress, description=f"{names[0]} vs {names[1]}")
     out = MatchResult(players=names, variant=str(v), records=records)
     if pdn_path is not None:

@@ -137,8 +137,8 @@ class _Table:
         keys = sorted(counts)
         self.i = np.array([k[0] for k in keys], dtype=np.int64)
         self.j = np.array([k[1] for k in keys], dtype=np.int64)
-        c = np.array([counts[k] for k in keys], dtype=float)
-        self.w, self.d, self.l = c[:, 0], c[:, 1], c[:, 2]
+        table = np.array([counts[k] for k in keys], dtype=float)
+        self.w, self.d, self.l = table[:, 0], table[:, 1], table[:, 2]
 
     def games_and_score(self) -> tuple[np.ndarray, np.ndarray]:
         p = len(self.names)
@@ -209,13 +209,22 @@ def _fit(t: _Table, model: str, free: np.ndarray, r: np.ndarray, x0: np.ndarray)
         if n_free == 0:
             return _Fit(_neg_loglik_half(np.zeros(0), t, free, r)[0], np.zeros(0))
         res = optimize.minimize(
-            _neg_loglik_half, x0, args=(t, free, r), jac=True, method="L-BFGS-B", bounds=bounds,
+            _neg_loglik_half,
+            x0,
+            args=(t, free, r),
+            jac=True,
+            method="L-BFGS-B",
+            bounds=bounds,
             options={"maxiter": 2000, "ftol": 1e-13, "gtol": 1e-9},
         )
     else:
         bounds = bounds + [(-20.0, 5.0)]
         res = optimize.minimize(
-            _neg_loglik_davidson, x0, args=(t, free, r), method="L-BFGS-B", bounds=bounds,
+            _neg_loglik_davidson,
+            x0,
+            args=(t, free, r),
+            method="L-BFGS-B",
+            bounds=bounds,
             options={"maxiter": 4000, "ftol": 1e-13, "gtol": 1e-8},
         )
     return _Fit(float(res.fun), np.asarray(res.x, dtype=float))
@@ -304,7 +313,7 @@ def fit_elo(
         upper[free] = r_hat[free] + z * se
     else:
         for k in np.flatnonzero(free):
-            lower[k], upper[k] = _profile_bounds(t, draw_model, k, a, r_hat, best, crit, nu)
+            lower[k], upper[k] = _profile_bounds(t, draw_model, int(k), a, r_hat, best, crit, nu)
 
     r_hat, lower, upper = (_unbounded(v) for v in (r_hat, lower, upper))
     return Ratings(
@@ -343,8 +352,10 @@ def _numeric_hessian(f, x: np.ndarray, h: np.ndarray) -> np.ndarray:
     for i in range(n):
         for j in range(i, n):
             v = (
-                f(x + eye[i] + eye[j]) - f(x + eye[i] - eye[j])
-                - f(x - eye[i] + eye[j]) + f(x - eye[i] - eye[j])
+                f(x + eye[i] + eye[j])
+                - f(x + eye[i] - eye[j])
+                - f(x - eye[i] + eye[j])
+                + f(x - eye[i] - eye[j])
             ) / (4 * h[i] * h[j])
             hess[i, j] = hess[j, i] = v
     return hess
@@ -367,6 +378,7 @@ def _profile_bounds(
     rest = [i for i in range(p) if free[i]]
     x_start = r_hat[rest]
     if model == "davidson":
+        assert nu is not None, "the Davidson model is fitted with its draw parameter"
         x_start = np.append(x_start, np.log(nu))
 
     def drop(value: float) -> float:

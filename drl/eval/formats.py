@@ -73,11 +73,19 @@ class HalftimeResult:
         return (self.first_half[0] + self.second_half[0], self.first_half[1] + self.second_half[1])
 
 
-def halftime_match(agent_a: str, agent_b: str, variant: Variant | str = "give_and_take",
-                   games_per_half: int = 10, *, openings: int | Sequence[str] | None = 4,
-                   seed: int = 0, workers: int | None = None, max_plies: int = 400,
-                   pdn_path: str | os.PathLike | None = None,
-                   progress: bool = True) -> HalftimeResult:
+def halftime_match(
+    agent_a: str,
+    agent_b: str,
+    variant: Variant | str = "give_and_take",
+    games_per_half: int = 10,
+    *,
+    openings: int | Sequence[str] | None = 4,
+    seed: int = 0,
+    workers: int | None = None,
+    max_plies: int = 400,
+    pdn_path: str | os.PathLike | None = None,
+    progress: bool = True,
+) -> HalftimeResult:
     """Play a Give and Take match with roles switched at halftime (seed 000).
 
     Args:
@@ -92,8 +100,10 @@ def halftime_match(agent_a: str, agent_b: str, variant: Variant | str = "give_an
     """
     v = Variant.parse(variant)
     if not v.is_asymmetric:
-        raise ValueError(f"roles switched at halftime needs one Taker and one Giver; {v} has "
-                         f"objectives {'/'.join(v.objectives)}")
+        raise ValueError(
+            f"roles switched at halftime needs one Taker and one Giver; {v} has "
+            f"objectives {'/'.join(v.objectives)}"
+        )
     if games_per_half < 1:
         raise ValueError(f"games_per_half must be >= 1, got {games_per_half}")
     check_max_plies(max_plies)
@@ -115,28 +125,41 @@ def halftime_match(agent_a: str, agent_b: str, variant: Variant | str = "give_an
             g = half * games_per_half + i
             a_black = i % 2 == 0
             a_takes = half == 0
-            taker = ("black" if a_black else "white") if a_takes else (
-                "white" if a_black else "black")
+            taker = (
+                ("black" if a_black else "white") if a_takes else ("white" if a_black else "black")
+            )
             black, white = (agent_a, agent_b) if a_black else (agent_b, agent_a)
             bname, wname = (a, b) if a_black else (b, a)
             o = (i // 2) % len(fens)
-            tasks.append(GameTask(
-                index=g, black_spec=black, white_spec=white, black_name=bname,
-                white_name=wname, variant=str(role_variant(v, taker)), opening=fens[o],
-                opening_index=o, seed=int(game_seeds[g]), max_plies=max_plies,
-                event="drl halftime match", round=f"{half + 1}.{i + 1}"))
+            tasks.append(
+                GameTask(
+                    index=g,
+                    black_spec=black,
+                    white_spec=white,
+                    black_name=bname,
+                    white_name=wname,
+                    variant=str(role_variant(v, taker)),
+                    opening=fens[o],
+                    opening_index=o,
+                    seed=int(game_seeds[g]),
+                    max_plies=max_plies,
+                    event="drl halftime match",
+                    round=f"{half + 1}.{i + 1}",
+                )
+            )
     records = run_games(tasks, workers, progress, description=f"{a} vs {b} (halftime)")
     if pdn_path is not None:
         write_pdn(records, pdn_path)
     halves = []
     for half in range(2):
-        part = records[half * games_per_half:(half + 1) * games_per_half]
+        part = records[half * games_per_half : (half + 1) * games_per_half]
         halves.append((sum(r.score_of(a) for r in part), sum(r.score_of(b) for r in part)))
     total_a = halves[0][0] + halves[1][0]
     total_b = halves[0][1] + halves[1][1]
     winner = a if total_a > total_b else b if total_b > total_a else None
-    both = a if all(h[0] > h[1] for h in halves) else b if all(h[1] > h[0] for h in halves) \
-        else None
+    both = (
+        a if all(h[0] > h[1] for h in halves) else b if all(h[1] > h[0] for h in halves) else None
+    )
     return HalftimeResult((a, b), halves[0], halves[1], records, winner, both)
 
 
@@ -171,12 +194,21 @@ class PoolResult:
     records: list[GameRecord] = field(default_factory=list)
 
 
-def pool_tournament(specs: Sequence[str], variant: Variant | str = "losing", lives: int = 3,
-                    *, games_per_round: int = 2, life_lost_by: str = "loser",
-                    openings: int | None = 4, max_rounds: int = 50, seed: int = 0,
-                    workers: int | None = None, max_plies: int = 400,
-                    pdn_path: str | os.PathLike | None = None,
-                    progress: bool = True) -> PoolResult:
+def pool_tournament(
+    specs: Sequence[str],
+    variant: Variant | str = "losing",
+    lives: int = 3,
+    *,
+    games_per_round: int = 2,
+    life_lost_by: str = "loser",
+    openings: int | None = 4,
+    max_rounds: int = 50,
+    seed: int = 0,
+    workers: int | None = None,
+    max_plies: int = 400,
+    pdn_path: str | os.PathLike | None = None,
+    progress: bool = True,
+) -> PoolResult:
     """Pool play with lives (seed 001; see the module doc for the rules chosen).
 
     Args:
@@ -199,8 +231,10 @@ def pool_tournament(specs: Sequence[str], variant: Variant | str = "losing", liv
     if len(set(names)) != len(names):
         raise ValueError(f"player names must be unique, got {names}")
     if lives < 1 or games_per_round < 1 or max_rounds < 1:
-        raise ValueError(f"lives, games_per_round and max_rounds must be >= 1, got "
-                         f"{lives}, {games_per_round}, {max_rounds}")
+        raise ValueError(
+            f"lives, games_per_round and max_rounds must be >= 1, got "
+            f"{lives}, {games_per_round}, {max_rounds}"
+        )
     if life_lost_by not in ("loser", "winner"):
         raise ValueError(f"life_lost_by must be 'loser' or 'winner', got {life_lost_by!r}")
     check_max_plies(max_plies)
@@ -220,12 +254,20 @@ def pool_tournament(specs: Sequence[str], variant: Variant | str = "losing", liv
         tasks: list[GameTask] = []
         spans = []
         for a, b in pairs:
-            opening = make_openings(v, 1, openings, int(rng.integers(2**31))) if openings \
-                else None
+            opening = make_openings(v, 1, openings, int(rng.integers(2**31))) if openings else None
             start = len(tasks)
-            tasks += match_tasks(by_name[a], by_name[b], v, games_per_round, opening,
-                                 int(rng.integers(2**31)), max_plies, names=(a, b),
-                                 event="drl pool", first_index=len(result.records) + start)
+            tasks += match_tasks(
+                by_name[a],
+                by_name[b],
+                v,
+                games_per_round,
+                opening,
+                int(rng.integers(2**31)),
+                max_plies,
+                names=(a, b),
+                event="drl pool",
+                first_index=len(result.records) + start,
+            )
             spans.append((a, b, start, len(tasks)))
         records = run_games(tasks, workers, progress, description=f"pool round {rnd}")
         result.records += records
@@ -254,8 +296,8 @@ def pool_tournament(specs: Sequence[str], variant: Variant | str = "losing", liv
     alive = [n for n in names if table[n].lives > 0]
     result.winner = alive[0] if len(alive) == 1 else None
     result.standings = sorted(
-        table.values(),
-        key=lambda s: (-s.lives, -(s.out_in_round or max_rounds + 1), -s.points))
+        table.values(), key=lambda s: (-s.lives, -(s.out_in_round or max_rounds + 1), -s.points)
+    )
     if pdn_path is not None:
         write_pdn(result.records, pdn_path)
     return result

@@ -67,8 +67,9 @@ class GameRecord:
             return "black"
         if player == self.white:
             return "white"
-        raise ValueError(f"{player!r} did not play game {self.index} "
-                         f"({self.black} vs {self.white})")
+        raise ValueError(
+            f"{player!r} did not play game {self.index} ({self.black} vs {self.white})"
+        )
 
     def role_of(self, player: str) -> str | None:
         """``"taker"``/``"giver"`` of a player in Give and Take, else None."""

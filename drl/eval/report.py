@@ -13,8 +13,7 @@ from drl.eval.elo import Ratings
 from drl.eval.records import GameRecord
 from drl.eval.stats import summarize
 
-__all__ = ["standings_table", "pairs_table", "roles_table", "write_json", "plot_elo",
-           "fmt_elo"]
+__all__ = ["standings_table", "pairs_table", "roles_table", "write_json", "plot_elo", "fmt_elo"]
 
 
 def fmt_elo(x: float) -> str:
@@ -37,9 +36,14 @@ def standings_table(ratings: Ratings, records: Sequence[GameRecord], title: str 
     for i in order:
         name = ratings.players[i]
         w = summarize(records, name)["all"]
-        table.add_row(name, str(w.games), f"{w.wins}-{w.draws}-{w.losses}", f"{w.score:.3f}",
-                      fmt_elo(ratings.elo[i]),
-                      f"[{fmt_elo(ratings.lower[i])}, {fmt_elo(ratings.upper[i])}]")
+        table.add_row(
+            name,
+            str(w.games),
+            f"{w.wins}-{w.draws}-{w.losses}",
+            f"{w.score:.3f}",
+            fmt_elo(ratings.elo[i]),
+            f"[{fmt_elo(ratings.lower[i])}, {fmt_elo(ratings.upper[i])}]",
+        )
     return table
 
 
@@ -49,22 +53,31 @@ def pairs_table(records: Sequence[GameRecord], players: Sequence[str], title: st
 
     table = Table(title=title, title_justify="left")
     for col in ("player", "opponent", "games", "W-D-L", "score", "95% CI", "truncated"):
-        table.add_column(col, justify="left" if col in ("player", "opponent") else "right",
-                         no_wrap=True)
+        table.add_column(
+            col, justify="left" if col in ("player", "opponent") else "right", no_wrap=True
+        )
     for i, a in enumerate(players):
-        for b in players[i + 1:]:
+        for b in players[i + 1 :]:
             games = [r for r in records if {r.black, r.white} == {a, b}]
             if not games:
                 continue
             w = summarize(games, a)["all"]
             lo, hi = w.score_interval
-            table.add_row(a, b, str(w.games), f"{w.wins}-{w.draws}-{w.losses}",
-                          f"{w.score:.3f}", f"{lo:.2f}-{hi:.2f}", str(w.truncated))
+            table.add_row(
+                a,
+                b,
+                str(w.games),
+                f"{w.wins}-{w.draws}-{w.losses}",
+                f"{w.score:.3f}",
+                f"{lo:.2f}-{hi:.2f}",
+                str(w.truncated),
+            )
     return table
 
 
-def roles_table(records: Sequence[GameRecord], players: Sequence[str],
-                title: str = "By colour and role"):
+def roles_table(
+    records: Sequence[GameRecord], players: Sequence[str], title: str = "By colour and role"
+):
     """A rich table: each player's W-D-L and score as Black, White, Taker and Giver."""
     from rich.table import Table
 
@@ -119,8 +132,12 @@ def plot_elo(ratings: Ratings, path: str | os.PathLike, title: str = "") -> Path
     import matplotlib.pyplot as plt
 
     order = sorted(range(len(ratings.players)), key=lambda i: ratings.elo[i])
-    finite = [v for i in order for v in (ratings.elo[i], ratings.lower[i], ratings.upper[i])
-              if math.isfinite(v)]
+    finite = [
+        v
+        for i in order
+        for v in (ratings.elo[i], ratings.lower[i], ratings.upper[i])
+        if math.isfinite(v)
+    ]
     lo_edge = min(finite) - 100 if finite else -100
     hi_edge = max(finite) + 100 if finite else 100
     fig, ax = plt.subplots(figsize=(7, 0.6 * len(order) + 1.5))
@@ -134,15 +151,17 @@ def plot_elo(ratings: Ratings, path: str | os.PathLike, title: str = "") -> Path
         for end, edge, marker in ((lo, lo_edge, "<"), (hi, hi_edge, ">")):
             if not math.isfinite(end):
                 ax.plot([edge], [y], marker, color="tab:blue")
-        ax.annotate(fmt_elo(e), (x, y), textcoords="offset points", xytext=(0, 7),
-                    ha="center", fontsize=8)
+        ax.annotate(
+            fmt_elo(e), (x, y), textcoords="offset points", xytext=(0, 7), ha="center", fontsize=8
+        )
     ax.set_ylim(-0.6, len(order) - 0.3)
     ax.set_yticks(range(len(order)))
     ax.set_yticklabels([ratings.players[i] for i in order])
     ax.set_xlim(lo_edge - 20, hi_edge + 20)
     anchor_elo = ratings.elo[ratings.players.index(ratings.anchor)]
-    ax.set_xlabel(f"Elo (anchor {ratings.anchor} = {anchor_elo:.0f}), "
-                  f"{ratings.confidence:.0%} intervals")
+    ax.set_xlabel(
+        f"Elo (anchor {ratings.anchor} = {anchor_elo:.0f}), {ratings.confidence:.0%} intervals"
+    )
     ax.axvline(anchor_elo, color="grey", lw=0.5)
     if title:
         ax.set_title(title)

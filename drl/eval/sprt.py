@@ -35,8 +35,15 @@ if TYPE_CHECKING:
     from drl.eval.records import GameRecord
     from drl.rules import Variant
 
-__all__ = ["SPRTResult", "SPRTMatch", "sprt", "play_sprt", "llr", "trinomial_counts",
-           "pentanomial_counts"]
+__all__ = [
+    "SPRTResult",
+    "SPRTMatch",
+    "sprt",
+    "play_sprt",
+    "llr",
+    "trinomial_counts",
+    "pentanomial_counts",
+]
 
 _TRI = np.array([0.0, 0.5, 1.0])
 _PENTA = np.array([0.0, 0.25, 0.5, 0.75, 1.0])  # pair points / 2
@@ -101,8 +108,9 @@ def llr(counts: Sequence[float], elo0: float, elo1: float) -> float:
     elif c.shape == (5,):
         a = _PENTA
     else:
-        raise ValueError(f"counts must have 3 (trinomial) or 5 (pentanomial) entries, "
-                         f"got {c.shape}")
+        raise ValueError(
+            f"counts must have 3 (trinomial) or 5 (pentanomial) entries, got {c.shape}"
+        )
     if (c < 0).any():
         raise ValueError(f"counts must be >= 0, got {list(c)}")
     n = c.sum()
@@ -174,8 +182,9 @@ def pentanomial_counts(records: Sequence[GameRecord], player: str) -> list[int]:
     counts = [0, 0, 0, 0, 0]
     for a, b in zip(games[::2], games[1::2], strict=False):
         if a.opening != b.opening:
-            raise ValueError(f"games {a.index} and {b.index} are not a pair: they start from "
-                             "different openings")
+            raise ValueError(
+                f"games {a.index} and {b.index} are not a pair: they start from different openings"
+            )
         counts[int(2 * (a.score_of(player) + b.score_of(player)))] += 1
     return counts
 
@@ -205,12 +214,24 @@ class SPRTMatch:
     beta: float
 
 
-def play_sprt(agent_a: str | Agent, agent_b: str | Agent, variant: Variant | str,
-              batch_games: int, *, elo0: float = 0.0, elo1: float = 10.0,
-              alpha: float = 0.05, beta: float = 0.05, max_games: int = 1000,
-              openings: int | Sequence[str] | None = 4, seed: int = 0,
-              workers: int | None = None, max_plies: int = 400, progress: bool = True,
-              on_batch: Callable[[SPRTResult, int], None] | None = None) -> SPRTMatch:
+def play_sprt(
+    agent_a: str | Agent,
+    agent_b: str | Agent,
+    variant: Variant | str,
+    batch_games: int,
+    *,
+    elo0: float = 0.0,
+    elo1: float = 10.0,
+    alpha: float = 0.05,
+    beta: float = 0.05,
+    max_games: int = 1000,
+    openings: int | Sequence[str] | None = 4,
+    seed: int = 0,
+    workers: int | None = None,
+    max_plies: int = 400,
+    progress: bool = True,
+    on_batch: Callable[[SPRTResult, int], None] | None = None,
+) -> SPRTMatch:
     """Play A against B in batches until the pentanomial SPRT decides.
 
     Batch ``k`` is the match :func:`drl.eval.arena.play_match` plays with seed
@@ -238,8 +259,7 @@ def play_sprt(agent_a: str | Agent, agent_b: str | Agent, variant: Variant | str
     from drl.eval.arena import play_match
 
     if batch_games < 2 or batch_games % 2:
-        raise ValueError(f"batch_games must be an even number >= 2 (game pairs), got "
-                         f"{batch_games}")
+        raise ValueError(f"batch_games must be an even number >= 2 (game pairs), got {batch_games}")
     if max_games < 1:
         raise ValueError(f"max_games must be >= 1, got {max_games}")
     sprt([0, 0, 0], elo0, elo1, alpha, beta)  # checks the test's arguments before playing
@@ -249,9 +269,17 @@ def play_sprt(agent_a: str | Agent, agent_b: str | Agent, variant: Variant | str
     counts: list[int] = []
     batch = 0
     while len(records) < max_games:
-        m = play_match(agent_a, agent_b, variant, batch_games, openings=openings,
-                       seed=seed + batch, workers=workers, max_plies=max_plies,
-                       progress=progress)
+        m = play_match(
+            agent_a,
+            agent_b,
+            variant,
+            batch_games,
+            openings=openings,
+            seed=seed + batch,
+            workers=workers,
+            max_plies=max_plies,
+            progress=progress,
+        )
         batch += 1
         for r in m.records:
             records.append(dataclasses.replace(r, index=len(records)))
@@ -262,5 +290,6 @@ def play_sprt(agent_a: str | Agent, agent_b: str | Agent, variant: Variant | str
             on_batch(history[-1], len(records))
         if history[-1].decision != "continue":
             break
-    return SPRTMatch((players[0], players[1]), records, counts, history[-1], history, elo0,
-                     elo1, alpha, beta)
+    return SPRTMatch(
+        (players[0], players[1]), records, counts, history[-1], history, elo0, elo1, alpha, beta
+    )

@@ -87,13 +87,18 @@ class WDL:
             return float(x) if np.isfinite(x) else ("inf" if x > 0 else "-inf")
 
         return {
-            "wins": self.wins, "draws": self.draws, "losses": self.losses,
-            "truncated": self.truncated, "games": self.games, "score": num(self.score),
+            "wins": self.wins,
+            "draws": self.draws,
+            "losses": self.losses,
+            "truncated": self.truncated,
+            "games": self.games,
+            "score": num(self.score),
             "score_interval": list(self.score_interval),
             "win_interval": list(self.win_interval),
             "draw_interval": list(self.draw_interval),
             "loss_interval": list(self.loss_interval),
-            "elo": num(self.elo), "elo_interval": [num(x) for x in self.elo_interval],
+            "elo": num(self.elo),
+            "elo_interval": [num(x) for x in self.elo_interval],
         }
 
 
@@ -115,17 +120,24 @@ def wdl(records: Iterable[GameRecord], player: str, confidence: float = 0.95) ->
         elo = float(elo_from_score(score)) if n else float("nan")
         elo_ci = (float(elo_from_score(s_ci[0])), float(elo_from_score(s_ci[1])))
     return WDL(
-        wins=int(w), draws=int(d), losses=int(lo), truncated=int(tr), games=int(n),
-        score=score, score_interval=s_ci,
+        wins=int(w),
+        draws=int(d),
+        losses=int(lo),
+        truncated=int(tr),
+        games=int(n),
+        score=score,
+        score_interval=s_ci,
         win_interval=wilson_interval(w, n, confidence),
         draw_interval=wilson_interval(d, n, confidence),
         loss_interval=wilson_interval(lo, n, confidence),
-        elo=elo, elo_interval=elo_ci,
+        elo=elo,
+        elo_interval=elo_ci,
     )
 
 
-def summarize(records: Iterable[GameRecord], player: str,
-              confidence: float = 0.95) -> dict[str, WDL]:
+def summarize(
+    records: Iterable[GameRecord], player: str, confidence: float = 0.95
+) -> dict[str, WDL]:
     """W/D/L of ``player`` overall, per colour and (Give and Take) per role.
 
     Returns:

@@ -10,14 +10,15 @@ from collections.abc import Sequence
 import numpy as np
 
 from drl.agents import spec_name
-from drl.eval.arena import MatchResult, match_tasks, run_games, write_pdn
+from drl.eval.arena import GameTask, MatchResult, match_tasks, run_games, write_pdn
 from drl.rules import Variant
 
 __all__ = ["pairings", "play_tournament"]
 
 
-def pairings(players: Sequence[str], schedule: str = "round_robin",
-             hero: str | None = None) -> list[tuple[str, str]]:
+def pairings(
+    players: Sequence[str], schedule: str = "round_robin", hero: str | None = None
+) -> list[tuple[str, str]]:
     """The pairs to play.
 
     Args:
@@ -43,12 +44,21 @@ def pairings(players: Sequence[str], schedule: str = "round_robin",
     raise ValueError(f"schedule must be 'round_robin' or 'gauntlet', got {schedule!r}")
 
 
-def play_tournament(specs: Sequence[str], variant: Variant | str = "english",
-                    games_per_pair: int = 10, *, schedule: str = "round_robin",
-                    hero: str | None = None, openings: int | Sequence[str] | None = 4,
-                    seed: int = 0, workers: int | None = None, max_plies: int = 400,
-                    pdn_path: str | os.PathLike | None = None, progress: bool = True,
-                    event: str = "drl tournament") -> MatchResult:
+def play_tournament(
+    specs: Sequence[str],
+    variant: Variant | str = "english",
+    games_per_pair: int = 10,
+    *,
+    schedule: str = "round_robin",
+    hero: str | None = None,
+    openings: int | Sequence[str] | None = 4,
+    seed: int = 0,
+    workers: int | None = None,
+    max_plies: int = 400,
+    pdn_path: str | os.PathLike | None = None,
+    progress: bool = True,
+    event: str = "drl tournament",
+) -> MatchResult:
     """Play every scheduled pair, colours and roles swapped as in
     :func:`drl.eval.arena.match_tasks`.
 
@@ -74,10 +84,20 @@ def play_tournament(specs: Sequence[str], variant: Variant | str = "english",
     by_name = dict(zip(names, specs, strict=True))
     v = Variant.parse(variant)
     seeds = np.random.SeedSequence(seed).generate_state(len(pairs), dtype=np.uint32)
-    tasks = []
+    tasks: list[GameTask] = []
     for (a, b), s in zip(pairs, seeds, strict=True):
-        tasks += match_tasks(by_name[a], by_name[b], v, games_per_pair, openings, int(s),
-                             max_plies, names=(a, b), event=event, first_index=len(tasks))
+        tasks += match_tasks(
+            by_name[a],
+            by_name[b],
+            v,
+            games_per_pair,
+            openings,
+            int(s),
+            max_plies,
+            names=(a, b),
+            event=event,
+            first_index=len(tasks),
+        )
     records = run_games(tasks, workers, progress, description=f"{schedule} {v}")
     out = MatchResult(players=tuple(names), variant=str(v), records=records)
     if pdn_path is not None:

@@ -43,8 +43,14 @@ class StepGame:
         planes: ``float32[C, n, n]`` observation (idem).
     """
 
-    def __init__(self, variant: Variant, fen: str | None = None, agent: int | None = None,
-                 ply_limit: int | None = None, seed: int = 0) -> None:
+    def __init__(
+        self,
+        variant: Variant,
+        fen: str | None = None,
+        agent: int | None = None,
+        ply_limit: int | None = None,
+        seed: int = 0,
+    ) -> None:
         self.variant = variant
         self.params = variant.params
         self.size = variant.board_size
@@ -80,7 +86,7 @@ class StepGame:
     def prefix(self) -> np.ndarray:
         """``int64[MAX_STEPS]`` step actions of the move in progress (a view of ``pos``;
         the first :attr:`plen` are valid)."""
-        return self.pos[G.G_PREFIX:G.G_PREFIX + G.MAX_STEPS]
+        return self.pos[G.G_PREFIX : G.G_PREFIX + G.MAX_STEPS]
 
     @property
     def turn(self) -> int:
@@ -113,8 +119,9 @@ class StepGame:
         modify; use ``.copy()``)."""
         board = self._board
         while self._synced < self.plies:
-            board.push_unchecked(Move.from_row(self.log[self._synced], self.size,
-                                               self.variant.notation))
+            board.push_unchecked(
+                Move.from_row(self.log[self._synced], self.size, self.variant.notation)
+            )
             self._synced += 1
         return board
 
@@ -143,14 +150,26 @@ class StepGame:
             ``G.STEP_MOVE_DONE``.
         """
         self._ensure_capacity()
-        return int(G.game_step(self.ws, self.pos, self.params, self.rows, self.hist, self.log,
-                               self.rng, action, random_opponent, self.mask, self.planes))
+        return int(
+            G.game_step(
+                self.ws,
+                self.pos,
+                self.params,
+                self.rows,
+                self.hist,
+                self.log,
+                self.rng,
+                action,
+                random_opponent,
+                self.mask,
+                self.planes,
+            )
+        )
 
     def random_replies(self) -> None:
         """Random moves for the agent's opponent until the agent is to move (or the end)."""
         self._ensure_capacity()
-        G.random_replies(self.ws, self.pos, self.params, self.rows, self.hist, self.log,
-                         self.rng)
+        G.random_replies(self.ws, self.pos, self.params, self.rows, self.hist, self.log, self.rng)
 
     def play_move(self, move: Move) -> None:
         """Play a legal :class:`~drl.rules.Move` as a whole move.
@@ -159,8 +178,9 @@ class StepGame:
             ValueError: the move is not legal here.
         """
         self._ensure_capacity()
-        G.play_row(self.pos, self.params, self.rows, self.hist, self.row_of(move),
-                   self.log[self.plies])
+        G.play_row(
+            self.pos, self.params, self.rows, self.hist, self.row_of(move), self.log[self.plies]
+        )
 
     def row_of(self, move: Move) -> int:
         """Index among the legal move rows of a :class:`~drl.rules.Move` (start, end and
@@ -172,17 +192,26 @@ class StepGame:
         captured = 0
         for s in move.captures:
             captured |= 1 << int(s)
-        rows = self.rows[:self.n_rows]
-        hits = np.flatnonzero((rows[:, 0] == move.start) & (rows[:, 1] == move.end)
-                              & (rows[:, M_CAPTURED] == captured))
+        rows = self.rows[: self.n_rows]
+        hits = np.flatnonzero(
+            (rows[:, 0] == move.start)
+            & (rows[:, 1] == move.end)
+            & (rows[:, M_CAPTURED] == captured)
+        )
         if len(hits) == 0:
             raise ValueError(f"{move} is not legal in {self.board.fen()}")
         return int(hits[0])
 
     def refresh(self, viewer: int | None = None) -> None:
         """Recompute the mask and the planes (from ``viewer``'s view, default the mover)."""
-        G.observe_into(self.pos, self.params, self.rows, -1 if viewer is None else int(viewer),
-                       self.mask, self.planes)
+        G.observe_into(
+            self.pos,
+            self.params,
+            self.rows,
+            -1 if viewer is None else int(viewer),
+            self.mask,
+            self.planes,
+        )
 
     # ------------------------------------------------------------------ text
 
@@ -228,8 +257,8 @@ class StepGame:
         names = _square_names(self.size, self.variant.notation)
         capture = ":" if self.variant.notation == "algebraic" else "x"
         moves = []
-        for row in self.log[:self.plies].tolist():
-            path = [row[M_FROM]] + row[M_PATH:M_PATH + row[M_NSTEPS]]
+        for row in self.log[: self.plies].tolist():
+            path = [row[M_FROM]] + row[M_PATH : M_PATH + row[M_NSTEPS]]
             moves.append((capture if row[M_CAPTURED] else "-").join([names[s] for s in path]))
         return write_game(moves, all_tags, result_for_file(result, self.variant))
 
@@ -242,4 +271,4 @@ def _game_type(variant: Variant) -> tuple[str, str | None]:
 @cache
 def _square_names(board_size: int, notation: str) -> tuple[str, ...]:
     """PDN names of all squares (what ``drl.rules.notation.format_move`` writes)."""
-    return tuple(square_name(s, board_size, notation) for s in range(board_size ** 2 // 2))
+    return tuple(square_name(s, board_size, notation) for s in range(board_size**2 // 2))

@@ -57,12 +57,41 @@ from drl.rules.core import (
 )
 
 __all__ = [
-    "G_PREFIX", "G_PLEN", "G_REPS", "G_NMOVES", "G_CODE", "POS_SIZE", "MAX_STEPS",
-    "STEP_ILLEGAL", "STEP_IN_PROGRESS", "STEP_MOVE_DONE", "new_pos", "move_buffer",
-    "start", "generate", "step", "play_row", "legal_mask", "observe", "value", "is_over",
-    "truncated", "record", "random_index", "play_random", "set_repetitions",
-    "W_AGENT", "W_PLY_LIMIT", "W_PLY0", "W_SIZE", "random_replies", "game_step",
-    "observe_into", "below_limit", "legal_mask_of", "legal_masks_batch",
+    "G_PREFIX",
+    "G_PLEN",
+    "G_REPS",
+    "G_NMOVES",
+    "G_CODE",
+    "POS_SIZE",
+    "MAX_STEPS",
+    "STEP_ILLEGAL",
+    "STEP_IN_PROGRESS",
+    "STEP_MOVE_DONE",
+    "new_pos",
+    "move_buffer",
+    "start",
+    "generate",
+    "step",
+    "play_row",
+    "legal_mask",
+    "observe",
+    "value",
+    "is_over",
+    "truncated",
+    "record",
+    "random_index",
+    "play_random",
+    "set_repetitions",
+    "W_AGENT",
+    "W_PLY_LIMIT",
+    "W_PLY0",
+    "W_SIZE",
+    "random_replies",
+    "game_step",
+    "observe_into",
+    "below_limit",
+    "legal_mask_of",
+    "legal_masks_batch",
 ]
 
 G_PREFIX = STATE_SIZE
@@ -187,7 +216,7 @@ def step(pos, params, moves, hist, action, played):
     plen = pos[G_PLEN]
     if pos[G_CODE] != ONGOING or plen >= MAX_STEPS:
         return STEP_ILLEGAL
-    prefix = pos[G_PREFIX:G_PREFIX + MAX_STEPS]
+    prefix = pos[G_PREFIX : G_PREFIX + MAX_STEPS]
     old = prefix[plen]
     prefix[plen] = action
     k = step_outcome(moves, pos[G_NMOVES], pos[ST_TURN], params, prefix, plen + 1)
@@ -208,8 +237,15 @@ def legal_mask(pos, params, moves, out):
     if pos[G_CODE] != ONGOING:
         out[:] = 0
         return 0
-    return mask_from_moves(moves, pos[G_NMOVES], pos[ST_TURN], params,
-                           pos[G_PREFIX:G_PREFIX + MAX_STEPS], pos[G_PLEN], out)
+    return mask_from_moves(
+        moves,
+        pos[G_NMOVES],
+        pos[ST_TURN],
+        params,
+        pos[G_PREFIX : G_PREFIX + MAX_STEPS],
+        pos[G_PLEN],
+        out,
+    )
 
 
 @njit(cache=True)
@@ -217,8 +253,15 @@ def observe(pos, params, viewer, out):
     """Observation planes ``float32[N_CHANNELS, n, n]`` of ``pos`` from ``viewer``
     (0 black, 1 white, -1 the player to move), written to ``out``."""
     who = pos[ST_TURN] if viewer < 0 else viewer
-    encode_planes_as(pos[:STATE_SIZE], params, pos[G_PREFIX:G_PREFIX + MAX_STEPS],
-                     pos[G_PLEN], pos[G_REPS], who, out)
+    encode_planes_as(
+        pos[:STATE_SIZE],
+        params,
+        pos[G_PREFIX : G_PREFIX + MAX_STEPS],
+        pos[G_PLEN],
+        pos[G_REPS],
+        who,
+        out,
+    )
 
 
 @njit(cache=True, inline="always")
@@ -238,8 +281,9 @@ def is_over(pos):
 def truncated(pos, max_plies):
     """True when a training cap of ``max_plies`` (> 0) is reached at a move boundary of
     a game that is not over by rule (reported as truncation, never as a draw)."""
-    return (max_plies > 0 and pos[G_CODE] == ONGOING and pos[G_PLEN] == 0
-            and pos[ST_PLY] >= max_plies)
+    return (
+        max_plies > 0 and pos[G_CODE] == ONGOING and pos[G_PLEN] == 0 and pos[ST_PLY] >= max_plies
+    )
 
 
 @njit(cache=True)
@@ -325,6 +369,7 @@ def game_step(ws, pos, params, moves, hist, log, rng, action, random_opponent, m
 
 # ------------------------------------------------------------ masks of bare positions
 
+
 @njit(cache=True)
 def legal_mask_of(state, params, prefix, prefix_len, out):
     """Legal-step mask of a position given as ``(state, prefix[:prefix_len])``, without a
@@ -360,6 +405,7 @@ def legal_masks_batch(states, params, prefixes, prefix_lens, out):
     moves = np.empty((MAX_MOVES, MOVE_WIDTH), dtype=np.int64)
     for i in range(b):
         n = generate_moves(states[i], params, moves)
-        counts[i] = mask_from_moves(moves, n, states[i, ST_TURN], params, prefixes[i],
-                                    prefix_lens[i], out[i])
+        counts[i] = mask_from_moves(
+            moves, n, states[i, ST_TURN], params, prefixes[i], prefix_lens[i], out[i]
+        )
     return counts

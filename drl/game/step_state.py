@@ -61,8 +61,11 @@ class StepState:
         object.__setattr__(self, "prefix", tuple(action_index(a) for a in self.prefix))
         if len(self.prefix) >= MAX_STEPS:
             raise ValueError(f"prefix of {len(self.prefix)} steps is longer than any move")
-        if isinstance(self.repetitions, bool) or not isinstance(
-                self.repetitions, (int, np.integer)) or self.repetitions < 0:
+        if (
+            isinstance(self.repetitions, bool)
+            or not isinstance(self.repetitions, (int, np.integer))
+            or self.repetitions < 0
+        ):
             raise ValueError(f"repetitions must be an integer >= 0, got {self.repetitions!r}")
         if self._pos is None:
             pos = G.new_pos()
@@ -71,12 +74,16 @@ class StepState:
             G.set_repetitions(pos, self.params, int(self.repetitions))
             played = np.zeros(MOVE_WIDTH, np.int64)
             for i, a in enumerate(self.prefix):
-                if G.step(pos, self.params, moves, np.zeros(1, np.int64), a,
-                          played) != G.STEP_IN_PROGRESS:
-                    raise ValueError(f"prefix {list(self.prefix)}: step {i} ({a}) does not "
-                                     f"go on with a legal move")
+                if (
+                    G.step(pos, self.params, moves, np.zeros(1, np.int64), a, played)
+                    != G.STEP_IN_PROGRESS
+                ):
+                    raise ValueError(
+                        f"prefix {list(self.prefix)}: step {i} ({a}) does not "
+                        f"go on with a legal move"
+                    )
             object.__setattr__(self, "_pos", pos)
-            object.__setattr__(self, "_moves", moves[:int(pos[G.G_NMOVES])].copy())
+            object.__setattr__(self, "_moves", moves[: int(pos[G.G_NMOVES])].copy())
 
     @property
     def _position(self) -> np.ndarray:
@@ -92,8 +99,9 @@ class StepState:
         return self._moves
 
     @classmethod
-    def from_board(cls, board: Board, prefix: tuple[int, ...] = (),
-                   repetitions: int = 0) -> StepState:
+    def from_board(
+        cls, board: Board, prefix: tuple[int, ...] = (), repetitions: int = 0
+    ) -> StepState:
         """The step state of a :class:`~drl.rules.Board` (at the start of a move by default)."""
         return cls(board.state, board.variant.params, tuple(prefix), repetitions)
 
@@ -125,7 +133,7 @@ class StepState:
         """Writable copies of the position array and a full move buffer."""
         moves = G.move_buffer()
         rows = self._rows
-        moves[:len(rows)] = rows
+        moves[: len(rows)] = rows
         return self._position.copy(), moves
 
     def action_mask(self, dtype: type = np.bool_) -> np.ndarray:
@@ -189,9 +197,12 @@ class StepState:
         result = G.step(pos, self.params, moves, hist, action, played)
         if result == G.STEP_ILLEGAL:
             legal = ", ".join(f"{a} ({self.step_text(a)})" for a in self.legal_actions())
-            raise ValueError(f"step action {action} ({self.step_text(action)}) is not legal "
-                             f"here; legal steps: {legal or 'none'}")
+            raise ValueError(
+                f"step action {action} ({self.step_text(action)}) is not legal "
+                f"here; legal steps: {legal or 'none'}"
+            )
         if result == G.STEP_IN_PROGRESS:
-            return StepState(self.state, self.params, self.prefix + (action,),
-                             self.repetitions, pos, self._moves), None
+            return StepState(
+                self.state, self.params, self.prefix + (action,), self.repetitions, pos, self._moves
+            ), None
         return StepState(pos[:STATE_SIZE], self.params), played

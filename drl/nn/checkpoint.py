@@ -22,8 +22,13 @@ from typing import Any
 
 import torch
 
-__all__ = ["CheckpointError", "list_checkpoints", "load_checkpoint", "load_latest",
-           "save_checkpoint"]
+__all__ = [
+    "CheckpointError",
+    "list_checkpoints",
+    "load_checkpoint",
+    "load_latest",
+    "save_checkpoint",
+]
 
 log = logging.getLogger(__name__)
 
@@ -53,8 +58,9 @@ def list_checkpoints(directory: str | os.PathLike) -> list[Path]:
     return [p for _, p in sorted(found)]
 
 
-def save_checkpoint(directory: str | os.PathLike, step: int, payload: dict[str, Any],
-                    keep: int = 3) -> Path:
+def save_checkpoint(
+    directory: str | os.PathLike, step: int, payload: dict[str, Any], keep: int = 3
+) -> Path:
     """Write ``payload`` as checkpoint ``step`` and delete all but the newest ``keep``.
 
     Args:
@@ -81,8 +87,9 @@ def save_checkpoint(directory: str | os.PathLike, step: int, payload: dict[str, 
     data = buf.getvalue()
     path = d / f"ckpt-{step:08d}.pt"
     _write_atomic(path, data)
-    _write_atomic(path.with_name(path.name + ".sha256"),
-                  (hashlib.sha256(data).hexdigest() + "\n").encode())
+    _write_atomic(
+        path.with_name(path.name + ".sha256"), (hashlib.sha256(data).hexdigest() + "\n").encode()
+    )
     for old in list_checkpoints(d)[:-keep]:
         old.unlink(missing_ok=True)
         old.with_name(old.name + ".sha256").unlink(missing_ok=True)
@@ -91,8 +98,9 @@ def save_checkpoint(directory: str | os.PathLike, step: int, payload: dict[str, 
     return path
 
 
-def load_checkpoint(path: str | os.PathLike, map_location: str | torch.device = "cpu",
-                    verify: bool = True) -> dict[str, Any]:
+def load_checkpoint(
+    path: str | os.PathLike, map_location: str | torch.device = "cpu", verify: bool = True
+) -> dict[str, Any]:
     """Read and check one checkpoint.
 
     Args:
@@ -115,14 +123,18 @@ def load_checkpoint(path: str | os.PathLike, map_location: str | torch.device = 
     if verify:
         digest_file = p.with_name(p.name + ".sha256")
         if not digest_file.is_file():
-            raise CheckpointError(f"checkpoint {p} has no {digest_file.name}: its write was "
-                                  "cut short or the file was copied without it")
+            raise CheckpointError(
+                f"checkpoint {p} has no {digest_file.name}: its write was "
+                "cut short or the file was copied without it"
+            )
         expected = digest_file.read_text().strip()
         actual = hashlib.sha256(data).hexdigest()
         if actual != expected:
-            raise CheckpointError(f"checkpoint {p} is truncated or corrupt ({len(data)} bytes, "
-                                  f"SHA-256 {actual[:12]}... differs from the recorded "
-                                  f"{expected[:12]}...)")
+            raise CheckpointError(
+                f"checkpoint {p} is truncated or corrupt ({len(data)} bytes, "
+                f"SHA-256 {actual[:12]}... differs from the recorded "
+                f"{expected[:12]}...)"
+            )
     try:
         payload = torch.load(io.BytesIO(data), map_location=map_location, weights_only=True)
     except Exception as exc:  # torch raises several types for damaged archives
@@ -132,8 +144,9 @@ def load_checkpoint(path: str | os.PathLike, map_location: str | torch.device = 
     return payload
 
 
-def load_latest(directory: str | os.PathLike, map_location: str | torch.device = "cpu",
-                quarantine: bool = False) -> tuple[Path, dict[str, Any]] | None:
+def load_latest(
+    directory: str | os.PathLike, map_location: str | torch.device = "cpu", quarantine: bool = False
+) -> tuple[Path, dict[str, Any]] | None:
     """Load the newest good checkpoint, falling back past damaged ones.
 
     Each damaged checkpoint is reported with a warning naming it and why.
@@ -161,5 +174,5 @@ def load_latest(directory: str | os.PathLike, map_location: str | torch.device =
             if quarantine:
                 os.replace(p, p.with_name(p.name + ".corrupt"))
     if errors:
-        raise CheckpointError("no good checkpoint in " f"{directory}:\n  " + "\n  ".join(errors))
+        raise CheckpointError(f"no good checkpoint in {directory}:\n  " + "\n  ".join(errors))
     return None

@@ -42,8 +42,15 @@ class NetConfig:
     aux_heads: bool = True
 
     def __post_init__(self) -> None:
-        for name in ("in_channels", "board_size", "num_actions", "channels",
-                     "policy_channels", "value_channels", "value_hidden"):
+        for name in (
+            "in_channels",
+            "board_size",
+            "num_actions",
+            "channels",
+            "policy_channels",
+            "value_channels",
+            "value_hidden",
+        ):
             if int(getattr(self, name)) < 1:
                 raise ValueError(f"NetConfig.{name} must be >= 1, got {getattr(self, name)}")
         if self.blocks < 0:

@@ -65,5 +65,6 @@ class UniformEvaluator:
         """Return zero logits ``[L, A]`` and zero values ``[L]``."""
         self.positions += len(obs)
         self.calls += 1
-        return Evaluation(logits=np.zeros(mask.shape, np.float32),
-                          value=np.zeros(len(mask), np.float32))
+        return Evaluation(
+            logits=np.zeros(mask.shape, np.float32), value=np.zeros(len(mask), np.float32)
+        )

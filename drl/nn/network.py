@@ -55,13 +55,16 @@ class PolicyValueNet(nn.Module):
         )
         self.tower = nn.Sequential(*[_ResidualBlock(c) for _ in range(config.blocks)])
         pc, vc = config.policy_channels, config.value_channels
-        self.policy_conv = nn.Sequential(nn.Conv2d(c, pc, 1, bias=False), nn.BatchNorm2d(pc),
-                                         nn.ReLU(inplace=True))
+        self.policy_conv = nn.Sequential(
+            nn.Conv2d(c, pc, 1, bias=False), nn.BatchNorm2d(pc), nn.ReLU(inplace=True)
+        )
         self.policy_fc = nn.Linear(pc * n * n, config.num_actions)
-        self.value_conv = nn.Sequential(nn.Conv2d(c, vc, 1, bias=False), nn.BatchNorm2d(vc),
-                                        nn.ReLU(inplace=True))
-        self.value_fc = nn.Sequential(nn.Linear(vc * n * n, config.value_hidden),
-                                      nn.ReLU(inplace=True))
+        self.value_conv = nn.Sequential(
+            nn.Conv2d(c, vc, 1, bias=False), nn.BatchNorm2d(vc), nn.ReLU(inplace=True)
+        )
+        self.value_fc = nn.Sequential(
+            nn.Linear(vc * n * n, config.value_hidden), nn.ReLU(inplace=True)
+        )
         self.value_out = nn.Linear(config.value_hidden, 1)
         self.aux_out = nn.Linear(config.value_hidden, 3) if config.aux_heads else None
 
@@ -78,11 +81,15 @@ class PolicyValueNet(nn.Module):
             ValueError: if ``obs`` does not have the configured ``[C, H, W]``.
         """
         cfg = self.config
-        if obs.dim() != 4 or tuple(obs.shape[1:]) != (cfg.in_channels, cfg.board_size,
-                                                      cfg.board_size):
+        if obs.dim() != 4 or tuple(obs.shape[1:]) != (
+            cfg.in_channels,
+            cfg.board_size,
+            cfg.board_size,
+        ):
             raise ValueError(
                 f"expected observations of shape [B, {cfg.in_channels}, {cfg.board_size}, "
-                f"{cfg.board_size}], got {list(obs.shape)}")
+                f"{cfg.board_size}], got {list(obs.shape)}"
+            )
         x = self.tower(self.stem(obs))
         logits = self.policy_fc(self.policy_conv(x).flatten(1))
         h = self.value_fc(self.value_conv(x).flatten(1))

@@ -24,8 +24,18 @@ from typing import Any
 from drl.nn.config import NetConfig
 from drl.nn.model import PolicyValueModel
 
-__all__ = ["DEFAULT_ARCH", "INPUT_FIELDS", "arch_config_class", "build", "check_compatible",
-           "describe", "load", "make_config", "register_arch", "registered_archs"]
+__all__ = [
+    "DEFAULT_ARCH",
+    "INPUT_FIELDS",
+    "arch_config_class",
+    "build",
+    "check_compatible",
+    "describe",
+    "load",
+    "make_config",
+    "register_arch",
+    "registered_archs",
+]
 
 DEFAULT_ARCH = "resnet"
 INPUT_FIELDS = ("in_channels", "board_size", "num_actions")
@@ -40,8 +50,13 @@ class _Arch:
 _ARCHS: dict[str, _Arch] = {}
 
 
-def register_arch(name: str, factory: Callable[[Any], PolicyValueModel], config_cls: type,
-                  *, replace: bool = False) -> None:
+def register_arch(
+    name: str,
+    factory: Callable[[Any], PolicyValueModel],
+    config_cls: type,
+    *,
+    replace: bool = False,
+) -> None:
     """Make architecture ``name`` buildable (and selectable as ``model.arch``).
 
     Args:
@@ -65,8 +80,10 @@ def register_arch(name: str, factory: Callable[[Any], PolicyValueModel], config_
     have = {f.name for f in dataclasses.fields(config_cls)}
     missing = [f for f in INPUT_FIELDS if f not in have]
     if missing:
-        raise ValueError(f"config class {config_cls.__name__} of architecture {name!r} lacks "
-                         f"the fields {missing} (every architecture gets {list(INPUT_FIELDS)})")
+        raise ValueError(
+            f"config class {config_cls.__name__} of architecture {name!r} lacks "
+            f"the fields {missing} (every architecture gets {list(INPUT_FIELDS)})"
+        )
     _ARCHS[name] = _Arch(factory, config_cls)
 
 
@@ -79,8 +96,9 @@ def _arch(name: str) -> _Arch:
     try:
         return _ARCHS[name]
     except KeyError:
-        raise ValueError(f"unknown network architecture {name!r}; registered: "
-                         f"{', '.join(registered_archs())}") from None
+        raise ValueError(
+            f"unknown network architecture {name!r}; registered: {', '.join(registered_archs())}"
+        ) from None
 
 
 def arch_config_class(name: str) -> type:
@@ -112,10 +130,17 @@ def make_config(arch: str = DEFAULT_ARCH, **config: Any) -> Any:
     known = {f.name for f in fields}
     unknown = sorted(set(config) - known)
     if unknown:
-        raise ValueError(f"architecture {arch!r} has no config field(s) {unknown}; its fields "
-                         f"are {sorted(known)}")
-    required = [f.name for f in fields if f.default is dataclasses.MISSING
-                and f.default_factory is dataclasses.MISSING and f.name not in config]
+        raise ValueError(
+            f"architecture {arch!r} has no config field(s) {unknown}; its fields "
+            f"are {sorted(known)}"
+        )
+    required = [
+        f.name
+        for f in fields
+        if f.default is dataclasses.MISSING
+        and f.default_factory is dataclasses.MISSING
+        and f.name not in config
+    ]
     if required:
         raise ValueError(f"architecture {arch!r} needs the config field(s) {required}")
     return cls(**config)
@@ -144,8 +169,10 @@ def build(arch: str = DEFAULT_ARCH, **config: Any) -> PolicyValueModel:
 
 def describe(net: PolicyValueModel) -> dict[str, Any]:
     """What a checkpoint stores to rebuild ``net``: ``{"arch": str, "net_config": dict}``."""
-    return {"arch": getattr(net, "arch", DEFAULT_ARCH),
-            "net_config": dataclasses.asdict(net.config)}
+    return {
+        "arch": getattr(net, "arch", DEFAULT_ARCH),
+        "net_config": dataclasses.asdict(net.config),
+    }
 
 
 def _stored(payload: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
@@ -173,18 +200,22 @@ def check_compatible(payload: Mapping[str, Any], arch: str, config: Mapping[str,
     """
     got_arch, got = _stored(payload)
     if got_arch != arch or got.get("board_size") != config.get("board_size"):
-        raise ValueError(f"checkpoint holds arch {got_arch!r} for {_board(got)}; this run is "
-                         f"arch {arch!r} for {_board(config)}")
+        raise ValueError(
+            f"checkpoint holds arch {got_arch!r} for {_board(got)}; this run is "
+            f"arch {arch!r} for {_board(config)}"
+        )
     if got != dict(config):
         keys = sorted(k for k in set(got) | set(config) if got.get(k) != config.get(k))
         theirs = ", ".join(f"{k}={got.get(k)!r}" for k in keys)
         ours = ", ".join(f"{k}={config.get(k)!r}" for k in keys)
-        raise ValueError(f"checkpoint holds a {got_arch!r} network with {theirs}; this run "
-                         f"asks for {ours}")
+        raise ValueError(
+            f"checkpoint holds a {got_arch!r} network with {theirs}; this run asks for {ours}"
+        )
 
 
-def load(payload: Mapping[str, Any], device: Any = "cpu",
-         board_size: int | None = None) -> PolicyValueModel:
+def load(
+    payload: Mapping[str, Any], device: Any = "cpu", board_size: int | None = None
+) -> PolicyValueModel:
     """Rebuild the network stored in a checkpoint payload, in eval mode on ``device``.
 
     Args:
@@ -203,8 +234,10 @@ def load(payload: Mapping[str, Any], device: Any = "cpu",
     """
     arch, cfg = _stored(payload)
     if board_size is not None and cfg.get("board_size") != board_size:
-        raise ValueError(f"checkpoint holds arch {arch!r} for {_board(cfg)}; this game is "
-                         f"played on {board_size}x{board_size} boards")
+        raise ValueError(
+            f"checkpoint holds arch {arch!r} for {_board(cfg)}; this game is "
+            f"played on {board_size}x{board_size} boards"
+        )
     try:
         net = build(arch, **cfg)
     except (TypeError, ValueError) as err:
@@ -213,10 +246,11 @@ def load(payload: Mapping[str, Any], device: Any = "cpu",
         net.load_state_dict(payload["model"])
     except (KeyError, RuntimeError) as err:
         first = str(err).strip().splitlines()
-        raise ValueError(f"checkpoint weights do not fit its arch {arch!r} with net_config "
-                         f"{cfg}: {first[0] if first else err!r}"
-                         + (f" ({len(first) - 1} more lines)" if len(first) > 1 else "")
-                         ) from None
+        raise ValueError(
+            f"checkpoint weights do not fit its arch {arch!r} with net_config "
+            f"{cfg}: {first[0] if first else err!r}"
+            + (f" ({len(first) - 1} more lines)" if len(first) > 1 else "")
+        ) from None
     return net.to(device).eval()
 
 

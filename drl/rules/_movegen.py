@@ -110,10 +110,20 @@ def mover(states, lvl, z):
     """(men, kings, opponent pieces, crowning row, men's forward direction mask) of the
     side to move in ``states[lvl]``."""
     if states[lvl, ST_TURN] == 0:
-        return (states[lvl, ST_BM], states[lvl, ST_BK],
-                states[lvl, ST_WM] | states[lvl, ST_WK], CROWN_MASK[z, 0], 0b1100)
-    return (states[lvl, ST_WM], states[lvl, ST_WK], states[lvl, ST_BM] | states[lvl, ST_BK],
-            CROWN_MASK[z, 1], 0b0011)
+        return (
+            states[lvl, ST_BM],
+            states[lvl, ST_BK],
+            states[lvl, ST_WM] | states[lvl, ST_WK],
+            CROWN_MASK[z, 0],
+            0b1100,
+        )
+    return (
+        states[lvl, ST_WM],
+        states[lvl, ST_WK],
+        states[lvl, ST_BM] | states[lvl, ST_BK],
+        CROWN_MASK[z, 1],
+        0b0011,
+    )
 
 
 @njit(cache=True, inline="always")
@@ -187,8 +197,11 @@ def _emit(end, king, crowned, captured, nsteps, moves, lvl, ctx):
         flags |= FLAG_REMOVE if ctx[C_PROMOTION] == PROMOTION_REMOVE else FLAG_CROWN
     if nsteps >= 2:
         for i in range(k):
-            if (moves[lvl, i, M_CAPTURED] == captured and moves[lvl, i, M_TO] == end
-                    and moves[lvl, i, M_FROM] == start):
+            if (
+                moves[lvl, i, M_CAPTURED] == captured
+                and moves[lvl, i, M_TO] == end
+                and moves[lvl, i, M_FROM] == start
+            ):
                 if _path_first(nsteps, moves, lvl, i, ctx):
                     moves[lvl, i, M_FLAGS] = flags
                     for j in range(nsteps):
@@ -290,14 +303,16 @@ def _search(z, start, king0, opp, occ, moves, lvl, ctx):
                 newcap = captured | (1 << t)
                 if king == 0 and (ctx[C_CROWN] >> land) & 1:
                     promo = ctx[C_PROMO_MID]
-                    if promo == PROMO_STOP or (promo == PROMO_AS_KING
-                                               and ctx[C_PROMOTION] == PROMOTION_REMOVE):
+                    if promo == PROMO_STOP or (
+                        promo == PROMO_AS_KING and ctx[C_PROMOTION] == PROMOTION_REMOVE
+                    ):
                         ctx[C_PATH + nsteps] = land
                         _emit(land, 0, 0, newcap, nsteps + 1, moves, lvl, ctx)
                         continue
                     if promo == PROMO_AS_KING:
-                        if _piece_has_capture(z, land, ctx[C_FLYING] != 0, 0b1111, newcap,
-                                              occ, opp):
+                        if _piece_has_capture(
+                            z, land, ctx[C_FLYING] != 0, 0b1111, newcap, occ, opp
+                        ):
                             top = _push(ctx, top, land, 1, 1, newcap, nsteps + 1)
                         else:
                             ctx[C_PATH + nsteps] = land
@@ -378,8 +393,12 @@ def _short_jumps(men, kings, opp, crown, fwd, z, params, ctx):
     j2 = step(step(empty, z, 1) & opp, z, 1)
     j3 = step(step(empty, z, 0) & opp, z, 0)
     king_cont = j0 | j1 | j2 | j3
-    men_cont = (j0 if men_dirs & 1 else 0) | (j1 if men_dirs & 2 else 0) | (
-        j2 if men_dirs & 4 else 0) | (j3 if men_dirs & 8 else 0)
+    men_cont = (
+        (j0 if men_dirs & 1 else 0)
+        | (j1 if men_dirs & 2 else 0)
+        | (j2 if men_dirs & 4 else 0)
+        | (j3 if men_dirs & 8 else 0)
+    )
     if (men & men_cont) | (short_kings & king_cont) == 0:
         return 0
     result = 1
@@ -422,9 +441,16 @@ def _flying_capturers(men, kings, opp, z, params):
 
 @njit(cache=True, inline="always")
 def _jumpers(ctx):
-    return (ctx[C_JUMPERS] | ctx[C_JUMPERS + 1] | ctx[C_JUMPERS + 2] | ctx[C_JUMPERS + 3]
-            | ctx[C_JUMPERS + 4] | ctx[C_JUMPERS + 5] | ctx[C_JUMPERS + 6]
-            | ctx[C_JUMPERS + 7])
+    return (
+        ctx[C_JUMPERS]
+        | ctx[C_JUMPERS + 1]
+        | ctx[C_JUMPERS + 2]
+        | ctx[C_JUMPERS + 3]
+        | ctx[C_JUMPERS + 4]
+        | ctx[C_JUMPERS + 5]
+        | ctx[C_JUMPERS + 6]
+        | ctx[C_JUMPERS + 7]
+    )
 
 
 @njit(_I(_I, _I, RO1, RW3, _I, _I, RW1), cache=True, _nrt=False)
@@ -527,8 +553,7 @@ def generate_at(states, slvl, params, moves, lvl, ctx):
     if short == 0 and flyers == 0:
         return _generate_quiet(men, kings, opp, crown, fwd, z, params, moves, lvl)
     if short == 2:
-        return generate_captures(states, slvl, params, flyers | _jumpers(ctx), moves, lvl,
-                                 ctx)
+        return generate_captures(states, slvl, params, flyers | _jumpers(ctx), moves, lvl, ctx)
     k = 0
     if flyers:
         k = generate_captures(states, slvl, params, flyers, moves, lvl, ctx)
@@ -547,8 +572,7 @@ def count_inline(states, slvl, params, moves, lvl, ctx):
     if short == 0 and flyers == 0:
         return _count_quiet(men, kings, opp, fwd, z, params)
     if short == 2:
-        return generate_captures(states, slvl, params, flyers | _jumpers(ctx), moves, lvl,
-                                 ctx)
+        return generate_captures(states, slvl, params, flyers | _jumpers(ctx), moves, lvl, ctx)
     n = 0
     if short == 1:
         for i in range(8):

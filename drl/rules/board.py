@@ -82,8 +82,9 @@ def as_color(color: object) -> Color:
             value = None
         if value in (0, 1):
             return Color(value)
-    raise ValueError(f"colour must be Color.BLACK / Color.WHITE, 0 / 1 or 'black' / "
-                     f"'white', got {color!r}")
+    raise ValueError(
+        f"colour must be Color.BLACK / Color.WHITE, 0 / 1 or 'black' / 'white', got {color!r}"
+    )
 
 
 class Termination(IntEnum):
@@ -191,22 +192,25 @@ class Move:
         if size not in (8, 10):
             raise IllegalMoveError(f"Move: board_size must be 8 or 10, got {size!r}")
         if self.notation not in ("numeric", "algebraic"):
-            raise IllegalMoveError(f"Move: notation must be 'numeric' or 'algebraic', "
-                                   f"got {self.notation!r}")
+            raise IllegalMoveError(
+                f"Move: notation must be 'numeric' or 'algebraic', got {self.notation!r}"
+            )
         path, captures = _squares_tuple(self.path), _squares_tuple(self.captures)
         if path is None or captures is None:
-            raise IllegalMoveError(f"Move: squares must be integers, got path {self.path!r}, "
-                                   f"captures {self.captures!r}")
+            raise IllegalMoveError(
+                f"Move: squares must be integers, got path {self.path!r}, "
+                f"captures {self.captures!r}"
+            )
         if len(path) < 2:
-            raise IllegalMoveError(f"Move: a path needs a start and a landing square, "
-                                   f"got {path!r}")
+            raise IllegalMoveError(f"Move: a path needs a start and a landing square, got {path!r}")
         nsq = size * size // 2
         for what, squares in (("path", path), ("captures", captures)):
             if squares and (min(squares) < 0 or max(squares) >= nsq):
                 bad = next(sq for sq in squares if not 0 <= sq < nsq)
                 raise IllegalMoveError(
                     f"Move: square {bad} (0-based) in {what} {squares!r} is off the "
-                    f"{size}x{size} board (0..{nsq - 1})")
+                    f"{size}x{size} board (0..{nsq - 1})"
+                )
         object.__setattr__(self, "path", path)
         object.__setattr__(self, "captures", captures)
 
@@ -245,8 +249,9 @@ class Move:
         return f"Move({str(self)!r})"
 
     def __str__(self) -> str:
-        return format_move(self.path, self.is_capture, self.board_size,
-                           self.notation == "algebraic")
+        return format_move(
+            self.path, self.is_capture, self.board_size, self.notation == "algebraic"
+        )
 
     @classmethod
     def from_row(cls, row: np.ndarray, board_size: int, notation: str = "numeric") -> Move:
@@ -260,20 +265,23 @@ class Move:
                 hop that jumps none of the captured pieces); the message says which.
         """
         if np.ndim(row) != 1 or len(row) != core.MOVE_WIDTH:
-            raise ValueError(f"a move row is int64[{core.MOVE_WIDTH}], got shape "
-                             f"{np.shape(row)}")
+            raise ValueError(f"a move row is int64[{core.MOVE_WIDTH}], got shape {np.shape(row)}")
         if board_size not in (8, 10):
             raise ValueError(f"board_size must be 8 or 10, got {board_size!r}")
         values = row.tolist()
         nsteps = values[core.M_NSTEPS]
         if not 1 <= nsteps <= core.MOVE_WIDTH - core.M_PATH:
-            raise ValueError(f"not a move row: {nsteps} steps (M_NSTEPS must be "
-                             f"1..{core.MOVE_WIDTH - core.M_PATH})")
-        path = (values[core.M_FROM],) + tuple(values[core.M_PATH:core.M_PATH + nsteps])
+            raise ValueError(
+                f"not a move row: {nsteps} steps (M_NSTEPS must be "
+                f"1..{core.MOVE_WIDTH - core.M_PATH})"
+            )
+        path = (values[core.M_FROM],) + tuple(values[core.M_PATH : core.M_PATH + nsteps])
         nsq = board_size * board_size // 2
         if min(path) < 0 or max(path) >= nsq:
-            raise ValueError(f"not a move row of a {board_size}x{board_size} board: "
-                             f"path {path} leaves 0..{nsq - 1}")
+            raise ValueError(
+                f"not a move row of a {board_size}x{board_size} board: "
+                f"path {path} leaves 0..{nsq - 1}"
+            )
         captured = values[core.M_CAPTURED]
         captures: tuple[int, ...] = ()
         if captured:
@@ -282,16 +290,23 @@ class Move:
             for a, b in pairwise(path):
                 hit = [s for s in _between(z, a, b) if captured >> s & 1]
                 if captured < 0 or captured >> nsq or not hit:
-                    raise ValueError(f"not a move row: captured bitboard {captured:#x} does "
-                                     f"not match path {path} on {board_size}x{board_size}")
+                    raise ValueError(
+                        f"not a move row: captured bitboard {captured:#x} does "
+                        f"not match path {path} on {board_size}x{board_size}"
+                    )
                 found.append(hit[0])
             captures = tuple(found)
         if notation not in ("numeric", "algebraic"):
             raise ValueError(f"notation must be 'numeric' or 'algebraic', got {notation!r}")
         # Everything __post_init__ would check is checked above: skip it (hot path).
         move = object.__new__(cls)
-        for name, value in (("path", path), ("captures", captures), ("board_size", board_size),
-                            ("notation", notation), ("row", row)):
+        for name, value in (
+            ("path", path),
+            ("captures", captures),
+            ("board_size", board_size),
+            ("notation", notation),
+            ("row", row),
+        ):
             object.__setattr__(move, name, value)
         return move
 
@@ -312,9 +327,9 @@ def _between(z: int, a: int, b: int) -> tuple[int, ...]:
     """Squares strictly between ``a`` and ``b`` on their common diagonal (board size
     index ``z``); empty if they share none."""
     for d in range(4):
-        ray = RAY[z, a, d, :RAY_LEN[z, a, d]].tolist()
+        ray = RAY[z, a, d, : RAY_LEN[z, a, d]].tolist()
         if b in ray:
-            return tuple(ray[:ray.index(b)])
+            return tuple(ray[: ray.index(b)])
     return ()
 
 
@@ -324,9 +339,9 @@ def _state_from_fen(pos: FenPosition, variant: Variant) -> np.ndarray:
     turn = pos.turn if pos.turn is not None else (0 if variant.first_player == "black" else 1)
     black_men, black_kings, white_men, white_kings = (
         sum(1 << s for s in squares)
-        for squares in (pos.black_men, pos.black_kings, pos.white_men, pos.white_kings))
-    state = core.make_state(black_men, black_kings, white_men, white_kings, turn,
-                            variant.params)
+        for squares in (pos.black_men, pos.black_kings, pos.white_men, pos.white_kings)
+    )
+    state = core.make_state(black_men, black_kings, white_men, white_kings, turn, variant.params)
     state[core.ST_NOPROG] = pos.no_progress or 0
     return state
 
@@ -404,8 +419,9 @@ class Board:
     def legal_moves(self) -> list[Move]:
         """The legal moves (captures compulsory, full multi-jumps), in kernel order."""
         if self._legal is None:
-            self._legal = [Move.from_row(r, self._size, self.variant.notation)
-                           for r in self._generate()]
+            self._legal = [
+                Move.from_row(r, self._size, self.variant.notation) for r in self._generate()
+            ]
         return list(self._legal)
 
     def fen(self) -> str:
@@ -413,8 +429,11 @@ class Board:
         s = self._state
         pos = FenPosition(
             turn=int(s[core.ST_TURN]),
-            black_men=_squares(int(s[core.ST_BM])), black_kings=_squares(int(s[core.ST_BK])),
-            white_men=_squares(int(s[core.ST_WM])), white_kings=_squares(int(s[core.ST_WK])))
+            black_men=_squares(int(s[core.ST_BM])),
+            black_kings=_squares(int(s[core.ST_BK])),
+            white_men=_squares(int(s[core.ST_WM])),
+            white_kings=_squares(int(s[core.ST_WK])),
+        )
         return format_fen(pos, self._size, self.variant.notation == "algebraic")
 
     def objective(self, color: Color | int) -> str:
@@ -459,7 +478,7 @@ class Board:
         hist = np.zeros(ply + 1, dtype=np.int64)
         k = min(len(self._states), ply)
         if k:
-            hist[ply - k:ply] = [s[core.ST_HASH] for s in self._states[len(self._states) - k:]]
+            hist[ply - k : ply] = [s[core.ST_HASH] for s in self._states[len(self._states) - k :]]
         hist[ply] = self._state[core.ST_HASH]
         return hist
 
@@ -505,31 +524,45 @@ class Board:
                 message lists the candidates.
         """
         if not isinstance(text, str):
-            raise IllegalMoveError(f"move text must be a string, got {type(text).__name__} "
-                                   f"{text!r}")
+            raise IllegalMoveError(
+                f"move text must be a string, got {type(text).__name__} {text!r}"
+            )
         try:
             spec = parse_move_text(text, self._size)
         except ValueError as err:
             raise IllegalMoveError(f"cannot read move {text!r}: {err}") from None
         legal = self.legal_moves
         if spec.file is not None:
-            cands = [m for m in legal if m.end == spec.end
-                     and square_to_rowcol(m.start, self._size)[1] == spec.file]
+            cands = [
+                m
+                for m in legal
+                if m.end == spec.end and square_to_rowcol(m.start, self._size)[1] == spec.file
+            ]
         elif len(spec.squares) == 2:
             cands = [m for m in legal if m.start == spec.squares[0] and m.end == spec.squares[1]]
         else:
             exact = [m for m in legal if m.path == spec.squares] or self._same_capture(
-                spec.squares, legal)
-            cands = exact or [m for m in legal if m.start == spec.squares[0]
-                              and m.end == spec.squares[-1]
-                              and _is_subsequence(spec.squares[1:-1], m.path[1:-1])]
+                spec.squares, legal
+            )
+            cands = exact or [
+                m
+                for m in legal
+                if m.start == spec.squares[0]
+                and m.end == spec.squares[-1]
+                and _is_subsequence(spec.squares[1:-1], m.path[1:-1])
+            ]
         if len(cands) == 1:
             return cands[0]
         if not cands:
-            raise IllegalMoveError(f"{text!r} is not a legal move in {self.fen()}; legal "
-                                   f"moves: {', '.join(map(str, legal)) or 'none'}")
-        raise AmbiguousMoveError(f"{text!r} is ambiguous in {self.fen()}: it matches "
-                                 f"{', '.join(map(str, cands))}; write the full path", cands)
+            raise IllegalMoveError(
+                f"{text!r} is not a legal move in {self.fen()}; legal "
+                f"moves: {', '.join(map(str, legal)) or 'none'}"
+            )
+        raise AmbiguousMoveError(
+            f"{text!r} is ambiguous in {self.fen()}: it matches "
+            f"{', '.join(map(str, cands))}; write the full path",
+            cands,
+        )
 
     def _same_capture(self, path: tuple[int, ...], legal: list[Move]) -> list[Move]:
         """The legal move that ``path`` plays, when ``path`` is a capture sequence of this
@@ -549,16 +582,24 @@ class Board:
         if walked is None:
             return []
         captured, crowned = walked
-        return [m for m in legal if m.start == path[0] and m.end == path[-1]
-                and frozenset(m.captures) == captured and m.row is not None
-                and bool(m.row[core.M_FLAGS] & (core.FLAG_CROWN | core.FLAG_REMOVE)) == crowned]
+        return [
+            m
+            for m in legal
+            if m.start == path[0]
+            and m.end == path[-1]
+            and frozenset(m.captures) == captured
+            and m.row is not None
+            and bool(m.row[core.M_FLAGS] & (core.FLAG_CROWN | core.FLAG_REMOVE)) == crowned
+        ]
 
     def _find(self, move: Move) -> Move:
         for m in self.legal_moves:
             if m == move:
                 return m
-        raise IllegalMoveError(f"{move} is not a legal move in {self.fen()}; legal moves: "
-                               f"{', '.join(map(str, self.legal_moves)) or 'none'}")
+        raise IllegalMoveError(
+            f"{move} is not a legal move in {self.fen()}; legal moves: "
+            f"{', '.join(map(str, self.legal_moves)) or 'none'}"
+        )
 
     def push(self, move: Move | str) -> None:
         """Play a move (a :class:`Move` or move text), checking that it is legal.
@@ -580,16 +621,19 @@ class Board:
                 off the board (a cheap range check; the board is unchanged).
         """
         if move.board_size != self._size:
-            raise IllegalMoveError(f"{move} is a move of a {move.board_size}x"
-                                   f"{move.board_size} board, this board is "
-                                   f"{self._size}x{self._size}")
+            raise IllegalMoveError(
+                f"{move} is a move of a {move.board_size}x"
+                f"{move.board_size} board, this board is "
+                f"{self._size}x{self._size}"
+            )
         row = move.row if move.row is not None else self._find(move).row
         try:
             state = core.apply_move(self._state, self._params, row)
         except ValueError as err:
-            head = np.asarray(row).ravel()[:core.M_NSTEPS].tolist()
-            raise IllegalMoveError(f"cannot play {move} (row from, to, captured = {head}) "
-                                   f"in {self.fen()}: {err}") from None
+            head = np.asarray(row).ravel()[: core.M_NSTEPS].tolist()
+            raise IllegalMoveError(
+                f"cannot play {move} (row from, to, captured = {head}) in {self.fen()}: {err}"
+            ) from None
         self._states.append(self._state)
         self._stack.append(move)
         self._state = state
@@ -635,8 +679,12 @@ class Board:
             r, c = square_to_rowcol(sq, n)
             bit = 1 << sq
             ch = "."
-            for index, mark in ((core.ST_BM, "b"), (core.ST_BK, "B"),
-                                (core.ST_WM, "w"), (core.ST_WK, "W")):
+            for index, mark in (
+                (core.ST_BM, "b"),
+                (core.ST_BK, "B"),
+                (core.ST_WM, "w"),
+                (core.ST_WK, "W"),
+            ):
                 if int(s[index]) & bit:
                     ch = mark
             grid[r][c] = ch
@@ -651,8 +699,9 @@ class Board:
         return board_svg(self)
 
 
-def _walk_capture(state: np.ndarray, params: np.ndarray, path: tuple[int, ...]
-                  ) -> tuple[frozenset[int], bool] | None:
+def _walk_capture(
+    state: np.ndarray, params: np.ndarray, path: tuple[int, ...]
+) -> tuple[frozenset[int], bool] | None:
     """(captured squares, crowned) if the piece of the side to move on ``path[0]`` can
     jump along ``path`` hop by hop (see :meth:`Board._same_capture` for the rules
     checked), else None. Whether the sequence must go on at its end is not checked."""
@@ -661,10 +710,20 @@ def _walk_capture(state: np.ndarray, params: np.ndarray, path: tuple[int, ...]
     z = int(params[P_SIZE_IDX])
     side = int(state[core.ST_TURN])
     own_men, own_kings, opp_men, opp_kings = (
-        (int(state[core.ST_BM]), int(state[core.ST_BK]), int(state[core.ST_WM]),
-         int(state[core.ST_WK])) if side == 0 else
-        (int(state[core.ST_WM]), int(state[core.ST_WK]), int(state[core.ST_BM]),
-         int(state[core.ST_BK])))
+        (
+            int(state[core.ST_BM]),
+            int(state[core.ST_BK]),
+            int(state[core.ST_WM]),
+            int(state[core.ST_WK]),
+        )
+        if side == 0
+        else (
+            int(state[core.ST_WM]),
+            int(state[core.ST_WK]),
+            int(state[core.ST_BM]),
+            int(state[core.ST_BK]),
+        )
+    )
     start = path[0]
     if not (own_men | own_kings) >> start & 1:
         return None
@@ -678,18 +737,17 @@ def _walk_capture(state: np.ndarray, params: np.ndarray, path: tuple[int, ...]
     for hop, (a, b) in enumerate(pairwise(path)):
         last = hop == len(path) - 2
         for d in range(4):
-            ray = RAY[z, a, d, :RAY_LEN[z, a, d]].tolist()
+            ray = RAY[z, a, d, : RAY_LEN[z, a, d]].tolist()
             if b in ray:
                 break
         else:
             return None
-        between = ray[:ray.index(b)]
+        between = ray[: ray.index(b)]
         flying = king and bool(params[P_FLYING])
         if not flying and (len(between) != 1 or (not king and d not in men_dirs)):
             return None
         pieces = [t for t in between if occ >> t & 1]
-        if len(pieces) != 1 or not opp >> pieces[0] & 1 or pieces[0] in captured \
-                or occ >> b & 1:
+        if len(pieces) != 1 or not opp >> pieces[0] & 1 or pieces[0] in captured or occ >> b & 1:
             return None
         captured.add(pieces[0])
         if not king and crown >> b & 1:
@@ -706,4 +764,3 @@ def _walk_capture(state: np.ndarray, params: np.ndarray, path: tuple[int, ...]
 def _is_subsequence(short: tuple[int, ...], long: tuple[int, ...]) -> bool:
     it = iter(long)
     return all(any(x == y for y in it) for x in short)
-

@@ -52,16 +52,59 @@ from drl.rules.variant import (
 )
 
 __all__ = [
-    "STATE_SIZE", "ST_BM", "ST_BK", "ST_WM", "ST_WK", "ST_TURN", "ST_NOPROG", "ST_HASH",
-    "ST_CAPTURED", "ST_ENDGAME", "ST_PLY", "PARAMS_SIZE", "MOVE_WIDTH", "MAX_MOVES",
-    "M_FROM", "M_TO", "M_CAPTURED", "M_NSTEPS", "M_FLAGS", "M_PATH", "FLAG_CROWN",
-    "FLAG_REMOVE", "FLAG_KING", "TAKE", "GIVE", "DRAW", "T_NO_PIECES", "T_BLOCKED",
-    "T_GIVER_ELIMINATED", "T_THREEFOLD_REPETITION", "T_NO_PROGRESS", "T_ENDGAME_RULE",
-    "initial_state", "make_state", "zobrist_hash", "generate_moves", "count_moves",
-    "apply_move", "apply_move_into", "objective", "status", "endgame_kind", "endgame_plies",
-    "ENDGAME_PLIES", "perft",
-    "move_buffer", "check_state", "count_repetitions", "end_code", "code_winner",
-    "code_termination", "code_value", "ONGOING",
+    "STATE_SIZE",
+    "ST_BM",
+    "ST_BK",
+    "ST_WM",
+    "ST_WK",
+    "ST_TURN",
+    "ST_NOPROG",
+    "ST_HASH",
+    "ST_CAPTURED",
+    "ST_ENDGAME",
+    "ST_PLY",
+    "PARAMS_SIZE",
+    "MOVE_WIDTH",
+    "MAX_MOVES",
+    "M_FROM",
+    "M_TO",
+    "M_CAPTURED",
+    "M_NSTEPS",
+    "M_FLAGS",
+    "M_PATH",
+    "FLAG_CROWN",
+    "FLAG_REMOVE",
+    "FLAG_KING",
+    "TAKE",
+    "GIVE",
+    "DRAW",
+    "T_NO_PIECES",
+    "T_BLOCKED",
+    "T_GIVER_ELIMINATED",
+    "T_THREEFOLD_REPETITION",
+    "T_NO_PROGRESS",
+    "T_ENDGAME_RULE",
+    "initial_state",
+    "make_state",
+    "zobrist_hash",
+    "generate_moves",
+    "count_moves",
+    "apply_move",
+    "apply_move_into",
+    "objective",
+    "status",
+    "endgame_kind",
+    "endgame_plies",
+    "ENDGAME_PLIES",
+    "perft",
+    "move_buffer",
+    "check_state",
+    "count_repetitions",
+    "end_code",
+    "code_winner",
+    "code_termination",
+    "code_value",
+    "ONGOING",
 ]
 
 STATE_SIZE = 12
@@ -135,16 +178,22 @@ def check_state(state: np.ndarray, params: np.ndarray) -> None:
     state = np.asarray(state)
     params = np.asarray(params)
     if state.shape != (STATE_SIZE,) or params.shape != (PARAMS_SIZE,):
-        raise ValueError(f"a state is int64[{STATE_SIZE}] and params int64[{PARAMS_SIZE}], "
-                         f"got shapes {state.shape} and {params.shape}")
+        raise ValueError(
+            f"a state is int64[{STATE_SIZE}] and params int64[{PARAMS_SIZE}], "
+            f"got shapes {state.shape} and {params.shape}"
+        )
     if int(params[P_SIZE_IDX]) not in (0, 1):
         raise ValueError(f"params[P_SIZE_IDX] must be 0 or 1, got {params[P_SIZE_IDX]}")
     if int(state[ST_TURN]) not in (0, 1):
         raise ValueError(f"state[ST_TURN] must be 0 (black) or 1 (white), got {state[ST_TURN]}")
     full = int(FULL[int(params[P_SIZE_IDX])])
     seen = 0
-    for i, name in ((ST_BM, "black men"), (ST_BK, "black kings"), (ST_WM, "white men"),
-                    (ST_WK, "white kings")):
+    for i, name in (
+        (ST_BM, "black men"),
+        (ST_BK, "black kings"),
+        (ST_WM, "white men"),
+        (ST_WK, "white kings"),
+    ):
         bits = int(state[i])
         if bits < 0 or bits & ~full:
             raise ValueError(f"state[{i}] ({name}) has bits off the board: {bits:#x}")
@@ -256,8 +305,12 @@ def generate_moves(state, params, out):
     if out.ndim != 2 or out.shape[1] != MOVE_WIDTH:
         raise ValueError("the move buffer must be int64[n, MOVE_WIDTH]")
     ctx = np.empty(mg.CTX_SIZE, dtype=np.int64)
-    return _generate_into(state.reshape((1, state.shape[0])), params,
-                          out.reshape((1, out.shape[0], out.shape[1])), ctx)
+    return _generate_into(
+        state.reshape((1, state.shape[0])),
+        params,
+        out.reshape((1, out.shape[0], out.shape[1])),
+        ctx,
+    )
 
 
 @njit(mg._I(mg.RO2, mg.RO1, mg.RW3, mg.RW1), cache=True, _nrt=False)
@@ -350,8 +403,14 @@ def endgame_kind(state, params):
     where several describe the position, the one with the fewest plies. 0 otherwise and
     when the rule is off. ``ENDGAME_PLIES[kind]`` plies in the class draw.
     """
-    return _endgame_kind(params[P_ENDGAME_RULE], params[P_SIZE_IDX], state[ST_BM],
-                         state[ST_BK], state[ST_WM], state[ST_WK])
+    return _endgame_kind(
+        params[P_ENDGAME_RULE],
+        params[P_SIZE_IDX],
+        state[ST_BM],
+        state[ST_BK],
+        state[ST_WM],
+        state[ST_WK],
+    )
 
 
 @njit(cache=True)
@@ -438,8 +497,10 @@ def _apply_at(src, s, params, moves, lvl, i, dst, t):
     if rule != ENDGAME_RULE_NONE and not (cap or (flags & (FLAG_CROWN | FLAG_REMOVE))):
         kind_after = _endgame_kind(rule, z, bb0, bb1, bb2, bb3)
         # (src[s] is read before dst[t], which may be the same row, is written.)
-        if kind_after != 0 and (rule == ENDGAME_RULE_FMJD or kind_after == _endgame_kind(
-                rule, z, src[s, 0], src[s, 1], src[s, 2], src[s, 3])):
+        if kind_after != 0 and (
+            rule == ENDGAME_RULE_FMJD
+            or kind_after == _endgame_kind(rule, z, src[s, 0], src[s, 1], src[s, 2], src[s, 3])
+        ):
             endgame_next = endgame + 1
     dst[t, 0] = bb0
     dst[t, 1] = bb1
@@ -505,10 +566,18 @@ def apply_move(state, params, move):
         raise ValueError("apply_move: state[ST_TURN] must be 0 or 1")
     frm = move[M_FROM]
     to = move[M_TO]
-    if frm < 0 or frm >= nsq or to < 0 or to >= nsq or move[M_CAPTURED] < 0 or (
-            move[M_CAPTURED] >> nsq) != 0:
-        raise ValueError("apply_move: the move row has a square off the board (M_FROM and "
-                         "M_TO must be in 0..NSQ-1, M_CAPTURED a bitboard of board squares)")
+    if (
+        frm < 0
+        or frm >= nsq
+        or to < 0
+        or to >= nsq
+        or move[M_CAPTURED] < 0
+        or (move[M_CAPTURED] >> nsq) != 0
+    ):
+        raise ValueError(
+            "apply_move: the move row has a square off the board (M_FROM and "
+            "M_TO must be in 0..NSQ-1, M_CAPTURED a bitboard of board squares)"
+        )
     out = np.empty(STATE_SIZE, dtype=np.int64)
     apply_move_into(state, params, move, out)
     return out
@@ -669,8 +738,7 @@ def code_value(code, player):
     return 1.0 if w == player else -1.0
 
 
-@njit(mg._I(mg.RW2, mg.RO1, mg._I, mg.RW3, mg.RW1, mg.RW1, mg.RW1), cache=True,
-      _nrt=False)
+@njit(mg._I(mg.RW2, mg.RO1, mg._I, mg.RW3, mg.RW1, mg.RW1, mg.RW1), cache=True, _nrt=False)
 def _perft(states, params, depth, moves, ctx, n_moves, index):
     """Leaf count below ``states[0]``, ``depth >= 1`` plies; an explicit stack of move
     lists (``moves[ply]``) replaces recursion (recursive compiled functions do not reload

@@ -107,8 +107,9 @@ def parse_fen(fen: str, board_size: int) -> FenPosition:
         if head in ("H", "F") and field[1:].isdigit():
             digits = field[1:]
             if not digits.isascii() or len(digits) > 9:
-                raise FENError(f"FEN {fen!r}: counter {field!r} must be an ASCII number "
-                               f"below 10**9")
+                raise FENError(
+                    f"FEN {fen!r}: counter {field!r} must be an ASCII number below 10**9"
+                )
             counters[head] = int(digits)
             continue
         if head not in ("W", "B"):
@@ -127,8 +128,10 @@ def parse_fen(fen: str, board_size: int) -> FenPosition:
             for sq in squares:
                 if sq in owner:
                     where = "twice" if owner[sq][0] == head else "for both colours"
-                    raise FENError(f"FEN {fen!r}: square {_square_name(sq, board_size)} "
-                                   f"is listed {where} (token {item!r})")
+                    raise FENError(
+                        f"FEN {fen!r}: square {_square_name(sq, board_size)} "
+                        f"is listed {where} (token {item!r})"
+                    )
                 owner[sq] = (head, item)
                 (kings if is_king else men)[head].add(sq)
     if not seen_colours:
@@ -136,17 +139,24 @@ def parse_fen(fen: str, board_size: int) -> FenPosition:
     half = board_size // 2
     for sq in men["W"]:
         if sq < half:
-            raise FENError(f"FEN {fen!r}: a white man on {_square_name(sq, board_size)} "
-                           f"(token {owner[sq][1]!r}) stands on its crowning row")
+            raise FENError(
+                f"FEN {fen!r}: a white man on {_square_name(sq, board_size)} "
+                f"(token {owner[sq][1]!r}) stands on its crowning row"
+            )
     for sq in men["B"]:
         if sq >= board_size * half - half:
-            raise FENError(f"FEN {fen!r}: a black man on {_square_name(sq, board_size)} "
-                           f"(token {owner[sq][1]!r}) stands on its crowning row")
+            raise FENError(
+                f"FEN {fen!r}: a black man on {_square_name(sq, board_size)} "
+                f"(token {owner[sq][1]!r}) stands on its crowning row"
+            )
     return FenPosition(
         turn=turn,
-        black_men=frozenset(men["B"]), black_kings=frozenset(kings["B"]),
-        white_men=frozenset(men["W"]), white_kings=frozenset(kings["W"]),
-        no_progress=counters.get("H"), move_number=counters.get("F"),
+        black_men=frozenset(men["B"]),
+        black_kings=frozenset(kings["B"]),
+        white_men=frozenset(men["W"]),
+        white_kings=frozenset(kings["W"]),
+        no_progress=counters.get("H"),
+        move_number=counters.get("F"),
     )
 
 
@@ -163,8 +173,10 @@ def format_fen(pos: FenPosition, board_size: int, algebraic: bool = False) -> st
 
     def pieces(men: frozenset[int], kings: frozenset[int]) -> str:
         notation = "algebraic" if algebraic else "numeric"
-        return ",".join(("K" if s in kings else "") + _square_name(s, board_size, notation)
-                        for s in sorted(men | kings, key=key))
+        return ",".join(
+            ("K" if s in kings else "") + _square_name(s, board_size, notation)
+            for s in sorted(men | kings, key=key)
+        )
 
     def key(square: int) -> tuple[int, int]:
         if not algebraic:
@@ -172,5 +184,7 @@ def format_fen(pos: FenPosition, board_size: int, algebraic: bool = False) -> st
         row, col = square_to_rowcol(square, board_size)
         return col, -row  # a1, a3, b2, ...
 
-    return (f"{side}:W{pieces(pos.white_men, pos.white_kings)}"
-            f":B{pieces(pos.black_men, pos.black_kings)}")
+    return (
+        f"{side}:W{pieces(pos.white_men, pos.white_kings)}"
+        f":B{pieces(pos.black_men, pos.black_kings)}"
+    )

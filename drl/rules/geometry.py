@@ -97,8 +97,9 @@ def parse_square(text: str, board_size: int) -> int:
     token = text.strip().lower()
     nsq = num_squares(board_size)
     if not token.isascii():
-        raise ValueError(f"cannot read square {text!r}: expected a number or a name like "
-                         f"'c3' (ASCII characters)")
+        raise ValueError(
+            f"cannot read square {text!r}: expected a number or a name like 'c3' (ASCII characters)"
+        )
     if token.isdigit():
         number = int(token)
         if not 1 <= number <= nsq:
@@ -181,7 +182,18 @@ def _build_masks():
 
 FULL, ROW_MASK, CROWN_MASK, SHIFT_MASK, SHIFT_AMOUNT = _build_masks()
 
-for _arr in (NEIGHBOR, RAY, RAY_LEN, ROW, COL, ZOBRIST, FULL, ROW_MASK, CROWN_MASK,
-             SHIFT_MASK, SHIFT_AMOUNT):
+for _arr in (
+    NEIGHBOR,
+    RAY,
+    RAY_LEN,
+    ROW,
+    COL,
+    ZOBRIST,
+    FULL,
+    ROW_MASK,
+    CROWN_MASK,
+    SHIFT_MASK,
+    SHIFT_AMOUNT,
+):
     _arr.setflags(write=False)
 del _arr

@@ -18,8 +18,9 @@ _STRENGTH = re.compile(r"[!?]+$")
 _SHORT_RUSSIAN = re.compile(r"([a-z])([a-z]\d{1,2})")
 
 
-def format_move(path: tuple[int, ...] | list[int], is_capture: bool, board_size: int,
-                algebraic: bool = False) -> str:
+def format_move(
+    path: tuple[int, ...] | list[int], is_capture: bool, board_size: int, algebraic: bool = False
+) -> str:
     """PDN text of a move with every landing square.
 
     Numeric: ``11-15``, ``15x24x31``; algebraic: ``c3-d4``, ``c3:e5:g3``.

@@ -52,17 +52,36 @@ class PDNError(ValueError):
 
 
 #: Official PDN GameType numbers of the variants this package plays (PDN 3.0 standard).
-GAME_TYPES: dict[int, str] = {20: "international", 21: "english", 25: "russian",
-                              26: "brazilian"}
-_GAME_TYPE_NAMES = {22: "Italian", 23: "American pool", 24: "Spanish", 27: "Canadian",
-                    28: "Portuguese", 29: "Czech", 30: "Turkish", 31: "Thai",
-                    40: "Frisian", 41: "Spantsiretti"}
+GAME_TYPES: dict[int, str] = {20: "international", 21: "english", 25: "russian", 26: "brazilian"}
+_GAME_TYPE_NAMES = {
+    22: "Italian",
+    23: "American pool",
+    24: "Spanish",
+    27: "Canadian",
+    28: "Portuguese",
+    29: "Czech",
+    30: "Turkish",
+    31: "Thai",
+    40: "Frisian",
+    41: "Spantsiretti",
+}
 
 _RESULTS = {
-    "2-0": "1-0", "1-0": "1-0", "1:0": "1-0", "2:0": "1-0",
-    "0-2": "0-1", "0-1": "0-1", "0:1": "0-1", "0:2": "0-1",
-    "1-1": "1/2-1/2", "1/2-1/2": "1/2-1/2", "1/2:1/2": "1/2-1/2", "1:1": "1/2-1/2",
-    "0-0": "0-0", "0:0": "0-0", "*": "*",
+    "2-0": "1-0",
+    "1-0": "1-0",
+    "1:0": "1-0",
+    "2:0": "1-0",
+    "0-2": "0-1",
+    "0-1": "0-1",
+    "0:1": "0-1",
+    "0:2": "0-1",
+    "1-1": "1/2-1/2",
+    "1/2-1/2": "1/2-1/2",
+    "1/2:1/2": "1/2-1/2",
+    "1:1": "1/2-1/2",
+    "0-0": "0-0",
+    "0:0": "0-0",
+    "*": "*",
 }
 _MOVE_NUMBER = re.compile(r"^(\d+)\.+")
 _TAG_NAME = re.compile(r"[A-Za-z0-9_]+")
@@ -76,8 +95,9 @@ _STRENGTH = re.compile(r"[!?]+$")
 _NUMERIC = r"\d{1,2}(?:[-x:]\d{1,2})"
 _ALGEBRAIC = r"[a-z]\d{1,2}(?:[-x:]?[a-z]\d{1,2})"
 _MOVE_WORD = re.compile(rf"(?:{_NUMERIC}+|{_ALGEBRAIC}+|[a-z][a-z]\d{{1,2}})", re.IGNORECASE)
-_PARTIAL_MOVE = re.compile(rf"(?:\d{{1,2}}|{_NUMERIC}+|[a-z]\d{{1,2}}|{_ALGEBRAIC}+)[-x:]",
-                           re.IGNORECASE)
+_PARTIAL_MOVE = re.compile(
+    rf"(?:\d{{1,2}}|{_NUMERIC}+|[a-z]\d{{1,2}}|{_ALGEBRAIC}+)[-x:]", re.IGNORECASE
+)
 
 
 def normalize_result(text: str) -> str:
@@ -183,8 +203,11 @@ class Game:
     @property
     def name(self) -> str:
         """A short label for messages: ``source#index (White - Black)``."""
-        players = f" ({self.tags.get('White', '?')} - {self.tags.get('Black', '?')})" \
-            if "White" in self.tags or "Black" in self.tags else ""
+        players = (
+            f" ({self.tags.get('White', '?')} - {self.tags.get('Black', '?')})"
+            if "White" in self.tags or "Black" in self.tags
+            else ""
+        )
         return f"{self.source}#{self.index}{players}"
 
 
@@ -296,8 +319,10 @@ class _Reader:
             raise self.error("a comment '{' is never closed", start)
         if 0 <= inner < end:
             self.advance(inner - self.pos)
-            raise self.error("'{' inside a comment: PDN comments do not nest "
-                             f"(the comment opened on line {start})")
+            raise self.error(
+                "'{' inside a comment: PDN comments do not nest "
+                f"(the comment opened on line {start})"
+            )
         self.advance(end + 1 - self.pos)
 
     def skip_line(self) -> None:
@@ -308,7 +333,7 @@ class _Reader:
         start = self.line
         m = _TAG_OPEN.match(self.text, self.pos)
         if m is None:
-            raise self.error("malformed tag: expected [Name \"value\"]", start)
+            raise self.error('malformed tag: expected [Name "value"]', start)
         i = m.end()
         value = []
         while True:
@@ -318,7 +343,7 @@ class _Reader:
                 stop = self.text.rfind("]", m.end(), i)
                 if stop < 0:
                     raise self.error(f"tag {m.group(1)}: the string is never closed", start)
-                value = list(self.text[m.end():stop].rstrip())
+                value = list(self.text[m.end() : stop].rstrip())
                 i = stop
                 break
             ch = self.text[i]
@@ -351,8 +376,9 @@ class _Reader:
     def flush_pending(self) -> None:
         if self.pending is not None:
             text, self.pending = self.pending, None
-            raise self.error(f"move {text!r} is cut off (no square after the separator)",
-                             self.pending_line)
+            raise self.error(
+                f"move {text!r} is cut off (no square after the separator)", self.pending_line
+            )
 
     def word(self, word: str) -> None:
         """Handle one whitespace-delimited word of movetext."""
@@ -367,7 +393,7 @@ class _Reader:
         if m is not None:
             self.current()
             self.number = int(m.group(1))
-            word = word[m.end():]
+            word = word[m.end() :]
             if not word:
                 return
         if _NAG.match(word) or set(word) == {"."}:
@@ -446,8 +472,9 @@ class _Reader:
         yield from self.emitted()
 
 
-def read_games(path_or_text: str | os.PathLike | bytes, encoding: str | None = None,
-               strict: bool = True) -> Iterator[Game]:
+def read_games(
+    path_or_text: str | os.PathLike | bytes, encoding: str | None = None, strict: bool = True
+) -> Iterator[Game]:
     """Read the games of a PDN file or PDN text, lazily.
 
     Args:
@@ -480,8 +507,12 @@ def _escape(value: str) -> str:
     return value.replace("\\", "\\\\").replace('"', '\\"')
 
 
-def write_game(moves: Sequence[str | Move], tags: Mapping[str, str] | None = None,
-               result: str = "*", width: int = 79) -> str:
+def write_game(
+    moves: Sequence[str | Move],
+    tags: Mapping[str, str] | None = None,
+    result: str = "*",
+    width: int = 79,
+) -> str:
     """Write one game as PDN text.
 
     Args:
@@ -513,8 +544,9 @@ def write_game(moves: Sequence[str | Move], tags: Mapping[str, str] | None = Non
             raise PDNError(f"tag name {k!r}: PDN tag names are ASCII letters, digits and _")
         value = str(all_tags[k])
         if "\n" in value or "\r" in value:
-            raise PDNError(f"tag {k}: value {value!r} holds a line break; PDN tag values are "
-                           f"one line")
+            raise PDNError(
+                f"tag {k}: value {value!r} holds a line break; PDN tag values are one line"
+            )
     lines = [f'[{k} "{_escape(str(all_tags[k]))}"]' for k in ordered]
     words: list[str] = []
     for i, mv in enumerate(moves):
@@ -538,8 +570,10 @@ def _base_preset(variant: Variant) -> str:
     """Name of the official variant whose board and notation this variant is played on."""
     from drl.rules.variant import Variant
 
-    if variant.name in GAME_TYPES.values() and \
-            variant.board_size == Variant.preset(variant.name).board_size:
+    if (
+        variant.name in GAME_TYPES.values()
+        and variant.board_size == Variant.preset(variant.name).board_size
+    ):
         return variant.name
     if variant.board_size == 10:
         return "international"
@@ -562,8 +596,9 @@ def game_type_tag(variant: Variant) -> tuple[str, str | None]:
     return str(number), str(variant)
 
 
-def board_to_pdn(board: Board, tags: Mapping[str, str] | None = None,
-                 result: Outcome | str | None = None) -> str:
+def board_to_pdn(
+    board: Board, tags: Mapping[str, str] | None = None, result: Outcome | str | None = None
+) -> str:
     """Write the game played on ``board`` (its start position and move stack) as PDN.
 
     Adds ``GameType`` (and ``Variant`` where needed, see :func:`game_type_tag`), and
@@ -595,11 +630,13 @@ def board_to_pdn(board: Board, tags: Mapping[str, str] | None = None,
         all_tags.setdefault("FEN", root.fen())
     if result is None:
         result = board.outcome()
-    return write_game([str(m) for m in board.move_stack], all_tags,
-                      result_for_file(result, board.variant))
+    return write_game(
+        [str(m) for m in board.move_stack], all_tags, result_for_file(result, board.variant)
+    )
 
 
 # -- replaying -----------------------------------------------------------------------------
+
 
 def variant_for_game(game: Game, default: Variant | str | None = None) -> Variant:
     """The variant a game is played under: its ``Variant`` tag, else its ``GameType``,
@@ -625,8 +662,10 @@ def variant_for_game(game: Game, default: Variant | str | None = None) -> Varian
         number = int(head)
         if number not in GAME_TYPES:
             name = _GAME_TYPE_NAMES.get(number, "unknown")
-            raise PDNError(f"{where}: GameType {number} ({name}) is not supported; "
-                           f"supported: {sorted(GAME_TYPES)}")
+            raise PDNError(
+                f"{where}: GameType {number} ({name}) is not supported; "
+                f"supported: {sorted(GAME_TYPES)}"
+            )
         return Variant.preset(GAME_TYPES[number])
     if default is None:
         raise PDNError(f"{where}: no GameType or Variant tag; pass a variant")
@@ -683,15 +722,16 @@ def _replay(game: Game, variant: Variant | str | None) -> tuple[Board | None, PD
         if number is None:
             number = stop // 2 + 1
         line = game.move_lines[stop] if stop < len(game.move_lines) else game.line
-        return board, PDNError(f"{where} (line {line}): move {number} (ply {stop + 1}, "
-                               f"{game.moves[stop]!r}): {play_error}")
+        return board, PDNError(
+            f"{where} (line {line}): move {number} (ply {stop + 1}, "
+            f"{game.moves[stop]!r}): {play_error}"
+        )
     if game.error is not None:
         return board, PDNError(f"{where}: unreadable after ply {len(game.moves)}: {game.error}")
     return board, None
 
 
-def _play(board: Board, moves: Sequence[str], start: int
-          ) -> tuple[Board, int, Exception | None]:
+def _play(board: Board, moves: Sequence[str], start: int) -> tuple[Board, int, Exception | None]:
     """Push ``moves[start:]`` on ``board``, resolving ambiguous text by the rest of the
     game. Returns (board, index of the first move not played, its error or None)."""
     from drl.rules.board import AmbiguousMoveError, IllegalMoveError
@@ -710,9 +750,14 @@ def _play(board: Board, moves: Sequence[str], start: int
             if len(complete) == 1:
                 return complete[0], len(moves), None
             why = "none" if not complete else "more than one"
-            return board, i, AmbiguousMoveError(
-                f"{err} ({why} of the candidates lets the rest of the game replay)",
-                err.candidates)
+            return (
+                board,
+                i,
+                AmbiguousMoveError(
+                    f"{err} ({why} of the candidates lets the rest of the game replay)",
+                    err.candidates,
+                ),
+            )
         except IllegalMoveError as err:
             return board, i, err
     return board, len(moves), None
@@ -740,14 +785,18 @@ class ReplayReport:
         return self.games_ok + len(self.failures)
 
     def __str__(self) -> str:
-        lines = [f"{self.source}: {self.games_ok}/{self.games} games ok, "
-                 f"{self.moves} moves replayed"]
+        lines = [
+            f"{self.source}: {self.games_ok}/{self.games} games ok, {self.moves} moves replayed"
+        ]
         lines += [f"  game {i}: {msg}" for i, msg in self.failures]
         return "\n".join(lines)
 
 
-def replay_file(path: str | os.PathLike, variant: Variant | str | None = None,
-                games: Iterable[Game] | None = None) -> ReplayReport:
+def replay_file(
+    path: str | os.PathLike,
+    variant: Variant | str | None = None,
+    games: Iterable[Game] | None = None,
+) -> ReplayReport:
     """Replay every game of a PDN file, going on with the next game after a failure.
 
     Args:

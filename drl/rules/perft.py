@@ -68,8 +68,9 @@ def perft(position: Any, depth: int, variant: Variant | str | None = None) -> in
 def move_text(row: np.ndarray, variant: Variant) -> str:
     """PDN text of a kernel move row with every landing square (``15x24x31``,
     ``c3:e5:g3``; quiet moves ``11-15`` / ``c3-d4``)."""
-    squares = [int(row[core.M_FROM])] + [int(row[core.M_PATH + i])
-                                         for i in range(int(row[core.M_NSTEPS]))]
+    squares = [int(row[core.M_FROM])] + [
+        int(row[core.M_PATH + i]) for i in range(int(row[core.M_NSTEPS]))
+    ]
     if row[core.M_CAPTURED]:
         sep = ":" if variant.notation == "algebraic" else "x"
     else:
@@ -77,8 +78,7 @@ def move_text(row: np.ndarray, variant: Variant) -> str:
     return sep.join(square_name(s, variant.board_size, variant.notation) for s in squares)
 
 
-def divide(position: Any, depth: int,
-           variant: Variant | str | None = None) -> dict[str, int]:
+def divide(position: Any, depth: int, variant: Variant | str | None = None) -> dict[str, int]:
     """Perft split by first move: ``{move text: leaves below it}``.
 
     The values sum to ``perft(position, depth)``. Arguments as for :func:`perft`;

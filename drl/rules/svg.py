@@ -18,8 +18,9 @@ _PIECE = {"black": ("#1e1e1e", "#f5f5f5"), "white": ("#f5f5f5", "#1e1e1e")}
 _HIGHLIGHT = "#e8c547"
 
 
-def board_svg(board: Board, size: int = 400, lastmove: Move | None = None,
-              numbers: bool = True) -> str:
+def board_svg(
+    board: Board, size: int = 400, lastmove: Move | None = None, numbers: bool = True
+) -> str:
     """An SVG drawing of the position, top row at the top.
 
     Dark squares are brown, Black's men dark discs, White's men light discs; a king has
@@ -41,34 +42,49 @@ def board_svg(board: Board, size: int = 400, lastmove: Move | None = None,
     if lastmove is None and board.move_stack:
         lastmove = board.move_stack[-1]
     marked = set(lastmove.path) if lastmove is not None else set()
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {size} {size}" '
-             f'width="{size}" height="{size}">',
-             f'<rect x="0" y="0" width="{size}" height="{size}" fill="{_LIGHT_SQUARE}"/>']
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {size} {size}" '
+        f'width="{size}" height="{size}">',
+        f'<rect x="0" y="0" width="{size}" height="{size}" fill="{_LIGHT_SQUARE}"/>',
+    ]
     for sq in range(n * n // 2):
         r, c = square_to_rowcol(sq, n)
         x, y = c * cell, r * cell
         fill = _HIGHLIGHT if sq in marked else _DARK_SQUARE
-        parts.append(f'<rect x="{x:.1f}" y="{y:.1f}" width="{cell:.1f}" height="{cell:.1f}" '
-                     f'fill="{fill}"/>')
+        parts.append(
+            f'<rect x="{x:.1f}" y="{y:.1f}" width="{cell:.1f}" height="{cell:.1f}" fill="{fill}"/>'
+        )
         if numbers:
-            parts.append(f'<text x="{x + 2:.1f}" y="{y + cell * 0.22:.1f}" '
-                         f'font-size="{cell * 0.2:.1f}" font-family="sans-serif" '
-                         f'fill="#f0e0c0">{square_name(sq, n, notation)}</text>')
+            parts.append(
+                f'<text x="{x + 2:.1f}" y="{y + cell * 0.22:.1f}" '
+                f'font-size="{cell * 0.2:.1f}" font-family="sans-serif" '
+                f'fill="#f0e0c0">{square_name(sq, n, notation)}</text>'
+            )
         bit = 1 << sq
-        for index, colour, king in ((core.ST_BM, "black", False), (core.ST_BK, "black", True),
-                                    (core.ST_WM, "white", False), (core.ST_WK, "white", True)):
+        for index, colour, king in (
+            (core.ST_BM, "black", False),
+            (core.ST_BK, "black", True),
+            (core.ST_WM, "white", False),
+            (core.ST_WK, "white", True),
+        ):
             if int(state[index]) & bit:
                 body, edge = _PIECE[colour]
                 cx, cy, rad = x + cell / 2, y + cell / 2, cell * 0.38
-                parts.append(f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{rad:.1f}" '
-                             f'fill="{body}" stroke="{edge}" stroke-width="{cell * 0.03:.1f}"/>')
+                parts.append(
+                    f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{rad:.1f}" '
+                    f'fill="{body}" stroke="{edge}" stroke-width="{cell * 0.03:.1f}"/>'
+                )
                 if king:
-                    parts.append(f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{rad * 0.7:.1f}" '
-                                 f'fill="none" stroke="{edge}" '
-                                 f'stroke-width="{cell * 0.04:.1f}"/>')
-                    parts.append(f'<text x="{cx:.1f}" y="{cy + cell * 0.1:.1f}" '
-                                 f'font-size="{cell * 0.3:.1f}" font-family="sans-serif" '
-                                 f'font-weight="bold" text-anchor="middle" '
-                                 f'fill="{edge}" class="king">K</text>')
+                    parts.append(
+                        f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{rad * 0.7:.1f}" '
+                        f'fill="none" stroke="{edge}" '
+                        f'stroke-width="{cell * 0.04:.1f}"/>'
+                    )
+                    parts.append(
+                        f'<text x="{cx:.1f}" y="{cy + cell * 0.1:.1f}" '
+                        f'font-size="{cell * 0.3:.1f}" font-family="sans-serif" '
+                        f'font-weight="bold" text-anchor="middle" '
+                        f'fill="{edge}" class="king">K</text>'
+                    )
     parts.append("</svg>")
     return "\n".join(parts)

@@ -176,29 +176,38 @@ class Variant:
         if not isinstance(self.rows_of_men, int) or not 1 <= self.rows_of_men <= max_rows:
             raise VariantError(
                 f"rows_of_men must be 1..{max_rows} on {self.board_size}x{self.board_size}, "
-                f"got {self.rows_of_men!r}")
+                f"got {self.rows_of_men!r}"
+            )
         for flag, choices in _CHOICES.items():
             if getattr(self, flag) not in choices:
-                raise VariantError(f"{flag} must be one of {', '.join(choices)}; "
-                                   f"got {getattr(self, flag)!r}")
+                raise VariantError(
+                    f"{flag} must be one of {', '.join(choices)}; got {getattr(self, flag)!r}"
+                )
         for flag in _BOOLS:
             if not isinstance(getattr(self, flag), bool):
                 raise VariantError(f"{flag} must be true or false, got {getattr(self, flag)!r}")
         objectives = tuple(self.objectives)
         if len(objectives) != 2 or any(o not in OBJECTIVES for o in objectives):
-            raise VariantError(f"objectives must be two of take|give as black/white, "
-                               f"got {self.objectives!r}")
+            raise VariantError(
+                f"objectives must be two of take|give as black/white, got {self.objectives!r}"
+            )
         object.__setattr__(self, "objectives", objectives)
         if objectives[0] != objectives[1] and objectives[COLORS.index(self.taker)] != "take":
-            raise VariantError(f"objectives {'/'.join(objectives)} make {self.taker} the "
-                               f"Giver, but taker={self.taker}")
+            raise VariantError(
+                f"objectives {'/'.join(objectives)} make {self.taker} the "
+                f"Giver, but taker={self.taker}"
+            )
         for flag in _OPTIONAL_INTS:
             value = getattr(self, flag)
             low = 2 if flag == "repetition_draw" else 1
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int)
-                                      or not low <= value <= MAX_COUNT):
-                raise VariantError(f"{flag} must be none or an integer in {low}..{MAX_COUNT}, "
-                                   f"got {value!r}")
+            if value is not None and (
+                isinstance(value, bool)
+                or not isinstance(value, int)
+                or not low <= value <= MAX_COUNT
+            ):
+                raise VariantError(
+                    f"{flag} must be none or an integer in {low}..{MAX_COUNT}, got {value!r}"
+                )
 
     # ------------------------------------------------------------------ construction
 
@@ -241,8 +250,9 @@ class Variant:
             if not eq:
                 raise VariantError(f"expected flag=value, got {item!r}")
             if flag not in _FLAG_ORDER:
-                raise VariantError(f"unknown flag {flag!r} in {text!r}; valid flags: "
-                                   f"{', '.join(_FLAG_ORDER)}")
+                raise VariantError(
+                    f"unknown flag {flag!r} in {text!r}; valid flags: {', '.join(_FLAG_ORDER)}"
+                )
             if flag in overrides:
                 raise VariantError(f"flag {flag!r} given twice in {text!r}")
             overrides[flag] = _parse_value(flag, value.strip())
@@ -336,8 +346,10 @@ def _parse_value(flag: str, text: str) -> Any:
     if flag == "objectives":
         parts = tuple(p.strip() for p in low.split("/"))
         if len(parts) != 2 or any(p not in OBJECTIVES for p in parts):
-            raise VariantError(f"objectives must be black/white with each one of take|give "
-                               f"(e.g. take/give), got {text!r}")
+            raise VariantError(
+                f"objectives must be black/white with each one of take|give "
+                f"(e.g. take/give), got {text!r}"
+            )
         return parts
     choices = _CHOICES[flag]
     if low not in choices:

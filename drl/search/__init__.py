@@ -13,5 +13,12 @@ from drl.search.gumbel import halving_schedule
 from drl.search.mcts import BatchedMCTS, Roots
 from drl.search.types import Evaluation, Evaluator, SearchResult
 
-__all__ = ["BatchedMCTS", "Evaluation", "Evaluator", "Roots", "SearchConfig", "SearchResult",
-           "halving_schedule"]
+__all__ = [
+    "BatchedMCTS",
+    "Evaluation",
+    "Evaluator",
+    "Roots",
+    "SearchConfig",
+    "SearchResult",
+    "halving_schedule",
+]

@@ -49,8 +49,9 @@ class SearchConfig:
         if self.num_simulations < 1:
             raise ValueError(f"num_simulations must be >= 1, got {self.num_simulations}")
         if self.root_selection not in ROOT_SELECTIONS:
-            raise ValueError(f"root_selection must be one of {ROOT_SELECTIONS}, "
-                             f"got {self.root_selection!r}")
+            raise ValueError(
+                f"root_selection must be one of {ROOT_SELECTIONS}, got {self.root_selection!r}"
+            )
         if self.gumbel_max_considered < 1:
             raise ValueError("gumbel_max_considered must be >= 1")
         if not 0.0 <= self.dirichlet_epsilon <= 1.0:

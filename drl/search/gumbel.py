@@ -23,8 +23,14 @@ from numba import njit
 from drl.search.config import SearchConfig
 from drl.search.tree import GUMBEL, Tree
 
-__all__ = ["GumbelRoot", "completed_q", "draw_root_scores", "gumbel_outputs",
-           "gumbel_root_edge", "halving_schedule"]
+__all__ = [
+    "GumbelRoot",
+    "completed_q",
+    "draw_root_scores",
+    "gumbel_outputs",
+    "gumbel_root_edge",
+    "halving_schedule",
+]
 
 
 @lru_cache(maxsize=1024)
@@ -59,8 +65,10 @@ def halving_schedule(num_considered: int, num_simulations: int) -> np.ndarray:
         ValueError: if m < 1 or n < 0.
     """
     if num_considered < 1 or num_simulations < 0:
-        raise ValueError(f"need num_considered >= 1 and num_simulations >= 0, got "
-                         f"{num_considered}, {num_simulations}")
+        raise ValueError(
+            f"need num_considered >= 1 and num_simulations >= 0, got "
+            f"{num_considered}, {num_simulations}"
+        )
     return np.asarray(_schedule(int(num_considered), int(num_simulations)), dtype=np.int64)
 
 
@@ -204,13 +212,13 @@ class GumbelRoot:
             n = int(tree.budget[b])
             tree.schedule[b, :n] = halving_schedule(m, n)
 
-    def finish(self, tree: Tree, visits: np.ndarray, explore: np.ndarray,
-               rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    def finish(
+        self, tree: Tree, visits: np.ndarray, explore: np.ndarray, rng: np.random.Generator
+    ) -> tuple[np.ndarray, np.ndarray]:
         """``(action int64[B], policy float32[B, A])``: the halving winner (sampled
         through the Gumbel noise when exploring) and the improved policy; -1 and zeros
         where not searched."""
         policy = np.zeros(visits.shape, np.float32)
         action = np.zeros(len(visits), np.int64)
-        gumbel_outputs(tree, self.config.gumbel_c_visit, self.config.gumbel_c_scale, policy,
-                       action)
+        gumbel_outputs(tree, self.config.gumbel_c_visit, self.config.gumbel_c_scale, policy, action)
         return action, policy

@@ -66,9 +66,12 @@ class Roots:
     history_len: np.ndarray
 
     @staticmethod
-    def from_positions(states: list[np.ndarray], params: list[np.ndarray] | np.ndarray,
-                       prefixes: list[tuple[int, ...]] | None = None,
-                       histories: list[list[int]] | None = None) -> Roots:
+    def from_positions(
+        states: list[np.ndarray],
+        params: list[np.ndarray] | np.ndarray,
+        prefixes: list[tuple[int, ...]] | None = None,
+        histories: list[list[int]] | None = None,
+    ) -> Roots:
         """Stack single positions into :class:`Roots`.
 
         Args:
@@ -88,7 +91,7 @@ class Roots:
         pre = np.zeros((b, MAX_STEPS), np.int64)
         plen = np.zeros(b, np.int64)
         for i, p in enumerate(prefixes or [()] * b):
-            pre[i, :len(p)] = p
+            pre[i, : len(p)] = p
             plen[i] = len(p)
         plies = st[:, ST_PLY]
         h = int(plies.max()) + 1
@@ -99,8 +102,9 @@ class Roots:
             ply = int(plies[i])
             if histories is not None and histories[i] is not None:
                 if len(histories[i]) != ply:
-                    raise ValueError(f"history {i} has {len(histories[i])} entries, its state "
-                                     f"is at ply {ply}")
+                    raise ValueError(
+                        f"history {i} has {len(histories[i])} entries, its state is at ply {ply}"
+                    )
                 hist[i, :ply] = histories[i]
                 reps[i] = int(count_repetitions(hist[i], st[i]))
                 hlen[i] = ply + 1
@@ -125,8 +129,14 @@ class BatchedMCTS:
         tree: the :class:`~drl.search.tree.Tree` of the last search (read-only use).
     """
 
-    def __init__(self, config: SearchConfig, batch_size: int, board_size: int,
-                 max_plies: int = 0, edge_capacity: int | None = None) -> None:
+    def __init__(
+        self,
+        config: SearchConfig,
+        batch_size: int,
+        board_size: int,
+        max_plies: int = 0,
+        edge_capacity: int | None = None,
+    ) -> None:
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
         self.config = config
@@ -136,10 +146,14 @@ class BatchedMCTS:
         self.max_plies = int(max_plies)
         self.root_selection = make_root_selection(config)
         self.params = SearchParams(
-            root_selection=int(self.root_selection.code), c_puct=float(config.c_puct),
+            root_selection=int(self.root_selection.code),
+            c_puct=float(config.c_puct),
             fpu_reduction=float(config.fpu_reduction),
-            dirichlet_alpha=float(config.dirichlet_alpha), c_visit=float(config.gumbel_c_visit),
-            c_scale=float(config.gumbel_c_scale), max_plies=self.max_plies)
+            dirichlet_alpha=float(config.dirichlet_alpha),
+            c_visit=float(config.gumbel_c_visit),
+            c_scale=float(config.gumbel_c_scale),
+            max_plies=self.max_plies,
+        )
         n = config.num_simulations + 1
         self._n = n
         e = int(edge_capacity or max(64, 8 * n))
@@ -151,9 +165,15 @@ class BatchedMCTS:
         """Edges per tree currently allocated."""
         return int(self.tree.action.shape[1])
 
-    def run(self, roots: Roots, evaluate: Evaluator, rng: np.random.Generator,
-            active: np.ndarray | None = None, budgets: np.ndarray | None = None,
-            explore: bool | np.ndarray = True) -> SearchResult:
+    def run(
+        self,
+        roots: Roots,
+        evaluate: Evaluator,
+        rng: np.random.Generator,
+        active: np.ndarray | None = None,
+        budgets: np.ndarray | None = None,
+        explore: bool | np.ndarray = True,
+    ) -> SearchResult:
         """Search B roots and choose the action to play at each.
 
         Args:
@@ -217,9 +237,17 @@ class BatchedMCTS:
         value = np.zeros(bsz, np.float32)
         K.root_statistics(self.tree, visits, q, value)
         action, policy = self.root_selection.finish(self.tree, visits, expl[:bsz], rng)
-        return SearchResult(action=action.astype(np.int64), visits=visits, q=q, policy=policy,
-                            root_value=value, legal=legal, simulations=int(bud.sum()),
-                            leaf_evals=leaf_evals, net_batches=batches)
+        return SearchResult(
+            action=action.astype(np.int64),
+            visits=visits,
+            q=q,
+            policy=policy,
+            root_value=value,
+            legal=legal,
+            simulations=int(bud.sum()),
+            leaf_evals=leaf_evals,
+            net_batches=batches,
+        )
 
     def _load_roots(self, roots: Roots, budget: np.ndarray) -> None:
         """Write the roots' positions, variants, histories and budgets into the tree."""
@@ -234,7 +262,7 @@ class BatchedMCTS:
         pos = tree.pos[:bsz, 0]
         pos[:] = 0
         pos[:, :STATE_SIZE] = states
-        pos[:, G_PREFIX:G_PREFIX + MAX_STEPS] = roots.prefixes
+        pos[:, G_PREFIX : G_PREFIX + MAX_STEPS] = roots.prefixes
         pos[:, G_PLEN] = roots.prefix_lens
         pos[:, G_REPS] = roots.repetitions
         tree.params[:bsz] = roots.params
@@ -245,8 +273,9 @@ class BatchedMCTS:
         known = np.arange(w) < np.asarray(roots.history_len, np.int64)[:, None]
         hist[:bsz, :w] = np.where(known, src[:, :w], 0)
 
-    def _evaluate_and_expand(self, n_leaves: int, evaluate: Evaluator,
-                             rng: np.random.Generator) -> None:
+    def _evaluate_and_expand(
+        self, n_leaves: int, evaluate: Evaluator, rng: np.random.Generator
+    ) -> None:
         leaves = self.leaves
         slots = leaves.slot
         queued = slots >= 0
@@ -257,8 +286,11 @@ class BatchedMCTS:
         logits = np.asarray(out.logits, np.float32)
         values = np.asarray(out.value, np.float32).reshape(-1)
         if logits.shape != (n_leaves, self.num_actions) or values.shape != (n_leaves,):
-            raise ValueError(f"evaluator returned logits {logits.shape} and values "
-                             f"{values.shape} for {n_leaves} leaves")
+            raise ValueError(
+                f"evaluator returned logits {logits.shape} and values "
+                f"{values.shape} for {n_leaves} leaves"
+            )
         seed = int(rng.integers(0, 2**31 - 1))
-        K.expand_and_backup(self.tree, leaves, np.ascontiguousarray(logits), values,
-                            self.params, seed)
+        K.expand_and_backup(
+            self.tree, leaves, np.ascontiguousarray(logits), values, self.params, seed
+        )

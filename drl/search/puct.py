@@ -81,8 +81,9 @@ class PuctRoot:
         tree.noise[:] = np.where(explore, self.config.dirichlet_epsilon, 0.0)
         tree.gumbel_scale[:] = 0.0
 
-    def finish(self, tree: Tree, visits: np.ndarray, explore: np.ndarray,
-               rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    def finish(
+        self, tree: Tree, visits: np.ndarray, explore: np.ndarray, rng: np.random.Generator
+    ) -> tuple[np.ndarray, np.ndarray]:
         """The action to play and the policy target of each root.
 
         Args:
@@ -98,13 +99,13 @@ class PuctRoot:
             searched. The policy is the visit distribution.
         """
         cfg = self.config
-        searched = tree.budget[:len(visits)] > 0
+        searched = tree.budget[: len(visits)] > 0
         tot = visits.sum(axis=1, keepdims=True)
         policy = np.divide(visits, tot, out=np.zeros_like(visits), where=tot > 0)
         action = np.where(searched, np.argmax(visits, axis=1), -1).astype(np.int64)
         if cfg.temperature > 0:
-            plies = tree.pos[:len(visits), 0, ST_PLY]
-            sample = searched & explore[:len(visits)] & (plies < cfg.temperature_plies)
+            plies = tree.pos[: len(visits), 0, ST_PLY]
+            sample = searched & explore[: len(visits)] & (plies < cfg.temperature_plies)
             for b in np.flatnonzero(sample):
                 p = visits[b].astype(np.float64) ** (1.0 / cfg.temperature)
                 p /= p.sum()

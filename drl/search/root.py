@@ -44,8 +44,9 @@ class RootSelection(Protocol):
         """
         ...
 
-    def finish(self, tree: Tree, visits: np.ndarray, explore: np.ndarray,
-               rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    def finish(
+        self, tree: Tree, visits: np.ndarray, explore: np.ndarray, rng: np.random.Generator
+    ) -> tuple[np.ndarray, np.ndarray]:
         """The action to play (``int64[B']``, -1 where not searched) and the policy target
         (``float32[B', A]``, rows sum to 1, 0 off the legal steps) of the first B' roots,
         from their root visits ``float32[B', A]``."""

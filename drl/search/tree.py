@@ -171,8 +171,9 @@ class SearchParams(NamedTuple):
     max_plies: int
 
 
-def allocate(batch: int, nodes: int, edges: int, num_actions: int, simulations: int,
-             history: int = 1) -> Tree:
+def allocate(
+    batch: int, nodes: int, edges: int, num_actions: int, simulations: int, history: int = 1
+) -> Tree:
     """Zeroed trees.
 
     Args:
@@ -213,10 +214,13 @@ def allocate(batch: int, nodes: int, edges: int, num_actions: int, simulations: 
 
 def allocate_leaves(batch: int, num_actions: int, obs_shape: tuple[int, ...]) -> Leaves:
     """Empty leaf slots for B games (``obs_shape`` = ``(C, n, n)``)."""
-    return Leaves(node=np.full(batch, NO_NODE, np.int64), slot=np.full(batch, -1, np.int64),
-                  num_legal=np.zeros(batch, np.int64),
-                  obs=np.zeros((batch,) + tuple(obs_shape), np.float32),
-                  mask=np.zeros((batch, num_actions), np.bool_))
+    return Leaves(
+        node=np.full(batch, NO_NODE, np.int64),
+        slot=np.full(batch, -1, np.int64),
+        num_legal=np.zeros(batch, np.int64),
+        obs=np.zeros((batch,) + tuple(obs_shape), np.float32),
+        mask=np.zeros((batch, num_actions), np.bool_),
+    )
 
 
 def with_edge_capacity(tree: Tree, edges: int) -> Tree:
@@ -225,8 +229,13 @@ def with_edge_capacity(tree: Tree, edges: int) -> Tree:
     if edges <= old:
         return tree
     grown = {}
-    for name, fill in (("action", 0), ("prior", 0), ("child", NO_NODE), ("edge_visits", 0),
-                       ("edge_value_sum", 0)):
+    for name, fill in (
+        ("action", 0),
+        ("prior", 0),
+        ("child", NO_NODE),
+        ("edge_visits", 0),
+        ("edge_value_sum", 0),
+    ):
         arr = getattr(tree, name)
         new = np.full((arr.shape[0], edges), fill, arr.dtype)
         new[:, :old] = arr

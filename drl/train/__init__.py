@@ -11,8 +11,20 @@ from drl.train.loop import TrainResult, train
 from drl.train.selfplay import SelfPlayActor, SelfPlayConfig, SelfPlayStats
 
 __all__ = [
-    "CheckpointError", "Config", "GameBatch", "LossConfig",
-    "ReplayBuffer", "SampleBatch", "SelfPlayActor", "SelfPlayConfig", "SelfPlayStats",
-    "ShardError", "TrainResult", "load_checkpoint", "load_latest", "save_checkpoint", "train",
+    "CheckpointError",
+    "Config",
+    "GameBatch",
+    "LossConfig",
+    "ReplayBuffer",
+    "SampleBatch",
+    "SelfPlayActor",
+    "SelfPlayConfig",
+    "SelfPlayStats",
+    "ShardError",
+    "TrainResult",
+    "load_checkpoint",
+    "load_latest",
+    "save_checkpoint",
+    "train",
     "train_step",
 ]

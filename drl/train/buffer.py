@@ -231,8 +231,9 @@ class ReplayBuffer:
     def _push(self, batch: GameBatch) -> None:
         self._shards.append(batch)
         self._in_window += batch.num_positions
-        while (len(self._shards) > 1
-               and self._in_window - self._shards[0].num_positions >= self.window):
+        while (
+            len(self._shards) > 1 and self._in_window - self._shards[0].num_positions >= self.window
+        ):
             self._in_window -= self._shards.popleft().num_positions
 
     def add(self, batch: GameBatch) -> Path:
@@ -299,5 +300,12 @@ class ReplayBuffer:
             acts = data.legal_actions[flat].astype(np.int64)
             mask[r, acts] = True
             policy[r, acts] = data.policy[flat]
-        return SampleBatch(obs=obs, mask=mask, policy=policy, policy_weight=weight,
-                           value=value, pieces_left=pieces, plies_left=plies)
+        return SampleBatch(
+            obs=obs,
+            mask=mask,
+            policy=policy,
+            policy_weight=weight,
+            value=value,
+            pieces_left=pieces,
+            plies_left=plies,
+        )

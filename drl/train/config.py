@@ -39,9 +39,25 @@ from drl.search import SearchConfig
 from drl.train.learner import LossConfig
 from drl.train.selfplay import SelfPlayConfig
 
-__all__ = ["Config", "EvalCfg", "LoopCfg", "ModelCfg", "ModelNode", "RuntimeCfg", "SearchCfg",
-           "TrainCfg", "VariantCfg", "loss_config", "model_node", "network_config",
-           "register_configs", "schema", "search_config", "selfplay_config", "validate"]
+__all__ = [
+    "Config",
+    "EvalCfg",
+    "LoopCfg",
+    "ModelCfg",
+    "ModelNode",
+    "RuntimeCfg",
+    "SearchCfg",
+    "TrainCfg",
+    "VariantCfg",
+    "loss_config",
+    "model_node",
+    "network_config",
+    "register_configs",
+    "schema",
+    "search_config",
+    "selfplay_config",
+    "validate",
+]
 
 _PRIMITIVES = (int, float, bool, str)
 
@@ -58,16 +74,25 @@ def _hydra_type(tp: Any) -> Any:
             # typing.Optional, not ``X | None``: OmegaConf's documented form of an optional
             # field, and a value computed at run time (not an annotation).
             return Optional[_hydra_type(rest[0])]  # noqa: UP045
-    if origin is typing.Literal and len({type(a) for a in args}) == 1 \
-            and type(args[0]) in _PRIMITIVES:
+    if (
+        origin is typing.Literal
+        and len({type(a) for a in args}) == 1
+        and type(args[0]) in _PRIMITIVES
+    ):
         return type(args[0])
     if origin is list and len(args) == 1 and args[0] in _PRIMITIVES:
         return types.GenericAlias(list, (args[0],))  # list[args[0]], built at run time
     return Any
 
 
-def schema(cls_name: str, *sources: type, first: tuple = (), drop: tuple[str, ...] = (),
-           bases: tuple[type, ...] = (), doc: str | None = None) -> type:
+def schema(
+    cls_name: str,
+    *sources: type,
+    first: tuple = (),
+    drop: tuple[str, ...] = (),
+    bases: tuple[type, ...] = (),
+    doc: str | None = None,
+) -> type:
     """A Hydra schema dataclass with the fields (types and defaults) of ``sources``.
 
     Args:
@@ -95,8 +120,7 @@ def schema(cls_name: str, *sources: type, first: tuple = (), drop: tuple[str, ..
             if not f.init or f.name in drop:
                 continue
             if f.name in seen:
-                raise TypeError(f"{cls_name}: field {f.name!r} of {src.__name__} is defined "
-                                "twice")
+                raise TypeError(f"{cls_name}: field {f.name!r} of {src.__name__} is defined twice")
             seen.add(f.name)
             if f.default is not dataclasses.MISSING:
                 default = field(default=f.default)
@@ -105,8 +129,9 @@ def schema(cls_name: str, *sources: type, first: tuple = (), drop: tuple[str, ..
             else:
                 default = field(default=MISSING)
             specs.append((f.name, _hydra_type(hints[f.name]), default))
-    cls = make_dataclass(cls_name, specs, bases=bases,
-                         namespace={"__module__": __name__, "__doc__": doc})
+    cls = make_dataclass(
+        cls_name, specs, bases=bases, namespace={"__module__": __name__, "__doc__": doc}
+    )
     return cls
 
 
@@ -198,9 +223,13 @@ def model_node(arch: str) -> type:
     if key not in _MODEL_NODES:
         name = "ModelCfg" if arch == DEFAULT_ARCH else f"ModelCfg_{arch}"
         _MODEL_NODES[key] = schema(
-            name, cls, first=(*_named(arch), ("arch", str, field(default=arch))),
-            drop=INPUT_FIELDS, bases=(ModelNode,),
-            doc=f"``model`` with arch {arch!r}: the fields of ``{cls.__qualname__}``.")
+            name,
+            cls,
+            first=(*_named(arch), ("arch", str, field(default=arch))),
+            drop=INPUT_FIELDS,
+            bases=(ModelNode,),
+            doc=f"``model`` with arch {arch!r}: the fields of ``{cls.__qualname__}``.",
+        )
     return _MODEL_NODES[key]
 
 
@@ -214,14 +243,23 @@ if TYPE_CHECKING:
     class TrainCfg(LoopCfg, SelfPlayConfig, LossConfig):
         name: str
 else:
-    SearchCfg = schema("SearchCfg", SearchConfig, first=_named("default"),
-                       doc="Search settings: ``name`` and the fields of "
-                           "``drl.search.SearchConfig``.")
-    TrainCfg = schema("TrainCfg", LoopCfg, SelfPlayConfig, LossConfig, first=_named("default"),
-                      drop=("max_plies",),
-                      doc="The training loop: ``name``, the fields of :class:`LoopCfg`, of "
-                          "``SelfPlayConfig`` (but ``max_plies``: ``variant.max_plies``) and "
-                          "of ``LossConfig``.")
+    SearchCfg = schema(
+        "SearchCfg",
+        SearchConfig,
+        first=_named("default"),
+        doc="Search settings: ``name`` and the fields of ``drl.search.SearchConfig``.",
+    )
+    TrainCfg = schema(
+        "TrainCfg",
+        LoopCfg,
+        SelfPlayConfig,
+        LossConfig,
+        first=_named("default"),
+        drop=("max_plies",),
+        doc="The training loop: ``name``, the fields of :class:`LoopCfg`, of "
+        "``SelfPlayConfig`` (but ``max_plies``: ``variant.max_plies``) and "
+        "of ``LossConfig``.",
+    )
 
 
 @dataclass
@@ -289,8 +327,11 @@ def register_configs() -> None:
 
 def _fields_for(node: Any, target: type) -> dict[str, Any]:
     """The values in ``node`` of the ``init`` fields of dataclass ``target``."""
-    return {f.name: getattr(node, f.name) for f in dataclasses.fields(target)
-            if f.init and hasattr(node, f.name)}
+    return {
+        f.name: getattr(node, f.name)
+        for f in dataclasses.fields(target)
+        if f.init and hasattr(node, f.name)
+    }
 
 
 def search_config(cfg: Config, simulations: int | None = None) -> SearchConfig:
@@ -312,8 +353,9 @@ def selfplay_config(cfg: Config) -> SelfPlayConfig:
     Raises:
         ValueError: from ``SelfPlayConfig`` for a value out of range.
     """
-    return SelfPlayConfig(**{**_fields_for(cfg.train, SelfPlayConfig),
-                             "max_plies": cfg.variant.max_plies})
+    return SelfPlayConfig(
+        **{**_fields_for(cfg.train, SelfPlayConfig), "max_plies": cfg.variant.max_plies}
+    )
 
 
 def loss_config(cfg: Config) -> LossConfig:
@@ -328,10 +370,12 @@ def network_config(cfg: Config, board_size: int) -> tuple[str, dict[str, Any]]:
     from drl.encode.planes import N_CHANNELS
 
     m = cfg.model
-    fields = {f.name: getattr(m, f.name) for f in dataclasses.fields(m)
-              if f.name not in ("name", "arch")}
-    fields.update(in_channels=N_CHANNELS, board_size=board_size,
-                  num_actions=num_actions(board_size))
+    fields = {
+        f.name: getattr(m, f.name) for f in dataclasses.fields(m) if f.name not in ("name", "arch")
+    }
+    fields.update(
+        in_channels=N_CHANNELS, board_size=board_size, num_actions=num_actions(board_size)
+    )
     return m.arch, fields
 
 
@@ -363,27 +407,46 @@ def validate(cfg: Config) -> None:
     except ValueError as err:
         raise ValueError(f"config variant.spec={cfg.variant.spec!r}: {err}") from None
     t, s, m, r = cfg.train, cfg.search, cfg.model, cfg.runtime
-    _check(s.root_selection in ("puct", "gumbel"), "search.root_selection",
-           "must be puct or gumbel", s.root_selection)
+    _check(
+        s.root_selection in ("puct", "gumbel"),
+        "search.root_selection",
+        "must be puct or gumbel",
+        s.root_selection,
+    )
     _check(s.num_simulations >= 1, "search.num_simulations", "must be >= 1", s.num_simulations)
-    _check(m.arch in registered_archs(), "model.arch",
-           f"not a registered architecture; registered: {', '.join(registered_archs())}",
-           m.arch)
-    _check(cfg.device in ("auto", "cpu", "cuda"), "device", "must be auto, cpu or cuda",
-           cfg.device)
+    _check(
+        m.arch in registered_archs(),
+        "model.arch",
+        f"not a registered architecture; registered: {', '.join(registered_archs())}",
+        m.arch,
+    )
+    _check(cfg.device in ("auto", "cpu", "cuda"), "device", "must be auto, cpu or cuda", cfg.device)
     _check(r.name in ("local", "ray"), "runtime.name", "must be local or ray", r.name)
     _check(r.actors >= 1, "runtime.actors", "must be >= 1", r.actors)
-    _check(t.optimizer in ("adamw", "sgd"), "train.optimizer", "must be adamw or sgd",
-           t.optimizer)
-    for key in ("iterations", "games_per_iteration", "games_in_flight", "shard_games",
-                "batch_size", "replay_window", "keep_checkpoints"):
+    _check(t.optimizer in ("adamw", "sgd"), "train.optimizer", "must be adamw or sgd", t.optimizer)
+    for key in (
+        "iterations",
+        "games_per_iteration",
+        "games_in_flight",
+        "shard_games",
+        "batch_size",
+        "replay_window",
+        "keep_checkpoints",
+    ):
         _check(getattr(t, key) >= 1, f"train.{key}", "must be >= 1", getattr(t, key))
-    _check(t.steps_per_iteration >= 0, "train.steps_per_iteration", "must be >= 0",
-           t.steps_per_iteration)
-    _check(0.0 < t.full_search_prob <= 1.0, "train.full_search_prob", "must lie in (0, 1]",
-           t.full_search_prob)
-    _check(cfg.variant.max_plies >= 1, "variant.max_plies", "must be >= 1",
-           cfg.variant.max_plies)
+    _check(
+        t.steps_per_iteration >= 0,
+        "train.steps_per_iteration",
+        "must be >= 0",
+        t.steps_per_iteration,
+    )
+    _check(
+        0.0 < t.full_search_prob <= 1.0,
+        "train.full_search_prob",
+        "must lie in (0, 1]",
+        t.full_search_prob,
+    )
+    _check(cfg.variant.max_plies >= 1, "variant.max_plies", "must be >= 1", cfg.variant.max_plies)
     _convert("search", lambda: search_config(cfg))
     _convert("train", lambda: selfplay_config(cfg))
     _convert("train", lambda: loss_config(cfg))

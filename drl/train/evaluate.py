@@ -43,9 +43,16 @@ class BaselineResult:
     records: list[GameRecord]
 
 
-def play_lockstep(evaluate: Evaluator, search: SearchConfig, baseline: str,
-                  variant: Variant | str, games: int, openings: int = 2, seed: int = 0,
-                  max_plies: int = 200) -> list[GameRecord]:
+def play_lockstep(
+    evaluate: Evaluator,
+    search: SearchConfig,
+    baseline: str,
+    variant: Variant | str,
+    games: int,
+    openings: int = 2,
+    seed: int = 0,
+    max_plies: int = 200,
+) -> list[GameRecord]:
     """Play ``games`` games of the network against ``baseline``, many in flight together.
 
     Args:
@@ -68,19 +75,36 @@ def play_lockstep(evaluate: Evaluator, search: SearchConfig, baseline: str,
     base_name = spec_name(baseline)
     names = (NET_NAME, base_name if base_name != NET_NAME else f"{base_name}#2")
     net = NetworkAgent(NetworkPlayer(evaluate, search, seed), NET_NAME)
-    tasks = match_tasks(net, baseline, variant, games, openings or None, seed, max_plies,
-                        names=names, event="drl evaluation")
+    tasks = match_tasks(
+        net,
+        baseline,
+        variant,
+        games,
+        openings or None,
+        seed,
+        max_plies,
+        names=names,
+        event="drl evaluation",
+    )
     return run_games(tasks, workers=1, progress=False)
 
 
-def evaluate_against(evaluate: Evaluator, search: SearchConfig, baselines: Sequence[str],
-                     variant: Variant | str, games: int, openings: int = 2, seed: int = 0,
-                     max_plies: int = 200) -> list[BaselineResult]:
+def evaluate_against(
+    evaluate: Evaluator,
+    search: SearchConfig,
+    baselines: Sequence[str],
+    variant: Variant | str,
+    games: int,
+    openings: int = 2,
+    seed: int = 0,
+    max_plies: int = 200,
+) -> list[BaselineResult]:
     """:func:`play_lockstep` against each baseline, summarised (overall/colour/role)."""
     out = []
     for k, spec in enumerate(baselines):
-        records = play_lockstep(evaluate, search, spec, variant, games, openings,
-                                seed + 7919 * k, max_plies)
+        records = play_lockstep(
+            evaluate, search, spec, variant, games, openings, seed + 7919 * k, max_plies
+        )
         out.append(BaselineResult(spec, summarize(records, NET_NAME), records))
     return out
 

@@ -52,8 +52,13 @@ def _tensor(x: np.ndarray, device: torch.device) -> torch.Tensor:
     return torch.from_numpy(np.ascontiguousarray(x)).to(device)
 
 
-def train_step(net: PolicyValueModel, optimizer: torch.optim.Optimizer, batch: SampleBatch,
-               loss: LossConfig, device: torch.device | str = "cpu") -> dict[str, float]:
+def train_step(
+    net: PolicyValueModel,
+    optimizer: torch.optim.Optimizer,
+    batch: SampleBatch,
+    loss: LossConfig,
+    device: torch.device | str = "cpu",
+) -> dict[str, float]:
     """One optimiser step on ``batch``; the network is left in train mode.
 
     Args:
@@ -84,16 +89,21 @@ def train_step(net: PolicyValueModel, optimizer: torch.optim.Optimizer, batch: S
     pieces_loss = plies_loss = torch.zeros((), device=device)
     if out.pieces_left is not None and out.plies_left is not None:  # aux heads come together
         pieces_loss = F.mse_loss(out.pieces_left, _tensor(batch.pieces_left, device))
-        plies_loss = F.huber_loss(out.plies_left,
-                                  _tensor(batch.plies_left, device) / loss.plies_scale)
+        plies_loss = F.huber_loss(
+            out.plies_left, _tensor(batch.plies_left, device) / loss.plies_scale
+        )
         total = total + loss.aux_loss_weight * (pieces_loss + plies_loss)
     optimizer.zero_grad(set_to_none=True)
     total.backward()
     if loss.grad_clip > 0:
         grad_norm = torch.nn.utils.clip_grad_norm_(net.parameters(), loss.grad_clip)
     else:
-        grad_norm = torch.sqrt(sum(((p.grad ** 2).sum() for p in net.parameters()
-                                    if p.grad is not None), torch.zeros((), device=device)))
+        grad_norm = torch.sqrt(
+            sum(
+                ((p.grad**2).sum() for p in net.parameters() if p.grad is not None),
+                torch.zeros((), device=device),
+            )
+        )
     optimizer.step()
     with torch.no_grad():
         p = logp.exp() * mask

@@ -126,8 +126,13 @@ def _write_text_atomic(path: Path, text: str) -> None:
 def _optimizer(cfg: Config, net: PolicyValueModel) -> torch.optim.Optimizer:
     t = cfg.train
     if t.optimizer == "sgd":
-        return torch.optim.SGD(net.parameters(), lr=t.lr, momentum=t.momentum,
-                               weight_decay=t.weight_decay, nesterov=True)
+        return torch.optim.SGD(
+            net.parameters(),
+            lr=t.lr,
+            momentum=t.momentum,
+            weight_decay=t.weight_decay,
+            nesterov=True,
+        )
     return torch.optim.AdamW(net.parameters(), lr=t.lr, weight_decay=t.weight_decay)
 
 
@@ -189,13 +194,22 @@ def _save_eval(run_dir: Path, tag: str, results: list[BaselineResult]) -> None:
         write_pdn(r.records, d / f"{tag}-{safe}.pdn")
 
 
-def _evaluate(cfg: Config, net: PolicyValueModel, device: torch.device, ev: EvalCfg,
-              seed: int) -> list[BaselineResult]:
+def _evaluate(
+    cfg: Config, net: PolicyValueModel, device: torch.device, ev: EvalCfg, seed: int
+) -> list[BaselineResult]:
     if ev.games < 1 or not ev.baselines:
         return []
     evaluator = NetworkEvaluator(net, device)
-    return evaluate_against(evaluator, search_config(cfg, ev.simulations), list(ev.baselines),
-                            cfg.variant.spec, ev.games, ev.openings, seed, ev.max_plies)
+    return evaluate_against(
+        evaluator,
+        search_config(cfg, ev.simulations),
+        list(ev.baselines),
+        cfg.variant.spec,
+        ev.games,
+        ev.openings,
+        seed,
+        ev.max_plies,
+    )
 
 
 def train(cfg: Config, run_dir: str | os.PathLike, progress: bool | None = None) -> TrainResult:
@@ -238,34 +252,54 @@ def train(cfg: Config, run_dir: str | os.PathLike, progress: bool | None = None)
         try:
             check_compatible(payload, want["arch"], want["net_config"])
         except ValueError as err:
-            raise ValueError(f"{resumed_from}: {err}; use another run_dir or the run's own "
-                             "model settings") from None
+            raise ValueError(
+                f"{resumed_from}: {err}; use another run_dir or the run's own model settings"
+            ) from None
         net.load_state_dict(payload["model"])
         optimizer.load_state_dict(payload["optimizer"])
         c = payload["counters"]
         iteration, learner_steps, games_at_ckpt = c["iteration"], c["learner_steps"], c["games"]
         torch.set_rng_state(payload["rng"]["torch"].cpu())
-        log.info("resumed from %s (iteration %d, %d learner steps)", resumed_from, iteration,
-                 learner_steps)
+        log.info(
+            "resumed from %s (iteration %d, %d learner steps)",
+            resumed_from,
+            iteration,
+            learner_steps,
+        )
     buffer = ReplayBuffer(run_dir / "replay", t.replay_window)
-    runtime = make_runtime(cfg.runtime.name, variants, search_config(cfg), selfplay_config(cfg),
-                           net, device, cfg.seed, cfg.runtime.actors, cfg.runtime.address,
-                           cfg.runtime.cpus_per_actor)
+    runtime = make_runtime(
+        cfg.runtime.name,
+        variants,
+        search_config(cfg),
+        selfplay_config(cfg),
+        net,
+        device,
+        cfg.seed,
+        cfg.runtime.actors,
+        cfg.runtime.address,
+        cfg.runtime.cpus_per_actor,
+    )
     runtime.set_next_game_index(buffer.num_games)
     loss_cfg = loss_config(cfg)
     logger = _Logger(run_dir, cfg.tensorboard)
     checkpoint = resumed_from
 
     def on_games(batch: GameBatch, pdns: list[str]) -> None:
-        _write_text_atomic(run_dir / "games" / f"selfplay-{buffer.num_shards:06d}.pdn",
-                           "".join(pdns))
+        _write_text_atomic(
+            run_dir / "games" / f"selfplay-{buffer.num_shards:06d}.pdn", "".join(pdns)
+        )
         buffer.add(batch)
 
     from tqdm.auto import tqdm
 
     show = cfg.progress if progress is None else progress
-    bar = tqdm(total=t.iterations * t.games_per_iteration, unit="game", disable=not show,
-               desc=f"{cfg.variant.name}", dynamic_ncols=True)
+    bar = tqdm(
+        total=t.iterations * t.games_per_iteration,
+        unit="game",
+        disable=not show,
+        desc=f"{cfg.variant.name}",
+        dynamic_ncols=True,
+    )
     bar.update(min(iteration * t.games_per_iteration, bar.total))
     try:
         while iteration < t.iterations:
@@ -281,8 +315,9 @@ def train(cfg: Config, run_dir: str | os.PathLike, progress: bool | None = None)
                 def advance_bar(k: int, base: int = base) -> None:  # k games of this call done
                     bar.update(base + k - bar.n)
 
-                st = runtime.play(net, todo, [cfg.seed, iteration], on_games, t.shard_games,
-                                  advance_bar)
+                st = runtime.play(
+                    net, todo, [cfg.seed, iteration], on_games, t.shard_games, advance_bar
+                )
                 scalars.update(_selfplay_scalars(st, runtime.net_seconds, t.games_in_flight))
             scalars["time/selfplay_s"] = time.perf_counter() - t_sp
             scalars["replay/positions"] = buffer.num_positions
@@ -303,17 +338,26 @@ def train(cfg: Config, run_dir: str | os.PathLike, progress: bool | None = None)
             scalars["learner/steps"] = learner_steps
             iteration += 1
             games_at_ckpt = buffer.num_games
-            checkpoint = save_checkpoint(run_dir / "checkpoints", learner_steps, {
-                "model": net.state_dict(),
-                "optimizer": optimizer.state_dict(),
-                **describe(net),
-                "counters": {"iteration": iteration, "learner_steps": learner_steps,
-                             "games": buffer.num_games, "positions": buffer.num_positions,
-                             "shards": buffer.num_shards},
-                "rng": {"torch": torch.get_rng_state(), "seed": cfg.seed},
-                "variant": cfg.variant.spec,
-                "config_yaml": OmegaConf.to_yaml(OmegaConf.structured(cfg)),
-            }, keep=t.keep_checkpoints)
+            checkpoint = save_checkpoint(
+                run_dir / "checkpoints",
+                learner_steps,
+                {
+                    "model": net.state_dict(),
+                    "optimizer": optimizer.state_dict(),
+                    **describe(net),
+                    "counters": {
+                        "iteration": iteration,
+                        "learner_steps": learner_steps,
+                        "games": buffer.num_games,
+                        "positions": buffer.num_positions,
+                        "shards": buffer.num_shards,
+                    },
+                    "rng": {"torch": torch.get_rng_state(), "seed": cfg.seed},
+                    "variant": cfg.variant.spec,
+                    "config_yaml": OmegaConf.to_yaml(OmegaConf.structured(cfg)),
+                },
+                keep=t.keep_checkpoints,
+            )
             if t.eval.every > 0 and iteration % t.eval.every == 0 and iteration < t.iterations:
                 t_ev = time.perf_counter()
                 results = _evaluate(cfg, net, device, t.eval, cfg.seed + iteration)
@@ -328,16 +372,26 @@ def train(cfg: Config, run_dir: str | os.PathLike, progress: bool | None = None)
     final = _evaluate(cfg, net, device, t.final_eval, cfg.seed + 10_000)
     if final:
         _save_eval(run_dir, "final", final)
-        logger.log(iteration, {**_eval_scalars(final, "final_eval"),
-                               "time/final_eval_s": time.perf_counter() - t_ev})
+        logger.log(
+            iteration,
+            {**_eval_scalars(final, "final_eval"), "time/final_eval_s": time.perf_counter() - t_ev},
+        )
     logger.close()
-    return TrainResult(run_dir=run_dir, iterations=iteration, learner_steps=learner_steps,
-                       games=buffer.num_games, positions=buffer.num_positions,
-                       checkpoint=checkpoint, resumed_from=resumed_from, final_eval=final)
+    return TrainResult(
+        run_dir=run_dir,
+        iterations=iteration,
+        learner_steps=learner_steps,
+        games=buffer.num_games,
+        positions=buffer.num_positions,
+        checkpoint=checkpoint,
+        resumed_from=resumed_from,
+        final_eval=final,
+    )
 
 
-def resolve_run_dir(cfg: Config, runs_root: str | os.PathLike = "runs", job: int | None = None
-                    ) -> Path:
+def resolve_run_dir(
+    cfg: Config, runs_root: str | os.PathLike = "runs", job: int | None = None
+) -> Path:
     """The run folder: ``cfg.run_dir``; else with ``resume`` the newest run of this
     variant under ``runs_root``; else a new ``runs_root/<variant>-<time>`` folder
     (``-<job>`` appended for the jobs of a Hydra multirun).
@@ -349,11 +403,15 @@ def resolve_run_dir(cfg: Config, runs_root: str | os.PathLike = "runs", job: int
         return Path(cfg.run_dir)
     root = Path(runs_root)
     if cfg.resume:
-        runs = sorted((p for p in root.glob(f"{cfg.variant.name}-*") if p.is_dir()),
-                      key=lambda p: p.stat().st_mtime)
+        runs = sorted(
+            (p for p in root.glob(f"{cfg.variant.name}-*") if p.is_dir()),
+            key=lambda p: p.stat().st_mtime,
+        )
         if not runs:
-            raise FileNotFoundError(f"resume=true but there is no run of {cfg.variant.name} "
-                                    f"under {root.resolve()}; pass run_dir=PATH")
+            raise FileNotFoundError(
+                f"resume=true but there is no run of {cfg.variant.name} "
+                f"under {root.resolve()}; pass run_dir=PATH"
+            )
         return runs[-1]
     name = f"{cfg.variant.name}-{time.strftime('%Y%m%d-%H%M%S')}"
     return root / (name if job is None else f"{name}-{job}")

@@ -49,8 +49,14 @@ class LocalRuntime:
         net_seconds: time spent in the network's forward pass during the last call.
     """
 
-    def __init__(self, variants: Sequence[Variant], search: SearchConfig,
-                 config: SelfPlayConfig, device: torch.device, seed: int = 0) -> None:
+    def __init__(
+        self,
+        variants: Sequence[Variant],
+        search: SearchConfig,
+        config: SelfPlayConfig,
+        device: torch.device,
+        seed: int = 0,
+    ) -> None:
         self.actor = SelfPlayActor(variants, search, config, seed)
         self.device = device
         self.net_seconds = 0.0
@@ -59,8 +65,15 @@ class LocalRuntime:
         """Number new games from ``index`` on."""
         self.actor.next_game_index = index
 
-    def play(self, net: PolicyValueModel, num_games: int, seed: Any, on_games: OnGames,
-             chunk: int, progress: Callable[[int], None] | None = None) -> SelfPlayStats:
+    def play(
+        self,
+        net: PolicyValueModel,
+        num_games: int,
+        seed: Any,
+        on_games: OnGames,
+        chunk: int,
+        progress: Callable[[int], None] | None = None,
+    ) -> SelfPlayStats:
         """Finish ``num_games`` games with ``net`` (see :meth:`SelfPlayActor.play`)."""
         import numpy as np
 
@@ -84,25 +97,36 @@ class RayRuntime:
         RuntimeError: if Ray is not installed (``pip install 'drl[ray]'``).
     """
 
-    def __init__(self, variants: Sequence[Variant], search: SearchConfig,
-                 config: SelfPlayConfig, net: PolicyValueModel, actors: int,
-                 address: str | None = None, cpus_per_actor: float = 1.0,
-                 seed: int = 0) -> None:
+    def __init__(
+        self,
+        variants: Sequence[Variant],
+        search: SearchConfig,
+        config: SelfPlayConfig,
+        net: PolicyValueModel,
+        actors: int,
+        address: str | None = None,
+        cpus_per_actor: float = 1.0,
+        seed: int = 0,
+    ) -> None:
         try:
             import ray
         except ImportError:
-            raise RuntimeError("runtime=ray needs the 'ray' package, which is not installed; "
-                               "install it with pip install 'drl[ray]' or use runtime=local"
-                               ) from None
+            raise RuntimeError(
+                "runtime=ray needs the 'ray' package, which is not installed; "
+                "install it with pip install 'drl[ray]' or use runtime=local"
+            ) from None
         self.ray = ray
         if not ray.is_initialized():
             ray.init(address=address, ignore_reinit_error=True, log_to_driver=False)
         per = max(1, config.games_in_flight // actors)
         sub = SelfPlayConfig(**{**config.__dict__, "games_in_flight": per})
         remote_cls = ray.remote(num_cpus=cpus_per_actor)(_RayActor)
-        self.actors = [remote_cls.remote([str(v) for v in variants], search.__dict__,
-                                         sub.__dict__, describe(net), seed + k)
-                       for k in range(actors)]
+        self.actors = [
+            remote_cls.remote(
+                [str(v) for v in variants], search.__dict__, sub.__dict__, describe(net), seed + k
+            )
+            for k in range(actors)
+        ]
         self.net_seconds = 0.0
         self._next_index = 0
 
@@ -110,13 +134,24 @@ class RayRuntime:
         """Number new games from ``index`` on (actor k numbers games k, k + actors, ...)."""
         self._next_index = index
 
-    def play(self, net: PolicyValueModel, num_games: int, seed: Any, on_games: OnGames,
-             chunk: int, progress: Callable[[int], None] | None = None) -> SelfPlayStats:
+    def play(
+        self,
+        net: PolicyValueModel,
+        num_games: int,
+        seed: Any,
+        on_games: OnGames,
+        chunk: int,
+        progress: Callable[[int], None] | None = None,
+    ) -> SelfPlayStats:
         """Finish ``num_games`` games over all actors, delivering them in chunks."""
         ray = self.ray
         weights = ray.put({k: v.detach().cpu() for k, v in net.state_dict().items()})
-        ray.get([a.load.remote(weights, seed, self._next_index, k, len(self.actors))
-                 for k, a in enumerate(self.actors)])
+        ray.get(
+            [
+                a.load.remote(weights, seed, self._next_index, k, len(self.actors))
+                for k, a in enumerate(self.actors)
+            ]
+        )
         left = num_games
         running = {}
         for a in self.actors:
@@ -153,12 +188,17 @@ class RayRuntime:
 class _RayActor:
     """One Ray self-play actor (runs in its own process)."""
 
-    def __init__(self, variants: list[str], search: dict, config: dict, network: dict,
-                 seed: int) -> None:
+    def __init__(
+        self, variants: list[str], search: dict, config: dict, network: dict, seed: int
+    ) -> None:
         torch.set_num_threads(1)
         self.net = build(network["arch"], **network["net_config"]).eval()
-        self.actor = SelfPlayActor([Variant.parse(v) for v in variants], SearchConfig(**search),
-                                   SelfPlayConfig(**config), seed)
+        self.actor = SelfPlayActor(
+            [Variant.parse(v) for v in variants],
+            SearchConfig(**search),
+            SelfPlayConfig(**config),
+            seed,
+        )
 
     def load(self, weights: dict, seed: Any, first_index: int, rank: int, actors: int) -> None:
         import numpy as np
@@ -172,14 +212,26 @@ class _RayActor:
         got: list[tuple[GameBatch, list[str]]] = []
         ev = NetworkEvaluator(self.net, "cpu")
         st = self.actor.play(ev, n, lambda b, p: got.append((b, p)), chunk=n)
-        return (GameBatch.concat([g[0] for g in got]), [p for g in got for p in g[1]], st,
-                ev.seconds)
+        return (
+            GameBatch.concat([g[0] for g in got]),
+            [p for g in got for p in g[1]],
+            st,
+            ev.seconds,
+        )
 
 
-def make_runtime(name: str, variants: Sequence[Variant], search: SearchConfig,
-                 config: SelfPlayConfig, net: PolicyValueModel, device: torch.device,
-                 seed: int, actors: int = 1, address: str | None = None,
-                 cpus_per_actor: float = 1.0) -> LocalRuntime | RayRuntime:
+def make_runtime(
+    name: str,
+    variants: Sequence[Variant],
+    search: SearchConfig,
+    config: SelfPlayConfig,
+    net: PolicyValueModel,
+    device: torch.device,
+    seed: int,
+    actors: int = 1,
+    address: str | None = None,
+    cpus_per_actor: float = 1.0,
+) -> LocalRuntime | RayRuntime:
     """Build the runtime named ``local`` or ``ray``.
 
     Raises:

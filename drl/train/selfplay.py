@@ -113,8 +113,10 @@ class SelfPlayStats:
         n = max(len(self.results), 1)
         res = np.asarray(self.results)
         tak = np.asarray(self.takers)
-        out = {"draw": float(np.sum(res == RESULT_DRAW)) / n,
-               "truncated": float(np.sum(res == RESULT_TRUNCATED)) / n}
+        out = {
+            "draw": float(np.sum(res == RESULT_DRAW)) / n,
+            "truncated": float(np.sum(res == RESULT_TRUNCATED)) / n,
+        }
         if len(tak) and np.all(tak >= 0):
             out["taker_win"] = float(np.sum((res < 2) & (res == tak))) / n
             out["giver_win"] = float(np.sum((res < 2) & (res != tak))) / n
@@ -161,8 +163,13 @@ class SelfPlayActor:
         ValueError: if ``variants`` is empty or mixes board sizes.
     """
 
-    def __init__(self, variants: Sequence[Variant], search: SearchConfig,
-                 config: SelfPlayConfig, seed: int = 0) -> None:
+    def __init__(
+        self,
+        variants: Sequence[Variant],
+        search: SearchConfig,
+        config: SelfPlayConfig,
+        seed: int = 0,
+    ) -> None:
         if not variants:
             raise ValueError("self-play needs at least one variant")
         sizes = {v.board_size for v in variants}
@@ -174,8 +181,9 @@ class SelfPlayActor:
         self.config = config
         self.search_config = search
         self.rng = np.random.default_rng(seed)
-        self.mcts = BatchedMCTS(search, config.games_in_flight, self.board_size,
-                                max_plies=config.max_plies)
+        self.mcts = BatchedMCTS(
+            search, config.games_in_flight, self.board_size, max_plies=config.max_plies
+        )
         self._slots: list[_Game | None] = [None] * config.games_in_flight
         self._next_index = 0
         self.index_stride = 1
@@ -198,9 +206,14 @@ class SelfPlayActor:
         self._next_index += self.index_stride
         return g
 
-    def play(self, evaluate: Evaluator, num_games: int,
-             on_games: Callable[[GameBatch, list[str]], None] | None = None,
-             chunk: int = 32, progress: Callable[[int], None] | None = None) -> SelfPlayStats:
+    def play(
+        self,
+        evaluate: Evaluator,
+        num_games: int,
+        on_games: Callable[[GameBatch, list[str]], None] | None = None,
+        chunk: int = 32,
+        progress: Callable[[int], None] | None = None,
+    ) -> SelfPlayStats:
         """Play until ``num_games`` more games have finished.
 
         Args:
@@ -239,11 +252,15 @@ class SelfPlayActor:
             result = None
             if len(search_rows):
                 full = self.rng.random(b) < cfg.full_search_prob
-                budgets = np.where(full, self.search_config.num_simulations,
-                                   min(cfg.fast_simulations, self.search_config.num_simulations))
+                budgets = np.where(
+                    full,
+                    self.search_config.num_simulations,
+                    min(cfg.fast_simulations, self.search_config.num_simulations),
+                )
                 roots = self._roots(slots)
-                result = self.mcts.run(roots, evaluate, self.rng, active=forced < 0,
-                                       budgets=budgets, explore=full)
+                result = self.mcts.run(
+                    roots, evaluate, self.rng, active=forced < 0, budgets=budgets, explore=full
+                )
                 stats.simulations += result.simulations
                 stats.leaf_evals += result.leaf_evals
                 stats.net_batches += result.net_batches
@@ -254,6 +271,7 @@ class SelfPlayActor:
                     if cfg.record_forced:
                         self._record(g, np.array([forced[i]]), np.ones(1, np.float32), 0.0)
                 else:
+                    assert result is not None, "a game with a choice of moves was searched"
                     legal = np.flatnonzero(result.legal[i])
                     pol = result.policy[i, legal]
                     w = 1.0 if full[i] else 0.0
@@ -285,11 +303,15 @@ class SelfPlayActor:
     def _roots(self, slots: list[_Game]) -> Roots:
         pos = np.stack([g.pos for g in slots])
         states = pos[:, :STATE_SIZE]
-        return Roots(states=states, prefixes=pos[:, G.G_PREFIX:G.G_PREFIX + G.MAX_STEPS],
-                     prefix_lens=pos[:, G.G_PLEN], repetitions=pos[:, G.G_REPS],
-                     params=np.stack([g.params for g in slots]),
-                     history=np.stack([g.hist for g in slots]),
-                     history_len=states[:, ST_PLY] + 1)
+        return Roots(
+            states=states,
+            prefixes=pos[:, G.G_PREFIX : G.G_PREFIX + G.MAX_STEPS],
+            prefix_lens=pos[:, G.G_PLEN],
+            repetitions=pos[:, G.G_REPS],
+            params=np.stack([g.params for g in slots]),
+            history=np.stack([g.hist for g in slots]),
+            history_len=states[:, ST_PLY] + 1,
+        )
 
     def _record(self, g: _Game, legal: np.ndarray, policy: np.ndarray, weight: float) -> None:
         obs = np.empty((N_CHANNELS, self.board_size, self.board_size), np.float32)
@@ -310,8 +332,7 @@ class SelfPlayActor:
             raise RuntimeError(f"self-play chose an illegal step {action}")
         if done == G.STEP_IN_PROGRESS:
             return False
-        g.moves.append(Move.from_row(self._played.copy(), self.board_size,
-                                     g.variant.notation))
+        g.moves.append(Move.from_row(self._played.copy(), self.board_size, g.variant.notation))
         if G.is_over(g.pos):
             g.result = int(code_winner(g.pos[G.G_CODE]))
             return True
@@ -360,8 +381,12 @@ class SelfPlayActor:
         board = Board(g.variant)
         for move in g.moves:
             board.push_unchecked(move)
-        tags = {"Event": "drl self-play", "Round": str(g.index + 1), "Black": "self-play",
-                "White": "self-play"}
+        tags = {
+            "Event": "drl self-play",
+            "Round": str(g.index + 1),
+            "Black": "self-play",
+            "White": "self-play",
+        }
         if g.taker >= 0:
             tags["BlackRole"] = "taker" if g.taker == 0 else "giver"
             tags["WhiteRole"] = "giver" if g.taker == 0 else "taker"

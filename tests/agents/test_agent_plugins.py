@@ -40,10 +40,8 @@ def _write_plugin(root, kind, module, register="register"):
     (root / f"{module}.py").write_text(PLUGIN.format(kind=kind))
     info = root / f"{module}_dist-0.1.dist-info"
     info.mkdir()
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {module}-dist\n"
-                                   "Version: 0.1\n")
-    (info / "entry_points.txt").write_text(f"[{ENTRY_POINT_GROUP}]\n"
-                                           f"{kind} = {module}:{register}\n")
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {module}-dist\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(f"[{ENTRY_POINT_GROUP}]\n{kind} = {module}:{register}\n")
 
 
 @pytest.fixture
@@ -68,8 +66,7 @@ def test_an_installed_entry_point_registers_its_kind_when_first_asked_for(plugin
 
 def test_entry_points_are_read_through_importlib_metadata(plugin_path, monkeypatch):
     (plugin_path / "drl_plugin_mono.py").write_text(PLUGIN.format(kind="monokind"))
-    ep = importlib.metadata.EntryPoint("monokind", "drl_plugin_mono:register",
-                                       ENTRY_POINT_GROUP)
+    ep = importlib.metadata.EntryPoint("monokind", "drl_plugin_mono:register", ENTRY_POINT_GROUP)
     groups = []
 
     def entry_points(group):
@@ -83,10 +80,13 @@ def test_entry_points_are_read_through_importlib_metadata(plugin_path, monkeypat
     assert groups == [ENTRY_POINT_GROUP]
 
 
-@pytest.mark.parametrize("register, message", [
-    ("register_nothing", "did not register agent 'brokenkind'"),
-    ("no_such_function", "failed to load: AttributeError"),
-])
+@pytest.mark.parametrize(
+    "register, message",
+    [
+        ("register_nothing", "did not register agent 'brokenkind'"),
+        ("no_such_function", "failed to load: AttributeError"),
+    ],
+)
 def test_a_broken_entry_point_is_named_in_the_error(plugin_path, register, message):
     _write_plugin(plugin_path, "brokenkind", f"drl_plugin_{register}", register)
     with pytest.raises(ValueError, match=message):
@@ -98,11 +98,27 @@ def test_the_arena_worker_processes_find_the_plugin(plugin_path):
     from drl.eval.arena import play_match
 
     _write_plugin(plugin_path, "workerkind", "drl_plugin_worker")
-    one = play_match("workerkind:x=2", "random", "english", games=2, openings=None,
-                     workers=1, max_plies=20, progress=False)
+    one = play_match(
+        "workerkind:x=2",
+        "random",
+        "english",
+        games=2,
+        openings=None,
+        workers=1,
+        max_plies=20,
+        progress=False,
+    )
     base._REGISTRY.pop("workerkind")  # the workers must find it on their own
-    two = play_match("workerkind:x=2", "random", "english", games=2, openings=None,
-                     workers=2, max_plies=20, progress=False)
+    two = play_match(
+        "workerkind:x=2",
+        "random",
+        "english",
+        games=2,
+        openings=None,
+        workers=2,
+        max_plies=20,
+        progress=False,
+    )
     assert [r.moves for r in two.records] == [r.moves for r in one.records]
 
 
@@ -118,7 +134,8 @@ def test_az_is_registered_without_importing_torch():
         from drl.agents.az import NetworkPlayer
         print("torch" in sys.modules)
     """)
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=False, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=300
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "False"

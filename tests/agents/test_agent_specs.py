@@ -9,13 +9,16 @@ KINDS = ["random", "greedy", "alphabeta", "mcts"]
 PARAMS = ["depth", "time", "tt", "sims", "c", "rollout_limit", "seed"]
 
 
-@pytest.mark.parametrize("spec, name", [
-    ("random", "random"),
-    ("greedy", "greedy"),
-    ("alphabeta:depth=3", "alphabeta:depth=3"),
-    ("AlphaBeta: time=0.5 , depth=3", "alphabeta:depth=3,time=0.5"),
-    ("mcts:sims=50,c=2", "mcts:sims=50,c=2.0"),
-])
+@pytest.mark.parametrize(
+    "spec, name",
+    [
+        ("random", "random"),
+        ("greedy", "greedy"),
+        ("alphabeta:depth=3", "alphabeta:depth=3"),
+        ("AlphaBeta: time=0.5 , depth=3", "alphabeta:depth=3,time=0.5"),
+        ("mcts:sims=50,c=2", "mcts:sims=50,c=2.0"),
+    ],
+)
 def test_make_builds_named_agents(spec, name):
     agent = make(spec)
     assert isinstance(agent, Agent)
@@ -25,21 +28,24 @@ def test_make_builds_named_agents(spec, name):
     assert agent.select_move(board) in board.legal_moves
 
 
-@pytest.mark.parametrize("spec, problem", [
-    ("alphabeta:depht=3", "unknown parameter 'depht'"),
-    ("minimax:depth=3", "unknown agent 'minimax'"),
-    ("alphabeta:depth=three", "not a valid int"),
-    ("alphabeta:depth=1_0", "not a valid int"),
-    ("alphabeta:depth=\uff12", "not a valid int"),  # a full-width digit 2
-    ("mcts:c=nan", "not a valid float"),
-    ("mcts:c=-inf", "not a valid float"),
-    ("alphabeta:time=inf", "not a valid float"),
-    ("alphabeta:time=1e400", "not a valid float"),  # overflows to inf
-    ("alphabeta:depth=0", "below its minimum"),
-    ("mcts:sims=10,sims=20", "given twice"),
-    ("mcts:sims", "expected param=value"),
-    ("", "non-empty"),
-])
+@pytest.mark.parametrize(
+    "spec, problem",
+    [
+        ("alphabeta:depht=3", "unknown parameter 'depht'"),
+        ("minimax:depth=3", "unknown agent 'minimax'"),
+        ("alphabeta:depth=three", "not a valid int"),
+        ("alphabeta:depth=1_0", "not a valid int"),
+        ("alphabeta:depth=\uff12", "not a valid int"),  # a full-width digit 2
+        ("mcts:c=nan", "not a valid float"),
+        ("mcts:c=-inf", "not a valid float"),
+        ("alphabeta:time=inf", "not a valid float"),
+        ("alphabeta:time=1e400", "not a valid float"),  # overflows to inf
+        ("alphabeta:depth=0", "below its minimum"),
+        ("mcts:sims=10,sims=20", "given twice"),
+        ("mcts:sims", "expected param=value"),
+        ("", "non-empty"),
+    ],
+)
 def test_bad_specs_list_every_agent_and_parameter(spec, problem):
     with pytest.raises(ValueError) as err:
         make(spec)
@@ -61,8 +67,12 @@ def test_registry_accepts_new_kinds():
     def factory(offset=0):
         return First(offset)
 
-    register_agent("first_test", factory, {"offset": Param(int, 0, "index of the move")},
-                   "plays the n-th legal move")
+    register_agent(
+        "first_test",
+        factory,
+        {"offset": Param(int, 0, "index of the move")},
+        "plays the n-th legal move",
+    )
     assert "first_test" in registered_agents()
     agent = make("first_test:offset=1")
     board = Board("english")

@@ -38,6 +38,7 @@ def winning_moves(board: Board, plies: int) -> list[str]:
         board.pop()
     return out
 
+
 # (variant, FEN, the one move that wins fastest, plies to the win)
 POSITIONS = {
     # English shot: 14-18 gives a man, 22x15 is forced, 10x19x28 takes both white men.
@@ -52,6 +53,7 @@ POSITIONS = {
     "taker's last capture": ("give_and_take", "B:W15,24:B10,11", "10x19x28", 1),
 }
 
+
 @pytest.mark.parametrize("name", list(POSITIONS))
 def test_positions_are_what_they_claim(name):
     variant, fen, move, plies = POSITIONS[name]
@@ -59,6 +61,7 @@ def test_positions_are_what_they_claim(name):
     assert len(board.legal_moves) >= 2
     assert winning_moves(board, plies) == [move]
     assert all(winning_moves(board, k) == [] for k in range(1, plies))
+
 
 @pytest.mark.parametrize("name", list(POSITIONS))
 @pytest.mark.parametrize("depth", [4, 6])
@@ -71,6 +74,7 @@ def test_alphabeta_finds_the_fastest_forced_win(name, depth):
     assert agent.last_score == WIN - plies
     assert board.fen() == Board(variant, fen=fen).fen()  # board untouched
 
+
 def test_alphabeta_sees_the_loss_it_cannot_avoid():
     # Same shot, seen by White after 14-18: the capture is forced and loses.
     board = Board("english", fen="B:W22,24:B6,10,14")
@@ -81,11 +85,13 @@ def test_alphabeta_sees_the_loss_it_cannot_avoid():
     assert score == -(WIN - 2)
     assert (row[0], row[1]) == (21, 14)  # 22x15 (0-based squares), the forced capture
 
+
 def _repeating_board():
     board = Board("english", fen="W:WK1,K3:BK32")
     for text in ["1-5", "32-28", "5-1", "28-32", "1-5", "32-28", "5-1"]:
         board.push(text)
     return board
+
 
 def test_losing_side_claims_threefold_repetition():
     board = _repeating_board()
@@ -100,6 +106,7 @@ def test_losing_side_claims_threefold_repetition():
     assert str(move) == "28-32"
     assert agent.last_score == 0
 
+
 def test_no_progress_rule_is_a_draw_in_search():
     fen = "B:WK1,K3:BK32"
     agent = make("alphabeta:depth=3")
@@ -109,12 +116,14 @@ def test_no_progress_rule_is_a_draw_in_search():
     agent.select_move(Board("english", fen=fen + ":H79"))
     assert agent.last_score == 0
 
+
 def test_time_mode_returns_a_legal_move_and_deepens():
     board = Board("english")
     agent = make("alphabeta:time=0.2")
     move = agent.select_move(board)
     assert move in board.legal_moves
     assert agent.last_depth >= 4
+
 
 def test_seed_breaks_ties_reproducibly():
     board = Board("english")

@@ -10,8 +10,9 @@ from drl.search import Evaluation, SearchConfig
 
 
 def uniform(obs, mask):
-    return Evaluation(logits=np.zeros(mask.shape, np.float32),
-                      value=np.zeros(len(mask), np.float32))
+    return Evaluation(
+        logits=np.zeros(mask.shape, np.float32), value=np.zeros(len(mask), np.float32)
+    )
 
 
 def _player(sims=8, root="puct"):

@@ -36,6 +36,5 @@ def test_finds_the_giver_block():
 def test_beats_random():
     from drl.eval.arena import play_match
 
-    m = play_match("mcts:sims=100", "random", "english", games=4, workers=1,
-                   progress=False, seed=3)
+    m = play_match("mcts:sims=100", "random", "english", games=4, workers=1, progress=False, seed=3)
     assert m.score("mcts:sims=100") >= 3.5

@@ -35,7 +35,7 @@ def ref_legal_steps(board, prefix: tuple[int, ...]) -> set[int]:
     out = set()
     for move in board.legal_moves:
         steps = ref_move_actions(move, turn, n)
-        if len(steps) > len(prefix) and steps[:len(prefix)] == tuple(prefix):
+        if len(steps) > len(prefix) and steps[: len(prefix)] == tuple(prefix):
             out.add(steps[len(prefix)])
     return out
 

@@ -90,12 +90,13 @@ def test_start_positions_give_both_colours_the_same_actions(variant):
     n = board.variant.board_size
     other = Board(variant, fen=_with_other_side_to_move(board.fen()))
     mine = sorted(ref_step_index(m.start, m.end, int(board.turn), n) for m in board.legal_moves)
-    theirs = sorted(ref_step_index(m.start, m.end, int(other.turn), n)
-                    for m in other.legal_moves)
+    theirs = sorted(ref_step_index(m.start, m.end, int(other.turn), n) for m in other.legal_moves)
     assert mine == theirs and len(mine) > 0
     from drl.game import StepState
-    assert np.array_equal(StepState.from_board(board).action_mask(),
-                          StepState.from_board(other).action_mask())
+
+    assert np.array_equal(
+        StepState.from_board(board).action_mask(), StepState.from_board(other).action_mask()
+    )
 
 
 def _with_other_side_to_move(fen: str) -> str:

@@ -32,8 +32,9 @@ def test_encode_planes_as_kernel_refuses_a_bad_viewer(bad):
     board = Board("english")
     out = np.zeros((N_CHANNELS, 8, 8), dtype=np.float32)
     with pytest.raises(ValueError, match="viewer"):
-        encode_planes_as(board.state, board.variant.params, np.zeros(MAX_STEPS, np.int64), 0,
-                         0, bad, out)
+        encode_planes_as(
+            board.state, board.variant.params, np.zeros(MAX_STEPS, np.int64), 0, 0, bad, out
+        )
 
 
 def test_step_state_checks_its_state_and_counters():
@@ -66,19 +67,22 @@ def test_move_to_actions_refuses_a_bad_turn_and_keeps_working_on_good_input():
     assert actions_to_move(actions, board) == move
 
 
-@pytest.mark.parametrize("a, b", [(0, 10**9), (-10**9, 3), (-1, 4), (31, 32), (49, 50)])
+@pytest.mark.parametrize("a, b", [(0, 10**9), (-(10**9), 3), (-1, 4), (31, 32), (49, 50)])
 def test_step_index_kernel_gives_minus_one_for_squares_off_the_board(a, b):
     params = Board("english" if max(a, b) < 40 else "international").variant.params
     assert step_index(a, b, 0, params) == -1
     assert step_index(b, a, 1, params) == -1
 
 
-@pytest.mark.parametrize("index, value, why", [
-    (core.ST_BM, 1 << 40, "off the board"),        # square 41 of an 8x8 board
-    (core.ST_WK, -1, "off the board"),
-    (core.ST_WM, 1, "shares squares"),             # square 1 already holds a black man
-    (core.ST_NOPROG, -3, "counter"),
-])
+@pytest.mark.parametrize(
+    "index, value, why",
+    [
+        (core.ST_BM, 1 << 40, "off the board"),  # square 41 of an 8x8 board
+        (core.ST_WK, -1, "off the board"),
+        (core.ST_WM, 1, "shares squares"),  # square 1 already holds a black man
+        (core.ST_NOPROG, -3, "counter"),
+    ],
+)
 def test_raw_states_with_squares_off_the_board_are_refused(index, value, why):
     from drl.rules import perft
 
@@ -106,6 +110,7 @@ def test_step_actions_must_be_integers(bad):
     with pytest.raises(ValueError, match="integer step index"):
         StepState.from_board(board, prefix=(bad,))
     from drl.encode import decode_action
+
     with pytest.raises(ValueError, match="integer step index"):
         decode_action(bad, 0, 8)
 

@@ -29,8 +29,9 @@ SAMPLES = [
 ]
 
 
-@pytest.mark.parametrize("folder,name,default,count", SAMPLES,
-                         ids=[f"{f}/{n}" for f, n, _, _ in SAMPLES])
+@pytest.mark.parametrize(
+    "folder,name,default,count", SAMPLES, ids=[f"{f}/{n}" for f, n, _, _ in SAMPLES]
+)
 def test_recorded_moves_round_trip_through_step_actions(games_dir, folder, name, default, count):
     path = games_dir / folder / name
     if not path.exists():

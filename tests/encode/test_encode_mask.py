@@ -24,8 +24,14 @@ from drl.rules.core import apply_move
 from encode_reference import ref_legal_steps, ref_move_actions
 
 VARIANTS = [
-    "english", "russian", "brazilian", "international", "giveaway", "losing",
-    "give_and_take", "give_and_take:max_capture=true,board_size=10",
+    "english",
+    "russian",
+    "brazilian",
+    "international",
+    "giveaway",
+    "losing",
+    "give_and_take",
+    "give_and_take:max_capture=true,board_size=10",
     "give_and_take:promotion_mid_capture=continue_as_king,objectives=give/give",
 ]
 
@@ -46,7 +52,7 @@ def _random_positions(variant: str, seed: int, plies: int = 60):
 
 def _prefix(steps) -> np.ndarray:
     arr = np.zeros(MAX_STEPS, dtype=np.int64)
-    arr[:len(steps)] = steps
+    arr[: len(steps)] = steps
     return arr
 
 
@@ -74,8 +80,12 @@ def test_masks_match_the_reference_at_every_prefix(variant):
             assert count == len(expected)
             if prefix:
                 multi += 1
-                assert step_outcome(state.moves, len(state.moves), turn, params,
-                                    _prefix(prefix), len(prefix)) == IN_PROGRESS
+                assert (
+                    step_outcome(
+                        state.moves, len(state.moves), turn, params, _prefix(prefix), len(prefix)
+                    )
+                    == IN_PROGRESS
+                )
         for seq, move in seqs.items():
             k = step_outcome(state.moves, len(state.moves), turn, params, _prefix(seq), len(seq))
             assert k >= 0 and tuple(state.moves[k][:2]) == (move.start, move.end)
@@ -102,6 +112,7 @@ def test_case_031_only_the_continuation_is_legal_mid_capture(cases_dir):
     for text in exp["masked_out_examples"]:
         a, b = (int(t) - 1 for t in text.replace("x", "-").split("-"))
         from drl.encode import step_index
+
         idx = int(step_index(a, b, mid.turn, board.variant.params))
         assert not mid.action_mask()[idx]
         assert not state.action_mask()[idx]
@@ -122,8 +133,12 @@ def test_illegal_steps_are_refused():
     board = Board("english", fen="W:W21,K28:B15,17,24")
     state = StepState.from_board(board)
     quiet = _quiet_index(board)
-    assert step_outcome(state.moves, len(state.moves), state.turn, board.variant.params,
-                        _prefix((quiet,)), 1) == ILLEGAL
+    assert (
+        step_outcome(
+            state.moves, len(state.moves), state.turn, board.variant.params, _prefix((quiet,)), 1
+        )
+        == ILLEGAL
+    )
     mask = np.ones(896, dtype=np.int8)
     assert G.legal_mask_of(board.state, board.variant.params, _prefix((quiet,)), 1, mask) == 0
     assert not mask.any()
@@ -133,13 +148,16 @@ def test_illegal_steps_are_refused():
     G.start(pos, board.state, board.variant.params, moves, np.zeros(1, np.int64))
     before = pos.copy()
     played = np.zeros(32, np.int64)
-    assert G.step(pos, board.variant.params, moves, np.zeros(1, np.int64), quiet,
-                  played) == G.STEP_ILLEGAL
+    assert (
+        G.step(pos, board.variant.params, moves, np.zeros(1, np.int64), quiet, played)
+        == G.STEP_ILLEGAL
+    )
     assert np.array_equal(pos, before)
 
 
 def _quiet_index(board: Board) -> int:
     from drl.encode import step_index
+
     return int(step_index(27, 31, int(board.turn), board.variant.params))  # K28-32
 
 
@@ -178,8 +196,9 @@ def test_batched_masks_equal_single_masks():
     counts = G.legal_masks_batch(states, params, prefixes, lens, masks)
     for i, (board, prefix) in enumerate(items):
         single = np.zeros(896, dtype=np.int8)
-        assert counts[i] == G.legal_mask_of(board.state, params, _prefix(prefix),
-                                            len(prefix), single)
+        assert counts[i] == G.legal_mask_of(
+            board.state, params, _prefix(prefix), len(prefix), single
+        )
         assert np.array_equal(masks[i], single)
         assert set(np.flatnonzero(single)) == ref_legal_steps(board, prefix)
     assert lens.max() > 0

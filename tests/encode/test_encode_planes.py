@@ -28,8 +28,8 @@ def test_start_position_mover_sees_own_men_at_the_bottom(variant, men):
         obs = StepState.from_board(board).observation()
         assert obs.shape == (N_CHANNELS, n, n) and obs.dtype == np.float32
         assert obs[P.CH_OWN_MEN].sum() == men and obs[P.CH_OPP_MEN].sum() == men
-        assert obs[P.CH_OWN_MEN, n - rows:].sum() == men  # bottom rows
-        assert obs[P.CH_OPP_MEN, :rows + i].sum() == men  # top rows (+1 after a move)
+        assert obs[P.CH_OWN_MEN, n - rows :].sum() == men  # bottom rows
+        assert obs[P.CH_OPP_MEN, : rows + i].sum() == men  # top rows (+1 after a move)
         assert obs[P.CH_TO_MOVE].min() == 1.0
         assert obs[[P.CH_OWN_KINGS, P.CH_OPP_KINGS, P.CH_CAPTURED, P.CH_JUMPER]].sum() == 0
         board.push(board.legal_moves[0])
@@ -48,8 +48,9 @@ def test_planes_do_not_depend_on_the_colour_of_the_mover(variant):
         mirror = Board(variant, fen=swapped_fen(board))
         a, b = StepState.from_board(board), StepState.from_board(mirror)
         assert a.turn != b.turn
-        assert np.array_equal(a.observation()[:P.CH_TO_MOVE + 1],
-                              b.observation()[:P.CH_TO_MOVE + 1])
+        assert np.array_equal(
+            a.observation()[: P.CH_TO_MOVE + 1], b.observation()[: P.CH_TO_MOVE + 1]
+        )
         nsq = board.variant.params[2]
         turned = {tuple(int(nsq - 1 - s) for s in m.path) for m in board.legal_moves}
         if turned == {m.path for m in mirror.legal_moves}:
@@ -58,8 +59,14 @@ def test_planes_do_not_depend_on_the_colour_of_the_mover(variant):
         else:
             # Two capture paths with the same start, end and captured pieces are one move;
             # the rules keep one path, and which one may depend on the orientation.
-            keys = {(int(nsq - 1 - m.start), int(nsq - 1 - m.end),
-                     frozenset(int(nsq - 1 - c) for c in m.captures)) for m in board.legal_moves}
+            keys = {
+                (
+                    int(nsq - 1 - m.start),
+                    int(nsq - 1 - m.end),
+                    frozenset(int(nsq - 1 - c) for c in m.captures),
+                )
+                for m in board.legal_moves
+            }
             assert keys == {(m.start, m.end, frozenset(m.captures)) for m in mirror.legal_moves}
         moves = board.legal_moves
         board.push(moves[int(rng.integers(len(moves)))])
@@ -121,9 +128,17 @@ def test_objective_planes_follow_the_roles_in_give_and_take():
 
 
 def test_rule_flag_planes():
-    flags = (P.CH_MEN_BACK, P.CH_FLYING, P.CH_MAX_CAPTURE, P.CH_PROMO_AS_MAN,
-             P.CH_PROMO_AS_KING, P.CH_PROMO_REMOVE, P.CH_BLOCKED_GIVER, P.CH_TAKER_BLOCKED,
-             P.CH_ELIM_GIVER)
+    flags = (
+        P.CH_MEN_BACK,
+        P.CH_FLYING,
+        P.CH_MAX_CAPTURE,
+        P.CH_PROMO_AS_MAN,
+        P.CH_PROMO_AS_KING,
+        P.CH_PROMO_REMOVE,
+        P.CH_BLOCKED_GIVER,
+        P.CH_TAKER_BLOCKED,
+        P.CH_ELIM_GIVER,
+    )
 
     def values(variant):
         obs = StepState.from_board(Board(variant)).observation()
@@ -132,8 +147,10 @@ def test_rule_flag_planes():
     assert values("english") == (0, 0, 0, 0, 0, 0, 0, 0, 0)
     assert values("international") == (1, 1, 1, 1, 0, 0, 0, 0, 0)
     assert values("russian") == (1, 1, 0, 0, 1, 0, 0, 0, 0)
-    assert values("give_and_take:promotion=remove,blocked_giver=loses,taker_blocked=draw,"
-                  "elimination_winner=giver") == (0, 0, 0, 0, 0, 1, 1, 1, 1)
+    assert values(
+        "give_and_take:promotion=remove,blocked_giver=loses,taker_blocked=draw,"
+        "elimination_winner=giver"
+    ) == (0, 0, 0, 0, 0, 1, 1, 1, 1)
 
 
 def test_no_progress_and_repetition_counters():
@@ -161,8 +178,9 @@ def test_batched_planes_equal_single_planes():
         s = StepState.from_board(board)
         move = board.legal_moves[0]
         from drl.encode import move_to_actions
+
         seq = move_to_actions(move, s.turn, board.variant.params)
-        items.append((s, seq[:len(seq) - 1]))
+        items.append((s, seq[: len(seq) - 1]))
         moves = board.legal_moves
         board.push(moves[int(rng.integers(len(moves)))])
     params = board.variant.params
@@ -170,7 +188,7 @@ def test_batched_planes_equal_single_planes():
     prefixes = np.zeros((len(items), MAX_STEPS), dtype=np.int64)
     lens = np.zeros(len(items), dtype=np.int64)
     for i, (_, p) in enumerate(items):
-        prefixes[i, :len(p)] = p
+        prefixes[i, : len(p)] = p
         lens[i] = len(p)
     reps = np.arange(len(items), dtype=np.int64) % 3
     out = np.zeros((len(items), N_CHANNELS, 8, 8), dtype=np.float32)

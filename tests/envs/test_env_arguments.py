@@ -13,8 +13,19 @@ from drl.encode.actions import action_index
 from drl.envs import DraughtsEnv, DraughtsVectorEnv
 from drl.envs.pettingzoo import raw_env
 
-NOT_INTEGERS = [595.7, 595.0, "595", b"5", None, True, np.float64(3.0), np.bool_(True),
-                np.array([1.5]), np.array(["7"]), [3]]
+NOT_INTEGERS = [
+    595.7,
+    595.0,
+    "595",
+    b"5",
+    None,
+    True,
+    np.float64(3.0),
+    np.bool_(True),
+    np.array([1.5]),
+    np.array(["7"]),
+    [3],
+]
 
 
 @pytest.mark.parametrize("bad", NOT_INTEGERS)
@@ -84,12 +95,14 @@ def test_pettingzoo_reset_names_unknown_options():
 
 
 def test_gym_make_options_that_clash_with_the_env_id_say_so():
-    with pytest.raises(ValueError, match="board_size=8 conflicts with the variant "
-                                         "'give_and_take:board_size=10'"):
+    with pytest.raises(
+        ValueError, match="board_size=8 conflicts with the variant 'give_and_take:board_size=10'"
+    ):
         gym.make("drl/GiveAndTake10x10-Taker-v0", variant_options={"board_size": 8})
     # Repeating the id's own value, or adding other flags, is fine.
-    env = gym.make("drl/GiveAndTake10x10-Taker-v0",
-                   variant_options={"board_size": 10, "max_capture": True})
+    env = gym.make(
+        "drl/GiveAndTake10x10-Taker-v0", variant_options={"board_size": 10, "max_capture": True}
+    )
     assert env.unwrapped.variant.board_size == 10 and env.unwrapped.variant.max_capture
     with pytest.raises(ValueError, match="twice"):
         DraughtsEnv("english", variant_options="max_capture=true,max_capture=false")
@@ -99,8 +112,7 @@ def test_reset_says_whether_the_game_was_decided_or_truncated_before_the_agent_m
     with pytest.raises(ValueError, match="max_plies=1 is used up"):
         DraughtsEnv("english", agent_color="white", max_plies=1).reset(seed=0)
     with pytest.raises(ValueError, match="decided.*NO_PIECES"):
-        DraughtsEnv("english", agent_color="white").reset(seed=0,
-                                                          options={"fen": "B:W22:B18"})
+        DraughtsEnv("english", agent_color="white").reset(seed=0, options={"fen": "B:W22:B18"})
     # Black moves first in English: a 1-ply cap still lets a Black agent move.
     obs, _ = DraughtsEnv("english", agent_color="black", max_plies=1).reset(seed=0)
     assert obs["action_mask"].any()

@@ -17,9 +17,16 @@ from drl.rules import Board
 from drl.rules.pdn import read_games, replay, result_for_white, variant_for_game
 
 EXPECTED_IDS = {
-    "drl/GiveAndTake-Taker-v0", "drl/GiveAndTake-Giver-v0", "drl/GiveAndTake-BothGivers-v0",
-    "drl/GiveAndTake10x10-Taker-v0", "drl/GiveAndTake10x10-Giver-v0", "drl/English-v0",
-    "drl/Russian-v0", "drl/Brazilian-v0", "drl/International-v0", "drl/Giveaway-v0",
+    "drl/GiveAndTake-Taker-v0",
+    "drl/GiveAndTake-Giver-v0",
+    "drl/GiveAndTake-BothGivers-v0",
+    "drl/GiveAndTake10x10-Taker-v0",
+    "drl/GiveAndTake10x10-Giver-v0",
+    "drl/English-v0",
+    "drl/Russian-v0",
+    "drl/Brazilian-v0",
+    "drl/International-v0",
+    "drl/Giveaway-v0",
     "drl/Losing-v0",
 }
 
@@ -59,8 +66,9 @@ def _play_random(env, seed, max_steps=2000):
     raise AssertionError("episode did not end")
 
 
-@pytest.mark.parametrize("env_id", ["drl/English-v0", "drl/GiveAndTake-Giver-v0",
-                                    "drl/International-v0"])
+@pytest.mark.parametrize(
+    "env_id", ["drl/English-v0", "drl/GiveAndTake-Giver-v0", "drl/International-v0"]
+)
 def test_episodes_end_with_a_consistent_outcome_and_pdn(env_id):
     env = gym.make(env_id, max_plies=150)
     for seed in range(3):
@@ -121,8 +129,8 @@ def test_multi_jump_takes_several_steps_by_the_agent(cases_dir):
     env = gym.make("drl/English-v0", agent_color="white")
     obs, _ = env.reset(seed=1, options={"fen": case["fen"]})
     params = env.unwrapped.variant.params
-    first = int(step_index(27, 18, 1, params))   # 28x19
-    second = int(step_index(18, 9, 1, params))   # 19x10
+    first = int(step_index(27, 18, 1, params))  # 28x19
+    second = int(step_index(18, 9, 1, params))  # 19x10
     assert obs["action_mask"][first] and obs["action_mask"].sum() == 2
     obs, reward, terminated, truncated, info = env.step(first)
     assert not terminated and reward == 0
@@ -149,15 +157,20 @@ def test_role_semantics_same_final_position(cases_dir):
     obs, info = giver.reset(seed=0, options={"fen": "B:W22:B14"})
     assert info["role"] == "giver"
     _, reward, terminated, _, info = giver.step(
-        int(step_index(13, 17, 0, giver.unwrapped.variant.params)))  # 14-18, then 22x15
+        int(step_index(13, 17, 0, giver.unwrapped.variant.params))
+    )  # 14-18, then 22x15
     assert terminated and reward == -1.0 and info["winner"] == "white"
     assert giver.unwrapped.board.fen() == final
 
-    literal = gym.make("drl/GiveAndTake-Giver-v0", agent_color="black",
-                       variant_options={"elimination_winner": "giver"})
+    literal = gym.make(
+        "drl/GiveAndTake-Giver-v0",
+        agent_color="black",
+        variant_options={"elimination_winner": "giver"},
+    )
     literal.reset(seed=0, options={"fen": "B:W22:B14"})
     _, reward, terminated, _, info = literal.step(
-        int(step_index(13, 17, 0, literal.unwrapped.variant.params)))
+        int(step_index(13, 17, 0, literal.unwrapped.variant.params))
+    )
     assert terminated and reward == 1.0 and info["winner"] == "black"
 
 
@@ -165,11 +178,11 @@ def test_blocked_giver_wins_unless_the_flag_says_it_loses():
     # Black (Taker, the agent) plays 21-25; White's man on 29 is then blocked (25 and 22
     # are taken). Seed 000 rule 11: a blocked Giver with pieces left wins.
     for options, expected in ((None, -1.0), ({"blocked_giver": "loses"}, 1.0)):
-        env = gym.make("drl/GiveAndTake-Taker-v0", agent_color="black",
-                       variant_options=options)
+        env = gym.make("drl/GiveAndTake-Taker-v0", agent_color="black", variant_options=options)
         env.reset(seed=0, options={"fen": "B:W29:B21,22"})
         _, reward, terminated, _, info = env.step(
-            int(step_index(20, 24, 0, env.unwrapped.variant.params)))
+            int(step_index(20, 24, 0, env.unwrapped.variant.params))
+        )
         assert terminated and reward == expected
         assert info["termination"] == "BLOCKED"
         assert info["winner"] == ("white" if expected < 0 else "black")
@@ -180,7 +193,8 @@ def test_truncation_is_not_a_draw_by_rule():
     obs, _ = env.reset(seed=5)
     for _ in range(2):
         obs, reward, terminated, truncated, info = env.step(
-            int(np.flatnonzero(obs["action_mask"])[0]))
+            int(np.flatnonzero(obs["action_mask"])[0])
+        )
     assert truncated and not terminated and reward == 0.0
     assert info["termination"] == "max_plies" and info["outcome"] is None
     assert env.unwrapped.board.ply == 4
@@ -207,8 +221,10 @@ def test_variant_options_and_bad_arguments():
 
 
 def test_give_and_take_roles_follow_the_agent_colour():
-    for env_id, role in (("drl/GiveAndTake-Taker-v0", "taker"),
-                         ("drl/GiveAndTake-Giver-v0", "giver")):
+    for env_id, role in (
+        ("drl/GiveAndTake-Taker-v0", "taker"),
+        ("drl/GiveAndTake-Giver-v0", "giver"),
+    ):
         env = gym.make(env_id)
         colours = set()
         for seed in range(8):
@@ -237,6 +253,7 @@ def test_render_ansi_and_rgb():
 
     def centre(square_1based):
         from drl.rules.geometry import square_to_rowcol
+
         r, c = square_to_rowcol(square_1based - 1, 8)
         return tuple(img[r * 32 + 16, c * 32 + 16])
 

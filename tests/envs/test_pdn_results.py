@@ -17,10 +17,10 @@ from drl.rules.pdn import read_games, result_for_white, variant_for_game
 
 # (variant, position where the side to move has one move, and after it Black has won)
 BLACK_WINS = [
-    ("english", "B:W22:B18"),          # 18x25 takes White's last piece
-    ("give_and_take", "B:W22:B18"),    # the Taker (Black) takes the Giver's last piece
-    ("losing", "W:W22:B18"),           # White must take Black's last piece: Black wins
-    ("international", "B:W33:B28"),    # 28x39 takes White's last piece
+    ("english", "B:W22:B18"),  # 18x25 takes White's last piece
+    ("give_and_take", "B:W22:B18"),  # the Taker (Black) takes the Giver's last piece
+    ("losing", "W:W22:B18"),  # White must take Black's last piece: Black wins
+    ("international", "B:W33:B28"),  # 28x39 takes White's last piece
 ]
 
 

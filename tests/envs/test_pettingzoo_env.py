@@ -13,7 +13,8 @@ from drl.envs.pettingzoo import env, raw_env
 
 
 @pytest.mark.filterwarnings(
-    "ignore:.*(space|agents to be named|NumPy array|unknown reset options).*:UserWarning")
+    "ignore:.*(space|agents to be named|NumPy array|unknown reset options).*:UserWarning"
+)
 @pytest.mark.parametrize("variant", ["english", "give_and_take", "international"])
 def test_pettingzoo_api_test_passes(variant):
     api_test(env(variant=variant, max_plies=120), num_cycles=200)
@@ -36,11 +37,11 @@ def test_same_agent_keeps_acting_through_a_multi_jump(cases_dir):
     assert e.agent_selection == "white"
     black_obs = e.observe("black")
     assert not black_obs["action_mask"].any()
-    e.step(int(step_index(27, 18, 1, params)))     # 28x19
+    e.step(int(step_index(27, 18, 1, params)))  # 28x19
     assert e.agent_selection == "white"
     obs = e.observe("white")
     assert np.flatnonzero(obs["action_mask"]).tolist() == [int(step_index(18, 9, 1, params))]
-    e.step(int(step_index(18, 9, 1, params)))      # 19x10
+    e.step(int(step_index(18, 9, 1, params)))  # 19x10
     assert e.agent_selection == "black"
 
 

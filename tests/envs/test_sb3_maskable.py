@@ -41,8 +41,16 @@ def test_maskable_ppo_runs_without_illegal_actions(env_id):
     torch.set_num_threads(1)
     env = _CountingEnv(gym.make(env_id, max_plies=60, illegal_action="raise"))
     model = sb3_contrib.MaskablePPO(
-        "MultiInputPolicy", env, n_steps=128, batch_size=64, n_epochs=1, seed=0,
-        policy_kwargs={"net_arch": [16]}, device="cpu", verbose=0)
+        "MultiInputPolicy",
+        env,
+        n_steps=128,
+        batch_size=64,
+        n_epochs=1,
+        seed=0,
+        policy_kwargs={"net_arch": [16]},
+        device="cpu",
+        verbose=0,
+    )
     model.learn(total_timesteps=256)
     assert env.steps >= 256
     obs, _ = env.reset(seed=1)
@@ -53,8 +61,7 @@ def test_maskable_ppo_runs_without_illegal_actions(env_id):
 def test_action_masks_work_through_subprocess_vec_env():
     from stable_baselines3.common.vec_env import SubprocVecEnv
 
-    vec = SubprocVecEnv([lambda: gym.make("drl/English-v0") for _ in range(2)],
-                        start_method="fork")
+    vec = SubprocVecEnv([lambda: gym.make("drl/English-v0") for _ in range(2)], start_method="fork")
     try:
         obs = vec.reset()
         masks = np.stack(vec.env_method("action_masks"))

@@ -16,8 +16,9 @@ from drl.rules import Board, Variant
 from drl.rules.pdn import read_games, replay
 
 
-@pytest.mark.parametrize("variant", ["english", "giveaway", "international",
-                                     "give_and_take:role_swap_after_captures=3"])
+@pytest.mark.parametrize(
+    "variant", ["english", "giveaway", "international", "give_and_take:role_swap_after_captures=3"]
+)
 def test_compiled_loop_agrees_with_the_board(variant):
     rng = np.random.default_rng(4)
     var = Variant.parse(variant)
@@ -38,8 +39,9 @@ def test_compiled_loop_agrees_with_the_board(variant):
     text = game.pdn({"Event": "test"}, "*" if game.outcome is None else game.outcome.result)
     assert replay(next(read_games(text))).fen() == board.fen()
     if game.outcome is not None:
-        assert game.step(int(np.flatnonzero(game.mask)[0]) if game.mask.any() else 0) \
-            == G.STEP_ILLEGAL
+        assert (
+            game.step(int(np.flatnonzero(game.mask)[0]) if game.mask.any() else 0) == G.STEP_ILLEGAL
+        )
 
 
 def test_repetition_draw_is_detected_like_the_board():

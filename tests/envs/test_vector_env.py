@@ -16,12 +16,14 @@ from drl.rules.core import generate_moves
 
 def _random_actions(rng, masks):
     # A finished game (empty mask) gets a dummy action: it is reset on this step.
-    return np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in masks],
-                    dtype=np.int64)
+    return np.array(
+        [rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in masks], dtype=np.int64
+    )
 
 
-@pytest.mark.parametrize("env_id", ["drl/English-v0", "drl/GiveAndTake-Giver-v0",
-                                    "drl/International-v0"])
+@pytest.mark.parametrize(
+    "env_id", ["drl/English-v0", "drl/GiveAndTake-Giver-v0", "drl/International-v0"]
+)
 def test_random_play_is_consistent(env_id):
     envs = gym.make_vec(env_id, num_envs=6, max_plies=80)
     assert isinstance(envs, DraughtsVectorEnv)
@@ -40,8 +42,15 @@ def test_random_play_is_consistent(env_id):
             params = params2[envs._ws[i, G.W_AGENT]]
             moves = np.zeros_like(envs._rows[i])
             n = generate_moves(pos[:12].copy(), params, moves)
-            mask_from_moves(moves, n, pos[4], params, pos[G.G_PREFIX:G.G_PREFIX + G.MAX_STEPS],
-                            pos[G.G_PLEN], mask)
+            mask_from_moves(
+                moves,
+                n,
+                pos[4],
+                params,
+                pos[G.G_PREFIX : G.G_PREFIX + G.MAX_STEPS],
+                pos[G.G_PLEN],
+                mask,
+            )
             assert np.array_equal(mask, obs["action_mask"][i])
             if not needs_reset[i]:  # a game that goes on: the agent is to move
                 assert mask.any()

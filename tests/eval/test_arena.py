@@ -7,8 +7,15 @@ from drl.eval.arena import make_openings, match_tasks, play_match
 from drl.rules import Board, FENError, Variant, read_games, replay
 from drl.rules.pdn import result_for_white, variant_for_game
 
-PRESETS = ["english", "russian", "brazilian", "international", "giveaway", "losing",
-           "give_and_take"]
+PRESETS = [
+    "english",
+    "russian",
+    "brazilian",
+    "international",
+    "giveaway",
+    "losing",
+    "give_and_take",
+]
 
 
 def test_give_and_take_schedule_covers_every_colour_and_role_per_opening():
@@ -21,8 +28,12 @@ def test_give_and_take_schedule_covers_every_colour_and_role_per_opening():
         by_opening.setdefault(t.opening, set()).add((a_color, a_role))
     assert len(by_opening) == 2
     for combos in by_opening.values():
-        assert combos == {("black", "taker"), ("black", "giver"),
-                          ("white", "taker"), ("white", "giver")}
+        assert combos == {
+            ("black", "taker"),
+            ("black", "giver"),
+            ("white", "taker"),
+            ("white", "giver"),
+        }
 
 
 def test_symmetric_schedule_swaps_colours_per_opening():
@@ -49,29 +60,55 @@ def test_openings_are_seeded_live_positions():
 
 def test_fen_openings_and_bad_fen():
     fens = ["B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12"]
-    m = play_match("random", "greedy", "english", 2, openings=fens, workers=1,
-                   progress=False, max_plies=6)
+    m = play_match(
+        "random", "greedy", "english", 2, openings=fens, workers=1, progress=False, max_plies=6
+    )
     assert all(r.opening == fens[0] for r in m.records)
     with pytest.raises(FENError):
-        play_match("random", "greedy", "english", 2, openings=["B:W99:B1"], workers=1,
-                   progress=False)
+        play_match(
+            "random", "greedy", "english", 2, openings=["B:W99:B1"], workers=1, progress=False
+        )
 
 
 def test_max_plies_truncation_is_not_a_draw_by_rule():
-    m = play_match("random", "random", "international", 2, workers=1, progress=False,
-                   max_plies=10, openings=None)
+    m = play_match(
+        "random",
+        "random",
+        "international",
+        2,
+        workers=1,
+        progress=False,
+        max_plies=10,
+        openings=None,
+    )
     for r in m.records:
         assert (r.termination, r.result, r.winner, r.plies) == ("max_plies", "*", None, 10)
         assert r.truncated and r.score_of(r.black) == 0.5
 
 
-@pytest.mark.parametrize("variant", PRESETS + ["give_and_take:taker=white,max_capture=true",
-                                               "give_and_take:objectives=give/give",
-                                               "losing:promotion=remove,blocked_giver=loses"])
+@pytest.mark.parametrize(
+    "variant",
+    PRESETS
+    + [
+        "give_and_take:taker=white,max_capture=true",
+        "give_and_take:objectives=give/give",
+        "losing:promotion=remove,blocked_giver=loses",
+    ],
+)
 def test_every_written_game_reads_back_legal(variant, tmp_path):
     path = tmp_path / "games.pdn"
-    m = play_match("greedy", "random", variant, 4, openings=2, seed=3, workers=1,
-                   progress=False, max_plies=60, pdn_path=path)
+    m = play_match(
+        "greedy",
+        "random",
+        variant,
+        4,
+        openings=2,
+        seed=3,
+        workers=1,
+        progress=False,
+        max_plies=60,
+        pdn_path=path,
+    )
     games = list(read_games(path))
     assert len(games) == len(m.records) == 4
     for game, rec in zip(games, m.records, strict=True):
@@ -101,8 +138,7 @@ def test_parallel_workers_give_the_same_games():
 def test_alphabeta_beats_random_small(variant):
     from drl.eval.stats import summarize
 
-    m = play_match("alphabeta:depth=4", "random", variant, 8, seed=5, workers=1,
-                   progress=False)
+    m = play_match("alphabeta:depth=4", "random", variant, 8, seed=5, workers=1, progress=False)
     s = summarize(m.records, "alphabeta:depth=4")
     assert s["all"].score >= 0.9
     if variant == "give_and_take":
@@ -124,12 +160,15 @@ def test_alphabeta_scores_90_percent_against_random(variant):
         assert s[part].score_interval[0] >= 0.85, (part, s[part])
 
 
-@pytest.mark.parametrize("variant, fen", [
-    ("english", "B:W22:B18"),          # 18x25 takes White's last piece
-    ("give_and_take", "B:W22:B18"),    # the Taker (Black) takes the Giver's last piece
-    ("losing", "W:W22:B18"),           # White must take Black's last piece: Black wins
-    ("international", "B:W33:B28"),    # 28x39 takes White's last piece
-])
+@pytest.mark.parametrize(
+    "variant, fen",
+    [
+        ("english", "B:W22:B18"),  # 18x25 takes White's last piece
+        ("give_and_take", "B:W22:B18"),  # the Taker (Black) takes the Giver's last piece
+        ("losing", "W:W22:B18"),  # White must take Black's last piece: Black wins
+        ("international", "B:W33:B28"),  # 28x39 takes White's last piece
+    ],
+)
 def test_a_black_win_reads_back_as_a_black_win_in_every_file_convention(variant, fen):
     # English-board files (GameType 21) give Black's score first: the arena must write
     # "1-0" there and "0-1" in international files, and both read back as a Black win.
@@ -170,10 +209,10 @@ def test_games_in_flight_are_the_games_of_the_one_game_loop(variant):
     from drl.eval.arena import play_game, play_in_flight
 
     batched = _Batched()
-    tasks = match_tasks(batched, "alphabeta:depth=2", variant, 8, openings=2, seed=7,
-                        max_plies=60)
-    tasks += match_tasks("greedy", "random", variant, 4, openings=2, seed=8, max_plies=60,
-                         first_index=len(tasks))
+    tasks = match_tasks(batched, "alphabeta:depth=2", variant, 8, openings=2, seed=7, max_plies=60)
+    tasks += match_tasks(
+        "greedy", "random", variant, 4, openings=2, seed=8, max_plies=60, first_index=len(tasks)
+    )
     one_by_one = [play_game(t) for t in tasks]
     assert batched.calls == [1] * len(batched.calls)
     batched.calls.clear()
@@ -186,17 +225,23 @@ def test_run_games_keeps_batched_games_in_process_and_the_rest_in_workers():
     from drl.eval.arena import run_games
 
     batched = _Batched()
-    tasks = match_tasks(batched, "greedy", "give_and_take", 4, openings=2, seed=3,
-                        max_plies=40)
-    tasks += match_tasks("alphabeta:depth=1", "random", "give_and_take", 4, openings=2,
-                         seed=4, max_plies=40, first_index=len(tasks))
+    tasks = match_tasks(batched, "greedy", "give_and_take", 4, openings=2, seed=3, max_plies=40)
+    tasks += match_tasks(
+        "alphabeta:depth=1",
+        "random",
+        "give_and_take",
+        4,
+        openings=2,
+        seed=4,
+        max_plies=40,
+        first_index=len(tasks),
+    )
     seen = []
     two = run_games(tasks, workers=2, progress=False, on_record=seen.append)
     one = run_games(tasks, workers=1, progress=False)
     assert _content(two) == _content(one)
     assert sorted(r.index for r in seen) == list(range(8))
     with pytest.raises(ValueError, match="objects"):
-        run_games(match_tasks(make("greedy"), "random", "english", 2), workers=2,
-                  progress=False)
+        run_games(match_tasks(make("greedy"), "random", "english", 2), workers=2, progress=False)
     with pytest.raises(ValueError, match="in_flight"):
         run_games(tasks, workers=1, progress=False, in_flight=0)

@@ -11,28 +11,51 @@ from drl.rules import read_games, replay
 
 
 def _run(tmp_path, *args):
-    cmd = [sys.executable, "-m", "drl.cli.eval", *args, f"hydra.run.dir={tmp_path}",
-           "workers=1", "progress=false"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "drl.cli.eval",
+        *args,
+        f"hydra.run.dir={tmp_path}",
+        "workers=1",
+        "progress=false",
+    ]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
 
 
 def test_quote_overrides_keeps_spec_parameters_together():
-    out = quote_overrides(["agents=[alphabeta:depth=4,mcts:sims=400,c=2,random]",
-                           "variant=give_and_take:max_capture=true,taker=white", "games=3"])
-    assert out == ['agents=["alphabeta:depth=4","mcts:sims=400,c=2","random"]',
-                   "variant=give_and_take",
-                   'variant.spec="give_and_take:max_capture=true,taker=white"', "games=3"]
+    out = quote_overrides(
+        [
+            "agents=[alphabeta:depth=4,mcts:sims=400,c=2,random]",
+            "variant=give_and_take:max_capture=true,taker=white",
+            "games=3",
+        ]
+    )
+    assert out == [
+        'agents=["alphabeta:depth=4","mcts:sims=400,c=2","random"]',
+        "variant=give_and_take",
+        'variant.spec="give_and_take:max_capture=true,taker=white"',
+        "games=3",
+    ]
 
 
 def test_round_robin_writes_results_pdn_and_plot(tmp_path):
-    proc = _run(tmp_path, "variant=give_and_take:max_capture=true",
-                "agents=[alphabeta:depth=1,greedy,random]", "games=4", "max_plies=60")
+    proc = _run(
+        tmp_path,
+        "variant=give_and_take:max_capture=true",
+        "agents=[alphabeta:depth=1,greedy,random]",
+        "games=4",
+        "max_plies=60",
+    )
     assert proc.returncode == 0, proc.stderr
     assert "Elo" in proc.stdout
     results = json.loads((tmp_path / "results.json").read_text())
     assert results["variant"] == "give_and_take:max_capture=true"
     assert {p["name"] for p in results["ratings"]["players"]} == {
-        "alphabeta:depth=1", "greedy", "random"}
+        "alphabeta:depth=1",
+        "greedy",
+        "random",
+    }
     assert len(results["games"]) == 12
     assert set(results["summary"]["greedy"]) >= {"all", "taker", "giver"}
     games = list(read_games(tmp_path / "games.pdn"))
@@ -42,12 +65,15 @@ def test_round_robin_writes_results_pdn_and_plot(tmp_path):
     assert (tmp_path / "elo.png").stat().st_size > 1000
 
 
-@pytest.mark.parametrize("args, message", [
-    (["gmaes=3"], "Key 'gmaes' not in"),
-    (["agents=[alphabeta:depht=3,random]"], "unknown parameter 'depht'"),
-    (["format=swiss"], "format='swiss'"),
-    (["variant=give_and_take:taker=red"], "taker must be one of"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["gmaes=3"], "Key 'gmaes' not in"),
+        (["agents=[alphabeta:depht=3,random]"], "unknown parameter 'depht'"),
+        (["format=swiss"], "format='swiss'"),
+        (["variant=give_and_take:taker=red"], "taker must be one of"),
+    ],
+)
 def test_errors_are_short(tmp_path, args, message):
     proc = _run(tmp_path, *args)
     assert proc.returncode != 0
@@ -55,18 +81,30 @@ def test_errors_are_short(tmp_path, args, message):
     assert "Traceback" not in proc.stderr
 
 
-@pytest.mark.parametrize("fmt, agents", [
-    ("sprt", ["alphabeta:depth=3", "random"]),
-    ("pool", ["alphabeta:depth=2", "greedy", "random"]),
-    ("halftime", ["alphabeta:depth=2", "greedy"]),
-    ("gauntlet", ["greedy", "random", "random:seed=1"]),
-])
+@pytest.mark.parametrize(
+    "fmt, agents",
+    [
+        ("sprt", ["alphabeta:depth=3", "random"]),
+        ("pool", ["alphabeta:depth=2", "greedy", "random"]),
+        ("halftime", ["alphabeta:depth=2", "greedy"]),
+        ("gauntlet", ["greedy", "random", "random:seed=1"]),
+    ],
+)
 def test_formats_in_process(tmp_path, fmt, agents):
     from drl.cli.eval import EvalConfig, VariantNode, run
 
     spec = "give_and_take" if fmt == "halftime" else "losing"
-    cfg = EvalConfig(variant=VariantNode(name=spec, spec=spec), agents=agents, format=fmt,
-                     games=4, workers=1, progress=False, max_plies=120, lives=1, plot=False)
+    cfg = EvalConfig(
+        variant=VariantNode(name=spec, spec=spec),
+        agents=agents,
+        format=fmt,
+        games=4,
+        workers=1,
+        progress=False,
+        max_plies=120,
+        lives=1,
+        plot=False,
+    )
     res = run(cfg, tmp_path)
     saved = json.loads((tmp_path / "results.json").read_text())
     assert saved["format"] == fmt and len(saved["games"]) == len(res["games"]) > 0
@@ -82,22 +120,26 @@ def test_formats_in_process(tmp_path, fmt, agents):
         assert pairs == {frozenset(("greedy", "random")), frozenset(("greedy", "random:seed=1"))}
 
 
-@pytest.mark.parametrize("changes, message", [
-    ({"max_plies": 0}, "max_plies=0"),
-    ({"openings": -1}, "openings=-1"),
-    ({"workers": 0}, "workers=0"),
-    ({"lives": 0}, "lives=0"),
-    ({"format": "halftime", "games": 3}, "games=3"),
-    ({"format": "halftime", "games": 1}, "games=1"),
-    ({"confidence": 1.5}, "confidence=1.5"),
-    ({"prior_draws": float("nan")}, "prior_draws=nan"),
-])
+@pytest.mark.parametrize(
+    "changes, message",
+    [
+        ({"max_plies": 0}, "max_plies=0"),
+        ({"openings": -1}, "openings=-1"),
+        ({"workers": 0}, "workers=0"),
+        ({"lives": 0}, "lives=0"),
+        ({"format": "halftime", "games": 3}, "games=3"),
+        ({"format": "halftime", "games": 1}, "games=1"),
+        ({"confidence": 1.5}, "confidence=1.5"),
+        ({"prior_draws": float("nan")}, "prior_draws=nan"),
+    ],
+)
 def test_check_names_the_bad_key(changes, message):
     from drl.cli.eval import EvalConfig, VariantNode, _check
 
     spec = "give_and_take" if changes.get("format") == "halftime" else "english"
-    cfg = EvalConfig(variant=VariantNode(name=spec, spec=spec),
-                     agents=["greedy", "random"], **changes)
+    cfg = EvalConfig(
+        variant=VariantNode(name=spec, spec=spec), agents=["greedy", "random"], **changes
+    )
     with pytest.raises(ValueError, match=message):
         _check(cfg)
 
@@ -105,8 +147,14 @@ def test_check_names_the_bad_key(changes, message):
 def test_check_accepts_an_even_halftime_match():
     from drl.cli.eval import EvalConfig, VariantNode, _check
 
-    _check(EvalConfig(variant=VariantNode(name="give_and_take", spec="give_and_take"),
-                      agents=["greedy", "random"], format="halftime", games=4))
+    _check(
+        EvalConfig(
+            variant=VariantNode(name="give_and_take", spec="give_and_take"),
+            agents=["greedy", "random"],
+            format="halftime",
+            games=4,
+        )
+    )
 
 
 def test_library_refuses_a_zero_ply_cap_and_negative_openings():
@@ -133,8 +181,10 @@ def test_drl_eval_does_not_import_torch(tmp_path):
         "games=2, workers=1, progress=False, max_plies=20, plot=False)\n"
         "cfg.sprt.max_games = 2\n"
         f"run(cfg, __import__('pathlib').Path({str(tmp_path)!r}))\n"
-        "print('torch' in sys.modules)\n")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=False, timeout=300)
+        "print('torch' in sys.modules)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=300
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().splitlines()[-1] == "False"

@@ -7,17 +7,23 @@ from drl.rules import Variant
 
 
 def test_halftime_swaps_roles_and_keeps_openings():
-    h = halftime_match("alphabeta:depth=2", "random", "give_and_take", games_per_half=4,
-                       openings=2, seed=4, workers=1, progress=False)
+    h = halftime_match(
+        "alphabeta:depth=2",
+        "random",
+        "give_and_take",
+        games_per_half=4,
+        openings=2,
+        seed=4,
+        workers=1,
+        progress=False,
+    )
     a, b = h.players
     first, second = h.records[:4], h.records[4:]
     assert all(r.role_of(a) == "taker" for r in first)
     assert all(r.role_of(a) == "giver" for r in second)
-    assert {r.color_of(a) for r in first} == {r.color_of(a) for r in second} == {"black",
-                                                                                   "white"}
+    assert {r.color_of(a) for r in first} == {r.color_of(a) for r in second} == {"black", "white"}
     assert [r.opening for r in first] == [r.opening for r in second]
-    assert h.total == (sum(r.score_of(a) for r in h.records),
-                       sum(r.score_of(b) for r in h.records))
+    assert h.total == (sum(r.score_of(a) for r in h.records), sum(r.score_of(b) for r in h.records))
     assert sum(h.total) == 8
     assert h.winner == a and h.won_both_roles == a
 
@@ -30,8 +36,16 @@ def test_halftime_needs_a_taker_and_a_giver():
 @pytest.mark.parametrize("life_lost_by", ["loser", "winner"])
 def test_pool_lives(life_lost_by):
     specs = ["alphabeta:depth=2", "random", "random:seed=1"]
-    p = pool_tournament(specs, "losing", lives=2, life_lost_by=life_lost_by, seed=1,
-                        workers=1, progress=False, max_plies=200)
+    p = pool_tournament(
+        specs,
+        "losing",
+        lives=2,
+        life_lost_by=life_lost_by,
+        seed=1,
+        workers=1,
+        progress=False,
+        max_plies=200,
+    )
     by_name = {s.name: s for s in p.standings}
     for s in p.standings:
         lost = s.rounds_lost if life_lost_by == "loser" else s.rounds_won

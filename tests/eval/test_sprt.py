@@ -14,7 +14,7 @@ def _run(rng, true_elo, elo0, elo1, draw=0.3, max_games=20000, every=10):
     counts = np.zeros(3)
     outcomes = rng.choice(3, size=max_games, p=[1 - p_win - p_draw, p_draw, p_win])
     for start in range(0, max_games, every):
-        np.add.at(counts, outcomes[start:start + every], 1)
+        np.add.at(counts, outcomes[start : start + every], 1)
         res = sprt(counts, elo0, elo1)
         if res.decision != "continue":
             return res
@@ -51,7 +51,7 @@ def test_llr_matches_normal_approximation():
 
 
 def test_pentanomial_counts():
-    strong = [5, 20, 60, 80, 40]   # pair points 0, 1/2, 1, 3/2, 2
+    strong = [5, 20, 60, 80, 40]  # pair points 0, 1/2, 1, 3/2, 2
     weak = list(reversed(strong))
     assert sprt(strong, 0, 20).llr > 0
     assert sprt(weak, 0, 20).llr < 0
@@ -73,14 +73,31 @@ def test_counts_from_records():
     from drl.eval.sprt import pentanomial_counts, trinomial_counts
 
     def game(i, black, white, winner, opening):
-        return GameRecord(index=i, black=black, white=white, variant="english",
-                          roles=(None, None), opening=opening, opening_index=0, moves=(),
-                          result="*", winner=winner, termination="no_pieces", plies=1, seed=0)
+        return GameRecord(
+            index=i,
+            black=black,
+            white=white,
+            variant="english",
+            roles=(None, None),
+            opening=opening,
+            opening_index=0,
+            moves=(),
+            result="*",
+            winner=winner,
+            termination="no_pieces",
+            plies=1,
+            seed=0,
+        )
 
-    games = [game(0, "A", "B", "black", "x"), game(1, "B", "A", "white", "x"),   # 2 points
-             game(2, "A", "B", None, "y"), game(3, "B", "A", "black", "y"),      # 1/2
-             game(4, "A", "B", "white", "z"), game(5, "B", "A", None, "z"),      # 1/2
-             game(6, "A", "C", "black", "w")]                                    # not B
+    games = [
+        game(0, "A", "B", "black", "x"),
+        game(1, "B", "A", "white", "x"),  # 2 points
+        game(2, "A", "B", None, "y"),
+        game(3, "B", "A", "black", "y"),  # 1/2
+        game(4, "A", "B", "white", "z"),
+        game(5, "B", "A", None, "z"),  # 1/2
+        game(6, "A", "C", "black", "w"),  # not B
+    ]
     assert trinomial_counts(games, "B") == [2, 2, 2]
     assert pentanomial_counts(games[:6], "A") == [0, 2, 0, 0, 1]
     assert pentanomial_counts(games[:6], "B") == [1, 0, 0, 2, 0]
@@ -93,9 +110,21 @@ def test_play_sprt_plays_batches_until_the_test_decides():
     from drl.eval.sprt import pentanomial_counts, play_sprt
 
     seen = []
-    m = play_sprt("greedy", "random", "english", 4, elo0=0, elo1=400, max_games=12,
-                  openings=2, seed=5, workers=1, max_plies=60, progress=False,
-                  on_batch=lambda test, games: seen.append(games))
+    m = play_sprt(
+        "greedy",
+        "random",
+        "english",
+        4,
+        elo0=0,
+        elo1=400,
+        max_games=12,
+        openings=2,
+        seed=5,
+        workers=1,
+        max_plies=60,
+        progress=False,
+        on_batch=lambda test, games: seen.append(games),
+    )
     assert seen == list(range(4, 4 * len(seen) + 1, 4)) and len(m.history) == len(seen)
     assert [r.index for r in m.records] == list(range(len(m.records)))
     assert m.counts == pentanomial_counts(m.records, "greedy")
@@ -103,16 +132,34 @@ def test_play_sprt_plays_batches_until_the_test_decides():
     assert m.result.decision != "continue" or len(m.records) >= 12
     assert all(h.decision == "continue" for h in m.history[:-1])
     # batch k is the arena match with seed + k
-    first = play_match("greedy", "random", "english", 4, openings=2, seed=5, workers=1,
-                       max_plies=60, progress=False)
+    first = play_match(
+        "greedy",
+        "random",
+        "english",
+        4,
+        openings=2,
+        seed=5,
+        workers=1,
+        max_plies=60,
+        progress=False,
+    )
     assert [r.moves for r in m.records[:4]] == [r.moves for r in first.records]
 
 
 def test_play_sprt_stops_at_the_game_budget_and_refuses_odd_batches():
     from drl.eval.sprt import play_sprt
 
-    m = play_sprt("random", "random:seed=1", "english", 2, max_games=4, openings=None,
-                  workers=1, max_plies=10, progress=False)
+    m = play_sprt(
+        "random",
+        "random:seed=1",
+        "english",
+        2,
+        max_games=4,
+        openings=None,
+        workers=1,
+        max_plies=10,
+        progress=False,
+    )
     assert len(m.records) == 4 and m.result.decision == "continue"
     with pytest.raises(ValueError, match="even"):
         play_sprt("random", "greedy", "english", 3)

@@ -8,9 +8,21 @@ from drl.eval.stats import summarize, wilson_interval
 
 def _game(i, black, white, winner, roles=(None, None), termination="no_pieces"):
     result = {"black": "0-1", "white": "1-0", None: "1/2-1/2"}[winner]
-    return GameRecord(index=i, black=black, white=white, variant="give_and_take",
-                      roles=roles, opening="", opening_index=0, moves=(), result=result,
-                      winner=winner, termination=termination, plies=10, seed=i)
+    return GameRecord(
+        index=i,
+        black=black,
+        white=white,
+        variant="give_and_take",
+        roles=roles,
+        opening="",
+        opening_index=0,
+        moves=(),
+        result=result,
+        winner=winner,
+        termination=termination,
+        plies=10,
+        seed=i,
+    )
 
 
 def test_wilson_known_values():

@@ -29,8 +29,15 @@ from drl.nn.evaluator import UniformEvaluator
 from drl.rules import Board, Move
 from drl.search import BatchedMCTS, Roots, SearchConfig
 
-PRESETS = ["english", "russian", "brazilian", "international", "giveaway", "losing",
-           "give_and_take"]
+PRESETS = [
+    "english",
+    "russian",
+    "brazilian",
+    "international",
+    "giveaway",
+    "losing",
+    "give_and_take",
+]
 GAMES = int(os.environ.get("DRL_CORE_GAMES", "500"))
 MAX_PLIES = 120
 SAMPLE = 10  # every SAMPLE-th game also goes through the slower consumers
@@ -65,8 +72,11 @@ def _vector_games(preset: str, games: int, seed: int):
         obs, rewards, terminated, truncated, info = envs.step(actions)
         for i in np.flatnonzero(terminated | truncated):
             agent = int(agents[i])
-            end = (("terminated", float(rewards[i]), int(info["winner"][i])) if terminated[i]
-                   else ("truncated",))
+            end = (
+                ("terminated", float(rewards[i]), int(info["winner"][i]))
+                if terminated[i]
+                else ("truncated",)
+            )
             out.append((envs._variants[agent], agent, envs.game_moves(i), end))
     return out[:games]
 
@@ -80,8 +90,12 @@ def _board_end(variant, moves):
 
 
 def _gym_end(variant, agent, moves):
-    env = DraughtsEnv(variant, opponent=Scripted(moves), agent_color=("black", "white")[agent],
-                      max_plies=MAX_PLIES)
+    env = DraughtsEnv(
+        variant,
+        opponent=Scripted(moves),
+        agent_color=("black", "white")[agent],
+        max_plies=MAX_PLIES,
+    )
     env.reset(seed=0)
     board = Board(variant)
     result = None
@@ -104,8 +118,10 @@ def _pettingzoo_end(variant, moves):
         for a in move_to_actions(move, int(turn.turn), variant.params):
             env.step(a)
         turn.push(move)
-    return ({ag: env.terminations[ag] for ag in env.agents},
-            {ag: env._cumulative_rewards[ag] for ag in env.agents})
+    return (
+        {ag: env.terminations[ag] for ag in env.agents},
+        {ag: env._cumulative_rewards[ag] for ag in env.agents},
+    )
 
 
 def _step_state_end(variant, moves):
@@ -118,9 +134,18 @@ def _step_state_end(variant, moves):
 
 def _arena_end(variant, moves):
     scripted = Scripted(moves)
-    task = GameTask(index=0, black_spec=scripted, white_spec=scripted, black_name="a",
-                    white_name="b", variant=str(variant), opening=None, opening_index=0,
-                    seed=0, max_plies=MAX_PLIES)
+    task = GameTask(
+        index=0,
+        black_spec=scripted,
+        white_spec=scripted,
+        black_name="a",
+        white_name="b",
+        variant=str(variant),
+        opening=None,
+        opening_index=0,
+        seed=0,
+        max_plies=MAX_PLIES,
+    )
     return play_game(task)
 
 
@@ -132,10 +157,13 @@ def _search_end(variant, moves, outcome):
         board.push(move)
     steps = move_to_actions(moves[-1], int(board.turn), variant.params)
     ply = int(board.state[9])
-    roots = Roots.from_positions([board.state], variant.params, prefixes=[steps[:-1]],
-                                 histories=[board.history()[:ply].tolist()])
-    config = SearchConfig(num_simulations=256, root_selection="gumbel",
-                          gumbel_max_considered=256)
+    roots = Roots.from_positions(
+        [board.state],
+        variant.params,
+        prefixes=[steps[:-1]],
+        histories=[board.history()[:ply].tolist()],
+    )
+    config = SearchConfig(num_simulations=256, root_selection="gumbel", gumbel_max_considered=256)
     mcts = BatchedMCTS(config, batch_size=1, board_size=variant.board_size)
     mcts.run(roots, UniformEvaluator(), np.random.default_rng(0), explore=False)
     tree = mcts.tree
@@ -183,11 +211,13 @@ def test_every_consumer_reaches_the_same_end(preset):
             assert record.termination == "max_plies" and record.result == "*"
         else:
             assert record.termination == outcome.termination.name.lower()
-            assert record.winner == (None if outcome.winner is None
-                                     else ("black", "white")[int(outcome.winner)])
+            assert record.winner == (
+                None if outcome.winner is None else ("black", "white")[int(outcome.winner)]
+            )
             code, mean, mover = _search_end(variant, moves, outcome)
             assert code == int(outcome.termination) * 4 + (
-                2 if outcome.winner is None else int(outcome.winner))
+                2 if outcome.winner is None else int(outcome.winner)
+            )
             assert mean == pytest.approx(outcome.value(mover))
         final = _step_state_end(variant, moves)
         assert np.array_equal(final.state, board.state)

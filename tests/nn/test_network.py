@@ -17,8 +17,11 @@ from drl.nn import (
 
 def _net(aux=True, blocks=1):
     torch.manual_seed(0)
-    return PolicyValueNet(NetConfig(in_channels=5, board_size=8, num_actions=896, channels=8,
-                                    blocks=blocks, aux_heads=aux))
+    return PolicyValueNet(
+        NetConfig(
+            in_channels=5, board_size=8, num_actions=896, channels=8, blocks=blocks, aux_heads=aux
+        )
+    )
 
 
 def test_output_shapes_and_ranges():

@@ -40,7 +40,7 @@ class ToyNet(nn.Module):
     def __init__(self, config: ToyConfig) -> None:
         super().__init__()
         self.config = config
-        n = config.in_channels * config.board_size ** 2
+        n = config.in_channels * config.board_size**2
         self.body = nn.Sequential(nn.Flatten(), nn.Linear(n, config.hidden), nn.ReLU())
         self.policy = nn.Linear(config.hidden, config.num_actions)
         self.value = nn.Linear(config.hidden, 1)
@@ -71,8 +71,11 @@ def test_resnet_is_registered_and_built_by_default():
 
 
 def test_unknown_arch_lists_the_registered_ones(toy):
-    with pytest.raises(ValueError, match=r"unknown network architecture 'transformer'; "
-                                         r"registered: resnet, toy"):
+    with pytest.raises(
+        ValueError,
+        match=r"unknown network architecture 'transformer'; "
+        r"registered: resnet, toy",
+    ):
         build("transformer", **SMALL)
 
 
@@ -105,11 +108,15 @@ def test_a_registered_toy_arch_trains_one_learner_step(toy):
     mask = np.zeros((b, 896), bool)
     mask[:, :4] = True
     policy = np.where(mask, 0.25, 0.0).astype(np.float32)
-    batch = SampleBatch(obs=rng.standard_normal((b, 5, 8, 8)).astype(np.float32), mask=mask,
-                        policy=policy, policy_weight=np.ones(b, np.float32),
-                        value=np.linspace(-1, 1, b).astype(np.float32),
-                        pieces_left=np.full((b, 2), 0.5, np.float32),
-                        plies_left=np.full(b, 10.0, np.float32))
+    batch = SampleBatch(
+        obs=rng.standard_normal((b, 5, 8, 8)).astype(np.float32),
+        mask=mask,
+        policy=policy,
+        policy_weight=np.ones(b, np.float32),
+        value=np.linspace(-1, 1, b).astype(np.float32),
+        pieces_left=np.full((b, 2), 0.5, np.float32),
+        plies_left=np.full(b, 10.0, np.float32),
+    )
     before = {k: v.clone() for k, v in net.state_dict().items()}
     opt = torch.optim.SGD(net.parameters(), lr=0.1)
     out = train_step(net, opt, batch, LossConfig())
@@ -135,20 +142,29 @@ def test_old_checkpoint_without_arch_loads_as_resnet():
 
 def test_checkpoint_of_another_board_size_is_refused():
     ten = build(in_channels=5, board_size=10, num_actions=1800, channels=8, blocks=1)
-    with pytest.raises(ValueError, match=r"checkpoint holds arch 'resnet' for 10x10 boards; "
-                                         r"this game is played on 8x8 boards"):
+    with pytest.raises(
+        ValueError,
+        match=r"checkpoint holds arch 'resnet' for 10x10 boards; "
+        r"this game is played on 8x8 boards",
+    ):
         load(_payload(ten), board_size=8)
     eight = describe(build(**SMALL))
-    with pytest.raises(ValueError, match=r"checkpoint holds arch 'resnet' for 10x10 boards; "
-                                         r"this run is arch 'resnet' for 8x8 boards"):
+    with pytest.raises(
+        ValueError,
+        match=r"checkpoint holds arch 'resnet' for 10x10 boards; "
+        r"this run is arch 'resnet' for 8x8 boards",
+    ):
         check_compatible(_payload(ten), eight["arch"], eight["net_config"])
 
 
 def test_checkpoint_of_another_arch_or_size_is_refused(toy):
     toy_net = build(toy, in_channels=5, board_size=8, num_actions=896)
     want = describe(build(**SMALL))
-    with pytest.raises(ValueError, match=r"holds arch 'toy' for 8x8 boards; this run is arch "
-                                         r"'resnet' for 8x8 boards"):
+    with pytest.raises(
+        ValueError,
+        match=r"holds arch 'toy' for 8x8 boards; this run is arch "
+        r"'resnet' for 8x8 boards",
+    ):
         check_compatible(_payload(toy_net), want["arch"], want["net_config"])
     wider = _payload(build(**{**SMALL, "channels": 16}))
     with pytest.raises(ValueError, match=r"channels=16; this run asks for channels=8"):
@@ -158,13 +174,19 @@ def test_checkpoint_of_another_arch_or_size_is_refused(toy):
 def test_weights_that_do_not_fit_the_stored_config_are_named():
     payload = _payload(build(**SMALL))
     payload["net_config"] = {**payload["net_config"], "channels": 16}
-    with pytest.raises(ValueError, match=r"weights do not fit its arch 'resnet' with "
-                                         r"net_config .*'channels': 16"):
+    with pytest.raises(
+        ValueError,
+        match=r"weights do not fit its arch 'resnet' with "
+        r"net_config .*'channels': 16",
+    ):
         load(payload)
 
 
 def test_checkpoint_of_an_unregistered_arch_is_named():
     payload = {**_payload(build(**SMALL)), "arch": "mystery"}
-    with pytest.raises(ValueError, match=r"unknown network architecture 'mystery'; "
-                                         r"registered: resnet"):
+    with pytest.raises(
+        ValueError,
+        match=r"unknown network architecture 'mystery'; "
+        r"registered: resnet",
+    ):
         load(payload)

@@ -14,7 +14,7 @@ import pytest
 from drl.rules import Board, Color, IllegalMoveError, Move, core
 from drl.rules.board import as_color
 
-BAD_COLOURS = [2, -1, 7, 10**6, -10**6, 2**70, 1.0, "red", None, True]
+BAD_COLOURS = [2, -1, 7, 10**6, -(10**6), 2**70, 1.0, "red", None, True]
 
 
 @pytest.mark.parametrize("variant", ["english", "give_and_take", "losing:promotion=remove"])
@@ -36,7 +36,7 @@ def test_good_colours_are_accepted_in_every_spelling():
     assert as_color(np.int32(1)) is Color.WHITE
 
 
-@pytest.mark.parametrize("path", [(0, 10**9), (-10**9, 3), (0, 32), (-1, 4), (31, 40)])
+@pytest.mark.parametrize("path", [(0, 10**9), (-(10**9), 3), (0, 32), (-1, 4), (31, 40)])
 def test_a_move_with_a_square_off_the_board_is_refused(path):
     with pytest.raises(IllegalMoveError, match="off the 8x8 board"):
         Move(path=path)
@@ -91,12 +91,15 @@ def test_apply_move_refuses_captured_bits_off_the_board_and_a_bad_turn():
     assert core.apply_move(board.state, params, board.legal_moves[0].row)[core.ST_TURN] == 1
 
 
-@pytest.mark.parametrize("row, why", [
-    (np.full(core.MOVE_WIDTH, 10**6), "steps"),
-    (np.full(core.MOVE_WIDTH, 5), "captured"),
-    (np.zeros(core.MOVE_WIDTH), "steps"),
-    (np.zeros(7), "int64"),
-])
+@pytest.mark.parametrize(
+    "row, why",
+    [
+        (np.full(core.MOVE_WIDTH, 10**6), "steps"),
+        (np.full(core.MOVE_WIDTH, 5), "captured"),
+        (np.zeros(core.MOVE_WIDTH), "steps"),
+        (np.zeros(7), "int64"),
+    ],
+)
 def test_move_from_row_refuses_garbage(row, why):
     with pytest.raises(ValueError, match=why):
         Move.from_row(row.astype(np.int64), 8)

@@ -32,10 +32,18 @@ from shared_paths import GOLDEN_POSITIONS
 # -- basics ------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("variant, turn, n_moves", [
-    ("english", Color.BLACK, 7), ("russian", Color.WHITE, 7), ("brazilian", Color.WHITE, 7),
-    ("international", Color.WHITE, 9), ("giveaway", Color.WHITE, 7),
-    ("losing", Color.BLACK, 7), ("give_and_take", Color.BLACK, 7)])
+@pytest.mark.parametrize(
+    "variant, turn, n_moves",
+    [
+        ("english", Color.BLACK, 7),
+        ("russian", Color.WHITE, 7),
+        ("brazilian", Color.WHITE, 7),
+        ("international", Color.WHITE, 9),
+        ("giveaway", Color.WHITE, 7),
+        ("losing", Color.BLACK, 7),
+        ("give_and_take", Color.BLACK, 7),
+    ],
+)
 def test_start_positions(variant, turn, n_moves):
     board = Board(variant)
     assert board.turn == turn
@@ -118,8 +126,9 @@ DCTL_POSITIONS = json.loads(GOLDEN_POSITIONS.read_text())["positions"]
 def test_dctl_international_legal_moves(position):
     """Complete legal-move lists (start and end only, zero-padded) from the DCTL suite."""
     board = Board(position["variant"], fen=position["fen"])
-    got = sorted(f"{m.start + 1:02d}{'x' if m.is_capture else '-'}{m.end + 1:02d}"
-                 for m in board.legal_moves)
+    got = sorted(
+        f"{m.start + 1:02d}{'x' if m.is_capture else '-'}{m.end + 1:02d}" for m in board.legal_moves
+    )
     assert got == sorted(position["legal"])
     for text in position["legal"]:  # zero-padded squares read as numbers
         move = board.parse_move(text)
@@ -127,6 +136,7 @@ def test_dctl_international_legal_moves(position):
 
 
 # -- Move --------------------------------------------------------------------------------------
+
 
 def test_move_text_and_captures_in_jump_order():
     board = Board("international", fen="W:WK46:B37,22,21,31")
@@ -165,6 +175,7 @@ def test_crowning_flag():
 
 
 # -- state, copies, display ------------------------------------------------------------------
+
 
 def test_state_is_read_only_and_hash_matches_kernel():
     board = Board("international")
@@ -213,10 +224,22 @@ def test_svg_picture():
 
 # -- push / pop round trips (property) ---------------------------------------------------------
 
+
 @settings(max_examples=40, deadline=None)
-@given(st.sampled_from(["english", "russian", "brazilian", "international", "giveaway",
-                        "losing", "give_and_take:role_swap_after_captures=2"]),
-       st.lists(st.integers(0, 10**6), min_size=1, max_size=40))
+@given(
+    st.sampled_from(
+        [
+            "english",
+            "russian",
+            "brazilian",
+            "international",
+            "giveaway",
+            "losing",
+            "give_and_take:role_swap_after_captures=2",
+        ]
+    ),
+    st.lists(st.integers(0, 10**6), min_size=1, max_size=40),
+)
 def test_push_pop_restores_fen_state_and_hash(variant, choices):
     board = Board(variant)
     seen = [(board.fen(), board.state.copy())]
@@ -241,6 +264,7 @@ def test_push_pop_restores_fen_state_and_hash(variant, choices):
 
 
 # -- outcomes ----------------------------------------------------------------------------------
+
 
 def test_outcome_value_and_result():
     white = Outcome(Termination.NO_PIECES, Color.WHITE)
@@ -284,6 +308,7 @@ def test_repetition_off():
 # -- Give and Take (DESIGN §2 "Win/loss resolution", seed 000 rules 9-11) ----------------------
 # Default: Black is the Taker, White the Giver; English movement (seed 000 rules 1-8).
 
+
 def outcome_after(variant: str, fen: str, moves: list[str]) -> Outcome | None:
     board = Board(variant, fen=fen)
     for text in moves:
@@ -295,13 +320,15 @@ ELIMINATION = ("B:W18:B14", ["14x23"])  # Black (c5) takes White's last piece (d
 
 
 def test_taker_wins_when_the_givers_last_piece_is_taken():
-    assert outcome_after("give_and_take", *ELIMINATION) == \
-        Outcome(Termination.GIVER_ELIMINATED, Color.BLACK)
+    assert outcome_after("give_and_take", *ELIMINATION) == Outcome(
+        Termination.GIVER_ELIMINATED, Color.BLACK
+    )
 
 
 def test_elimination_winner_giver_flips_it():
-    assert outcome_after("give_and_take:elimination_winner=giver", *ELIMINATION) == \
-        Outcome(Termination.GIVER_ELIMINATED, Color.WHITE)
+    assert outcome_after("give_and_take:elimination_winner=giver", *ELIMINATION) == Outcome(
+        Termination.GIVER_ELIMINATED, Color.WHITE
+    )
 
 
 def test_taker_flag_swaps_the_roles():
@@ -317,37 +344,41 @@ BLOCKED_GIVER = "W:W29:B25,22"  # White's man on a1 cannot move: b2 and c3 are o
 
 
 def test_blocked_giver_with_pieces_wins():
-    assert outcome_after("give_and_take", BLOCKED_GIVER, []) == \
-        Outcome(Termination.BLOCKED, Color.WHITE)
+    assert outcome_after("give_and_take", BLOCKED_GIVER, []) == Outcome(
+        Termination.BLOCKED, Color.WHITE
+    )
 
 
 def test_blocked_giver_loses_flag():
-    assert outcome_after("give_and_take:blocked_giver=loses", BLOCKED_GIVER, []) == \
-        Outcome(Termination.BLOCKED, Color.BLACK)
+    assert outcome_after("give_and_take:blocked_giver=loses", BLOCKED_GIVER, []) == Outcome(
+        Termination.BLOCKED, Color.BLACK
+    )
 
 
 def test_same_blocked_position_in_english_is_a_loss():
-    assert outcome_after("english", BLOCKED_GIVER, []) == \
-        Outcome(Termination.BLOCKED, Color.BLACK)
+    assert outcome_after("english", BLOCKED_GIVER, []) == Outcome(Termination.BLOCKED, Color.BLACK)
 
 
 BLOCKED_TAKER = "B:W9,14:B5"  # Black's man on a7 cannot move: b6 and c5 are occupied
 
 
 def test_blocked_taker_loses():
-    assert outcome_after("give_and_take", BLOCKED_TAKER, []) == \
-        Outcome(Termination.BLOCKED, Color.WHITE)
+    assert outcome_after("give_and_take", BLOCKED_TAKER, []) == Outcome(
+        Termination.BLOCKED, Color.WHITE
+    )
 
 
 def test_taker_blocked_draw_flag():
-    assert outcome_after("give_and_take:taker_blocked=draw", BLOCKED_TAKER, []) == \
-        Outcome(Termination.BLOCKED, None)
+    assert outcome_after("give_and_take:taker_blocked=draw", BLOCKED_TAKER, []) == Outcome(
+        Termination.BLOCKED, None
+    )
 
 
 def test_both_givers_first_without_pieces_wins():
     # objectives=give/give: White takes Black's last man; Black, with nothing left, wins.
-    assert outcome_after("give_and_take:objectives=give/give", "W:W22:B18", ["22x15"]) == \
-        Outcome(Termination.NO_PIECES, Color.BLACK)
+    assert outcome_after("give_and_take:objectives=give/give", "W:W22:B18", ["22x15"]) == Outcome(
+        Termination.NO_PIECES, Color.BLACK
+    )
     board = Board("give_and_take:objectives=give/give")
     assert board.role(Color.BLACK) == board.role(Color.WHITE) == "giver"
 
@@ -355,8 +386,9 @@ def test_both_givers_first_without_pieces_wins():
 def test_both_givers_blocked_player_wins_unless_flagged():
     both = "give_and_take:objectives=give/give"
     assert outcome_after(both, BLOCKED_GIVER, []) == Outcome(Termination.BLOCKED, Color.WHITE)
-    assert outcome_after(both + ",blocked_giver=loses", BLOCKED_GIVER, []) == \
-        Outcome(Termination.BLOCKED, Color.BLACK)
+    assert outcome_after(both + ",blocked_giver=loses", BLOCKED_GIVER, []) == Outcome(
+        Termination.BLOCKED, Color.BLACK
+    )
 
 
 # Black (Taker) must take d4 with c5 (14x23); then White's man on a1 is blocked.
@@ -384,14 +416,16 @@ def test_roles_outside_give_and_take():
     assert Variant.parse("give_and_take").taker == "black"
 
 
-@pytest.mark.parametrize("variant, fen, move, winner", [
-    # White (the Giver) runs its last man from 5 to 1: it is taken off, nothing captured.
-    ("give_and_take:promotion=remove", "W:W5:B28", "5-1", Color.BLACK),
-    ("give_and_take:promotion=remove,elimination_winner=giver", "W:W5:B28", "5-1",
-     Color.WHITE),
-    # Roles the other way round: Black gives, its man on 28 leaves the board at 32.
-    ("give_and_take:promotion=remove,taker=white", "B:W5:B28", "28-32", Color.WHITE),
-])
+@pytest.mark.parametrize(
+    "variant, fen, move, winner",
+    [
+        # White (the Giver) runs its last man from 5 to 1: it is taken off, nothing captured.
+        ("give_and_take:promotion=remove", "W:W5:B28", "5-1", Color.BLACK),
+        ("give_and_take:promotion=remove,elimination_winner=giver", "W:W5:B28", "5-1", Color.WHITE),
+        # Roles the other way round: Black gives, its man on 28 leaves the board at 32.
+        ("give_and_take:promotion=remove,taker=white", "B:W5:B28", "28-32", Color.WHITE),
+    ],
+)
 def test_giver_removing_its_own_last_man_counts_as_no_pieces(variant, fen, move, winner):
     # docs/rules.md: the Giver is left without pieces, so elimination_winner decides, but
     # the termination does not claim a capture.
@@ -400,5 +434,6 @@ def test_giver_removing_its_own_last_man_counts_as_no_pieces(variant, fen, move,
     assert board.legal_moves  # the Taker could still move: the game ends by the rule
     assert board.outcome() == Outcome(Termination.NO_PIECES, winner)
     # A capture of the last piece is still GIVER_ELIMINATED under promotion=remove.
-    assert outcome_after("give_and_take:promotion=remove", *ELIMINATION) == \
-        Outcome(Termination.GIVER_ELIMINATED, Color.BLACK)
+    assert outcome_after("give_and_take:promotion=remove", *ELIMINATION) == Outcome(
+        Termination.GIVER_ELIMINATED, Color.BLACK
+    )

@@ -21,8 +21,9 @@ from drl.rules import AmbiguousMoveError, Board, Color, FENError, IllegalMoveErr
 from shared_paths import GOLDEN_CASES
 
 CASE_FILES = sorted(GOLDEN_CASES.glob("*.json"))
-FLAGS = sorted((f.name for f in dataclasses.fields(Variant) if f.name != "name"),
-               key=len, reverse=True)
+FLAGS = sorted(
+    (f.name for f in dataclasses.fields(Variant) if f.name != "name"), key=len, reverse=True
+)
 
 
 def variant_string(spec: dict) -> str:
@@ -46,8 +47,9 @@ def step_text(board: Board, a: int, b: int, capture: bool) -> str:
     """Text of one step, in the board's notation (``28x19``, ``c3:e5``, ``9-13``)."""
     from drl.rules.notation import format_move
 
-    return format_move((a, b), capture, board.variant.board_size,
-                       board.variant.notation == "algebraic")
+    return format_move(
+        (a, b), capture, board.variant.board_size, board.variant.notation == "algebraic"
+    )
 
 
 def legal_steps_after(board: Board, played: list[str]) -> set[str]:
@@ -60,7 +62,7 @@ def legal_steps_after(board: Board, played: list[str]) -> set[str]:
     out = set()
     for move in board.legal_moves:
         steps = [step_text(board, a, b, move.is_capture) for a, b in pairwise(move.path)]
-        if steps[:len(played)] == played and len(steps) > len(played):
+        if steps[: len(played)] == played and len(steps) > len(played):
             out.add(steps[len(played)])
     return out
 
@@ -136,7 +138,7 @@ def test_case(path: Path) -> None:
     played: list[str] = []
     for key in [k for k in expected if k.startswith("after_step_")]:  # in playing order
         checked.add(key)
-        played.append(key[len("after_step_"):])
+        played.append(key[len("after_step_") :])
         nxt = legal_steps_after(board, played)
         want = expected[key]
         if "legal_steps" in want:
@@ -164,8 +166,11 @@ def test_case(path: Path) -> None:
 
     # Outcomes: before, during and after the case's moves.
     moves = case.get("moves", [])
-    at_ply = {int(k.rsplit("_", 1)[1]): v for k, v in expected.items()
-              if k.startswith("result_after_ply_")}
+    at_ply = {
+        int(k.rsplit("_", 1)[1]): v
+        for k, v in expected.items()
+        if k.startswith("result_after_ply_")
+    }
     checked.update(f"result_after_ply_{n}" for n in at_ply)
     for ply, text in enumerate(moves, start=1):
         assert board.outcome() is None, f"the game ended before ply {ply}"
@@ -186,16 +191,16 @@ def test_case(path: Path) -> None:
             assert board.outcome().value(colour) == expected[key]
     for key in [k for k in expected if k.startswith("with_flag_")]:
         checked.add(key)
-        rest = key[len("with_flag_"):]
+        rest = key[len("with_flag_") :]
         flag = next(f for f in FLAGS if rest.startswith(f + "_"))
-        other = Variant.parse(variant).replace(**{flag: rest[len(flag) + 1:]})
+        other = Variant.parse(variant).replace(**{flag: rest[len(flag) + 1 :]})
         replayed = Board(other, fen=case["fen"])
         for text in moves:
             replayed.push(text)
         assert result_of(replayed) == expected[key], key
     for key in [k for k in expected if k.startswith("same_fen_in_")]:
         checked.add(key)
-        assert result_of(Board(key[len("same_fen_in_"):], fen=case["fen"])) == expected[key]
+        assert result_of(Board(key[len("same_fen_in_") :], fen=case["fen"])) == expected[key]
     for key in ("reason",):  # prose
         checked.add(key)
 

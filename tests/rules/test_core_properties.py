@@ -24,11 +24,15 @@ from drl.rules.variant import PRESETS, Variant
 
 from shared_paths import GOLDEN_CASES
 
-HYP = settings(max_examples=60, deadline=None,
-               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+HYP = settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 
 # --------------------------------------------------------------------------- helpers
+
 
 @st.composite
 def variants(draw):
@@ -39,8 +43,9 @@ def variants(draw):
         "men_capture_backward": draw(st.booleans()),
         "flying_kings": draw(st.booleans()),
         "max_capture": draw(st.booleans()),
-        "promotion_mid_capture": draw(st.sampled_from(
-            ["stop", "continue_as_man", "continue_as_king"])),
+        "promotion_mid_capture": draw(
+            st.sampled_from(["stop", "continue_as_man", "continue_as_king"])
+        ),
         "promotion": draw(st.sampled_from(["crown", "crown", "remove"])),
     }
     keep = draw(st.lists(st.sampled_from(sorted(flags)), unique=True))
@@ -61,8 +66,7 @@ def positions(draw, variant):
     """A random legal-looking position: men never on their own crowning row."""
     n = variant.board_size
     nsq = n * n // 2
-    chosen = draw(st.lists(st.integers(0, nsq - 1), unique=True, min_size=0,
-                           max_size=min(nsq, 24)))
+    chosen = draw(st.lists(st.integers(0, nsq - 1), unique=True, min_size=0, max_size=min(nsq, 24)))
     king_percent = draw(st.sampled_from([0, 20, 60]))
     boards = [0, 0, 0, 0]
     for s in chosen:
@@ -83,9 +87,12 @@ def kernel_moves(state, variant):
 
 
 def move_key(row) -> tuple:
-    return (int(row[core.M_FROM]), int(row[core.M_TO]),
-            frozenset(squares_of(int(row[core.M_CAPTURED]))),
-            int(row[core.M_FLAGS]) & (core.FLAG_CROWN | core.FLAG_REMOVE))
+    return (
+        int(row[core.M_FROM]),
+        int(row[core.M_TO]),
+        frozenset(squares_of(int(row[core.M_CAPTURED]))),
+        int(row[core.M_FLAGS]) & (core.FLAG_CROWN | core.FLAG_REMOVE),
+    )
 
 
 # --------------------------------------------------------------------------- reference
@@ -138,8 +145,11 @@ def reference_moves(state, variant) -> list[tuple]:
         def jumps(pos, king, taken):
             """[(landing squares, captured square)] of one more jump."""
             found = []
-            dirs = DIRS if (king or variant.men_capture_backward) else [
-                d for d in DIRS if d[0] == forward]
+            dirs = (
+                DIRS
+                if (king or variant.men_capture_backward)
+                else [d for d in DIRS if d[0] == forward]
+            )
             for dr, dc in dirs:
                 r, c = pos[0] + dr, pos[1] + dc
                 if king and flying:
@@ -164,8 +174,14 @@ def reference_moves(state, variant) -> list[tuple]:
             if not options:
                 if path:
                     on_row = not king and pos[0] == crown_row
-                    captures.append((sq(start), sq(pos), frozenset(sq(t) for t in taken),
-                                     crown_flag(on_row, crowned)))
+                    captures.append(
+                        (
+                            sq(start),
+                            sq(pos),
+                            frozenset(sq(t) for t in taken),
+                            crown_flag(on_row, crowned),
+                        )
+                    )
                 return
             for lands, victim in options:
                 now = taken | {victim}
@@ -175,8 +191,14 @@ def reference_moves(state, variant) -> list[tuple]:
                 for land in lands:
                     if not king and land[0] == crown_row and promo != "continue_as_man":
                         if promo == "stop" or remove:
-                            captures.append((sq(start), sq(land), frozenset(sq(t) for t in now),
-                                             crown_flag(True, False)))
+                            captures.append(
+                                (
+                                    sq(start),
+                                    sq(land),
+                                    frozenset(sq(t) for t in now),
+                                    crown_flag(True, False),
+                                )
+                            )
                             continue
                         dfs(land, True, True, now, path + [land])
                         continue
@@ -231,16 +253,22 @@ def test_reference_agrees_on_a_known_case():
 
 # --------------------------------------------------------------------------- playouts
 
+
 def mirror(state, variant) -> np.ndarray:
     """The position turned 180 degrees with colours and side to move swapped."""
-    nsq = variant.board_size ** 2 // 2
+    nsq = variant.board_size**2 // 2
 
     def flip(bb):
         return bits(nsq - 1 - s for s in squares_of(int(bb)))
 
-    return core.make_state(flip(state[core.ST_WM]), flip(state[core.ST_WK]),
-                           flip(state[core.ST_BM]), flip(state[core.ST_BK]),
-                           1 - int(state[core.ST_TURN]), variant.params)
+    return core.make_state(
+        flip(state[core.ST_WM]),
+        flip(state[core.ST_WK]),
+        flip(state[core.ST_BM]),
+        flip(state[core.ST_BK]),
+        1 - int(state[core.ST_TURN]),
+        variant.params,
+    )
 
 
 def check_position(state, variant):
@@ -278,7 +306,7 @@ def check_moves(state, rows, variant):
         assert r[core.M_PATH + nsteps - 1] == r[core.M_TO]
         if r[core.M_CAPTURED]:
             assert bin(int(r[core.M_CAPTURED])).count("1") == nsteps
-        assert not r[core.M_PATH + nsteps:].any()
+        assert not r[core.M_PATH + nsteps :].any()
 
 
 @HYP
@@ -318,8 +346,7 @@ def test_random_playouts_keep_the_state_consistent(variant, seed):
         kind = core.endgame_kind(new, params)
         same_class = kind != 0 and kind == core.endgame_kind(state, params)
         quiet = not taken and not move[core.M_FLAGS] & (core.FLAG_CROWN | core.FLAG_REMOVE)
-        assert new[core.ST_ENDGAME] == (state[core.ST_ENDGAME] + 1 if quiet and same_class
-                                        else 0)
+        assert new[core.ST_ENDGAME] == (state[core.ST_ENDGAME] + 1 if quiet and same_class else 0)
         state = new
 
 
@@ -328,7 +355,7 @@ def test_random_playouts_keep_the_state_consistent(variant, seed):
 def test_mirrored_position_has_mirrored_moves(data):
     variant = data.draw(variants(), label="variant")
     state = data.draw(positions(variant), label="position")
-    nsq = variant.board_size ** 2 // 2
+    nsq = variant.board_size**2 // 2
     mirrored = mirror(state, variant)
     assert np.array_equal(mirror(mirrored, variant)[:5], state[:5])
 
@@ -339,8 +366,7 @@ def test_mirrored_position_has_mirrored_moves(data):
     own = sorted((flipped(move_key(r)) for r in kernel_moves(state, variant)), key=repr)
     other = sorted((move_key(r) for r in kernel_moves(mirrored, variant)), key=repr)
     assert own == other
-    assert core.count_moves(state, variant.params) == core.count_moves(mirrored,
-                                                                        variant.params)
+    assert core.count_moves(state, variant.params) == core.count_moves(mirrored, variant.params)
 
 
 @settings(max_examples=25, deadline=None)
@@ -390,36 +416,41 @@ def play(state, variant, texts):
     for text in texts:
         sep = "x" if "x" in text else "-"
         start, end = (int(t) - 1 for t in (text.split(sep)[0], text.split(sep)[-1]))
-        rows = [r for r in kernel_moves(state, variant)
-                if r[core.M_FROM] == start and r[core.M_TO] == end]
+        rows = [
+            r
+            for r in kernel_moves(state, variant)
+            if r[core.M_FROM] == start and r[core.M_TO] == end
+        ]
         assert len(rows) == 1, text
         state = core.apply_move(state, variant.params, rows[0])
     return state
 
 
-@pytest.mark.parametrize("variant, fen, expected", [
-    # Case 017: Black to move with no pieces left loses.
-    ("international", "B:W50:B", core.T_NO_PIECES * 4 + WIN_WHITE),
-    # Case 032: blocked Black wins giveaway, loses Russian.
-    ("giveaway", "B:Wb2,c1:Ba3", core.T_BLOCKED * 4 + WIN_BLACK),
-    ("russian", "B:Wb2,c1:Ba3", core.T_BLOCKED * 4 + WIN_WHITE),
-    # Case 034: losing draughts, blocked player wins unless blocked_giver=loses.
-    ("losing", "B:W31,32:B27", core.T_BLOCKED * 4 + WIN_BLACK),
-    ("losing:blocked_giver=loses", "B:W31,32:B27", core.T_BLOCKED * 4 + WIN_WHITE),
-    ("english", "B:W31,32:B27", core.T_BLOCKED * 4 + WIN_WHITE),
-    # Give and Take (DESIGN 2): the Giver with no move wins; a blocked Taker loses or draws.
-    ("give_and_take", "W:W29:B25,22", core.T_BLOCKED * 4 + WIN_WHITE),
-    ("give_and_take:taker=white", "W:W29:B25,22", core.T_BLOCKED * 4 + WIN_BLACK),
-    ("give_and_take:taker=white,taker_blocked=draw", "W:W29:B25,22",
-     core.T_BLOCKED * 4 + DRAW),
-    ("give_and_take:blocked_giver=loses", "W:W29:B25,22", core.T_BLOCKED * 4 + WIN_BLACK),
-    # Both Givers: the side to move without pieces wins.
-    ("give_and_take:objectives=give/give", "W:W:B1", core.T_NO_PIECES * 4 + WIN_WHITE),
-    # The side not to move has no pieces (set-up position).
-    ("english", "W:W29:B", core.T_NO_PIECES * 4 + WIN_WHITE),
-    ("giveaway", "W:Wa1:B", core.T_NO_PIECES * 4 + WIN_BLACK),
-    ("english", "W:W29:B1", -1),
-])
+@pytest.mark.parametrize(
+    "variant, fen, expected",
+    [
+        # Case 017: Black to move with no pieces left loses.
+        ("international", "B:W50:B", core.T_NO_PIECES * 4 + WIN_WHITE),
+        # Case 032: blocked Black wins giveaway, loses Russian.
+        ("giveaway", "B:Wb2,c1:Ba3", core.T_BLOCKED * 4 + WIN_BLACK),
+        ("russian", "B:Wb2,c1:Ba3", core.T_BLOCKED * 4 + WIN_WHITE),
+        # Case 034: losing draughts, blocked player wins unless blocked_giver=loses.
+        ("losing", "B:W31,32:B27", core.T_BLOCKED * 4 + WIN_BLACK),
+        ("losing:blocked_giver=loses", "B:W31,32:B27", core.T_BLOCKED * 4 + WIN_WHITE),
+        ("english", "B:W31,32:B27", core.T_BLOCKED * 4 + WIN_WHITE),
+        # Give and Take (DESIGN 2): the Giver with no move wins; a blocked Taker loses or draws.
+        ("give_and_take", "W:W29:B25,22", core.T_BLOCKED * 4 + WIN_WHITE),
+        ("give_and_take:taker=white", "W:W29:B25,22", core.T_BLOCKED * 4 + WIN_BLACK),
+        ("give_and_take:taker=white,taker_blocked=draw", "W:W29:B25,22", core.T_BLOCKED * 4 + DRAW),
+        ("give_and_take:blocked_giver=loses", "W:W29:B25,22", core.T_BLOCKED * 4 + WIN_BLACK),
+        # Both Givers: the side to move without pieces wins.
+        ("give_and_take:objectives=give/give", "W:W:B1", core.T_NO_PIECES * 4 + WIN_WHITE),
+        # The side not to move has no pieces (set-up position).
+        ("english", "W:W29:B", core.T_NO_PIECES * 4 + WIN_WHITE),
+        ("giveaway", "W:Wa1:B", core.T_NO_PIECES * 4 + WIN_BLACK),
+        ("english", "W:W29:B1", -1),
+    ],
+)
 def test_status_resolution(variant, fen, expected):
     assert status_of(fen, Variant.parse(variant)) == expected
 
@@ -429,8 +460,10 @@ def test_giver_eliminated(flag, winner):
     # Case 036: the Taker (White) captures the Giver's last piece.
     v = Variant.parse(f"give_and_take:taker=white,elimination_winner={flag}")
     state = play(state_from_fen("W:W22:B18", v), v, ["22x15"])
-    assert core.status(state, v.params, core.count_moves(state, v.params)) == \
-        core.T_GIVER_ELIMINATED * 4 + winner
+    assert (
+        core.status(state, v.params, core.count_moves(state, v.params))
+        == core.T_GIVER_ELIMINATED * 4 + winner
+    )
 
 
 def test_role_swap_after_captures():
@@ -479,12 +512,21 @@ def test_endgame_rule_is_international_only():
     assert core.status(state, fmjd.params, 5) == core.T_ENDGAME_RULE * 4 + DRAW
 
 
-@pytest.mark.parametrize("fen, kind", [
-    ("W:WK46,K47,K48:BK3", 1), ("W:WK46,K47,10:BK3", 1), ("W:WK46,9,10:BK3", 1),
-    ("W:WK46,K47:BK3", 2), ("W:WK46,10:BK3", 2), ("W:WK46:BK3", 2),
-    ("W:WK46,K47,K48,K49:BK3", 0), ("W:W46,10:BK3", 0), ("W:WK46,K47:BK3,K4", 0),
-    ("B:BK1,K2,K3:WK50", 1),
-])
+@pytest.mark.parametrize(
+    "fen, kind",
+    [
+        ("W:WK46,K47,K48:BK3", 1),
+        ("W:WK46,K47,10:BK3", 1),
+        ("W:WK46,9,10:BK3", 1),
+        ("W:WK46,K47:BK3", 2),
+        ("W:WK46,10:BK3", 2),
+        ("W:WK46:BK3", 2),
+        ("W:WK46,K47,K48,K49:BK3", 0),
+        ("W:W46,10:BK3", 0),
+        ("W:WK46,K47:BK3,K4", 0),
+        ("B:BK1,K2,K3:WK50", 1),
+    ],
+)
 def test_endgame_kind(fen, kind):
     v = Variant.preset("international")
     assert core.endgame_kind(state_from_fen(fen, v), v.params) == kind
@@ -508,8 +550,15 @@ def test_geometry_follows_the_documented_numbering():
 
     # docs/internals.md: 8x8 square 1 is b8, 4 is h8, 29 is a1, 32 is g1;
     # 10x10 square 1 is b10, 46 is a1, 50 is i1.
-    for n, number, name in [(8, 1, "b8"), (8, 4, "h8"), (8, 29, "a1"), (8, 32, "g1"),
-                            (10, 1, "b10"), (10, 46, "a1"), (10, 50, "i1")]:
+    for n, number, name in [
+        (8, 1, "b8"),
+        (8, 4, "h8"),
+        (8, 29, "a1"),
+        (8, 32, "g1"),
+        (10, 1, "b10"),
+        (10, 46, "a1"),
+        (10, 50, "i1"),
+    ]:
         assert g.square_name(number - 1, n, "algebraic") == name
         assert g.parse_square(name, n) == number - 1
         assert g.parse_square(str(number), n) == number - 1
@@ -521,9 +570,12 @@ def test_geometry_follows_the_documented_numbering():
             r, c = g.square_to_rowcol(s, n)
             assert (g.ROW[z, s], g.COL[z, s]) == (r, c)
             for d, (dr, dc) in enumerate(DIRS):
-                ray = [rowcol_to_square(r + k * dr, c + k * dc, n) for k in range(1, n)
-                       if 0 <= r + k * dr < n and 0 <= c + k * dc < n]
-                assert list(g.RAY[z, s, d, :g.RAY_LEN[z, s, d]]) == ray
+                ray = [
+                    rowcol_to_square(r + k * dr, c + k * dc, n)
+                    for k in range(1, n)
+                    if 0 <= r + k * dr < n and 0 <= c + k * dc < n
+                ]
+                assert list(g.RAY[z, s, d, : g.RAY_LEN[z, s, d]]) == ray
                 assert g.NEIGHBOR[z, s, d] == (ray[0] if ray else -1)
 
 
@@ -531,11 +583,14 @@ def test_geometry_follows_the_documented_numbering():
 # sequences, with free landing squares at the end; more legal moves than the old
 # 512-row buffer held (found by a local search over king positions).
 MANY_MOVES = [
-    ("russian:board_size=10",
-     "W:WK1,K5,K6,K45,K47,K49,K50:BK10,K11,K12,K13,K20,K23,K27,K30,K33,K37,K40"),
-    ("international:max_capture=false",
-     "W:WK1,K2,K4,K6,K15,K45,K46,K50:BK11,K12,K13,K14,K21,K28,K29,K30,K31,K41,K42,K43,"
-     "K44"),
+    (
+        "russian:board_size=10",
+        "W:WK1,K5,K6,K45,K47,K49,K50:BK10,K11,K12,K13,K20,K23,K27,K30,K33,K37,K40",
+    ),
+    (
+        "international:max_capture=false",
+        "W:WK1,K2,K4,K6,K15,K45,K46,K50:BK11,K12,K13,K14,K21,K28,K29,K30,K31,K41,K42,K43,K44",
+    ),
 ]
 
 
@@ -549,8 +604,7 @@ def test_positions_with_more_than_512_moves_are_generated_whole(variant, fen):
     assert 512 < len(moves) <= core.MAX_MOVES
     assert len(set(moves)) == len(moves)  # no duplicate (start, end, captured set)
     assert all(m.is_capture for m in moves)
-    assert core.count_moves(board.state, params) == len(moves) == \
-        core.perft(board.state, params, 1)
+    assert core.count_moves(board.state, params) == len(moves) == core.perft(board.state, params, 1)
     # Every move plays: the captured pieces leave, the king lands on its end square.
     for m in moves[::50]:
         after = Board(variant, fen=fen)

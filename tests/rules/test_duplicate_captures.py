@@ -22,10 +22,13 @@ ENGLISH = "B:W18,19,26,27:BK22"
 INTERNATIONAL = "B:WK7,K8,K9,16,K19,27,K29,K37,K38,K42:BK12,K14"
 
 
-@pytest.mark.parametrize("variant, fen, paths", [
-    ("english", ENGLISH, ["22x15x24x31x22", "22x31x24x15x22"]),
-    ("international", INTERNATIONAL, ["14x32x41", "14x28x41"]),
-])
+@pytest.mark.parametrize(
+    "variant, fen, paths",
+    [
+        ("english", ENGLISH, ["22x15x24x31x22", "22x31x24x15x22"]),
+        ("international", INTERNATIONAL, ["14x32x41", "14x28x41"]),
+    ],
+)
 def test_every_path_of_a_duplicate_capture_names_the_same_move(variant, fen, paths):
     board = Board(variant, fen=fen)
     moves = [board.parse_move(p) for p in paths]
@@ -38,40 +41,49 @@ def test_every_path_of_a_duplicate_capture_names_the_same_move(variant, fen, pat
     assert after[0] == after[1]
 
 
-@pytest.mark.parametrize("variant, fen, kept", [
-    # Black sees the board turned: its first path has the larger squares.
-    ("english", ENGLISH, "22x31x24x15x22"),
-    ("international", INTERNATIONAL, "14x32x41"),
-    # The same positions turned (square s -> NSQ + 1 - s) with the colours exchanged:
-    # White keeps the path with the smaller squares, the turned image of Black's.
-    ("english", "W:WK11:B6,7,14,15", "11x2x9x18x11"),
-    ("international", "W:WK37,K39:BK9,K13,K14,K22,24,K32,35,K42,K43,K44", "37x19x10"),
-])
+@pytest.mark.parametrize(
+    "variant, fen, kept",
+    [
+        # Black sees the board turned: its first path has the larger squares.
+        ("english", ENGLISH, "22x31x24x15x22"),
+        ("international", INTERNATIONAL, "14x32x41"),
+        # The same positions turned (square s -> NSQ + 1 - s) with the colours exchanged:
+        # White keeps the path with the smaller squares, the turned image of Black's.
+        ("english", "W:WK11:B6,7,14,15", "11x2x9x18x11"),
+        ("international", "W:WK37,K39:BK9,K13,K14,K22,24,K32,35,K42,K43,K44", "37x19x10"),
+    ],
+)
 def test_the_kept_path_is_the_first_in_the_movers_frame(variant, fen, kept):
     board = Board(variant, fen=fen)
     assert kept in [str(m) for m in board.legal_moves]
 
 
-@pytest.mark.parametrize("variant, fen, twin", [
-    ("english", ENGLISH, "W:WK11:B6,7,14,15"),
-    ("international", INTERNATIONAL,
-     "W:WK37,K39:BK9,K13,K14,K22,24,K32,35,K42,K43,K44"),
-])
+@pytest.mark.parametrize(
+    "variant, fen, twin",
+    [
+        ("english", ENGLISH, "W:WK11:B6,7,14,15"),
+        ("international", INTERNATIONAL, "W:WK37,K39:BK9,K13,K14,K22,24,K32,35,K42,K43,K44"),
+    ],
+)
 def test_a_position_and_its_turned_twin_give_the_same_step_actions(variant, fen, twin):
     a, b = Board(variant, fen=fen), Board(variant, fen=twin)
     params = a.variant.params
     steps_a = sorted(move_to_actions(m, a.turn, params) for m in a.legal_moves)
     steps_b = sorted(move_to_actions(m, b.turn, params) for m in b.legal_moves)
     assert steps_a == steps_b
-    assert (StepState.from_board(a).legal_actions()
-            == StepState.from_board(b).legal_actions()).all()
+    assert (
+        StepState.from_board(a).legal_actions() == StepState.from_board(b).legal_actions()
+    ).all()
 
 
-@pytest.mark.parametrize("text", [
-    "22x31x24x15",      # stops while it can still take
-    "22x18x22",         # 18 is not adjacent behind anything: not a jump
-    "22x31x24x15x22x31",  # jumps a piece twice
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "22x31x24x15",  # stops while it can still take
+        "22x18x22",  # 18 is not adjacent behind anything: not a jump
+        "22x31x24x15x22x31",  # jumps a piece twice
+    ],
+)
 def test_paths_that_are_not_capture_sequences_stay_illegal(text):
     with pytest.raises(IllegalMoveError):
         Board("english", fen=ENGLISH).parse_move(text)
@@ -116,5 +128,7 @@ def test_the_path_walk_follows_the_capture_rules():
     # Crowning mid-capture: stop ends the move, continue_as_king goes on as a king.
     assert _walk("english", "B:W27,26:B22", "22x31") == (frozenset({25}), True)
     assert _walk("english", "B:W27,26:B22", "22x31x24") is None
-    assert _walk("english:promotion_mid_capture=continue_as_king", "B:W27,26:B22",
-                 "22x31x24") == (frozenset({25, 26}), True)
+    assert _walk("english:promotion_mid_capture=continue_as_king", "B:W27,26:B22", "22x31x24") == (
+        frozenset({25, 26}),
+        True,
+    )

@@ -53,26 +53,29 @@ def test_unknown_side_and_lidraughts_counters():
     assert pos.no_progress == 7 and pos.move_number == 20
 
 
-@pytest.mark.parametrize("fen, size, words", [
-    ("X:W1:B2", 8, ["side to move", "'X'"]),
-    ("W:W33:B1", 8, ["'33'", "out of range"]),
-    ("W:W51:B1", 10, ["'51'", "out of range"]),
-    ("W:W5,5:B1", 8, ["5", "twice"]),
-    ("W:W5:B5", 8, ["5", "both colours"]),
-    ("W:W4:B49", 10, ["white man on 4", "crowning row"]),  # rule case 020
-    ("W:W40:B49", 10, ["black man on 49", "crowning row"]),
-    ("W:W5x:B3", 8, ["'5x'"]),
-    ("W:Wa2:B3", 8, ["'a2'", "light square"]),
-    ("W:W20-10:B3", 8, ["'20-10'", "backwards"]),
-    ("W", 8, ["no piece list"]),
-    ("W:W5:B3:W6", 8, ["W piece list appears twice"]),
-    ("W:Q5:B3", 8, ["'Q5'", "must start with W or B"]),
-    ("", 8, ["empty"]),
-    ("W:W21:B1:H99999999999999999999999", 8, ["counter", "10**9"]),
-    ("W:W21:B1:H\u00b2", 8, ["counter", "ASCII"]),  # superscript two
-    ("W:W\u00b2:B1", 8, ["ASCII"]),
-    ("W:W\uff15:B1", 8, ["ASCII"]),  # full-width five
-])
+@pytest.mark.parametrize(
+    "fen, size, words",
+    [
+        ("X:W1:B2", 8, ["side to move", "'X'"]),
+        ("W:W33:B1", 8, ["'33'", "out of range"]),
+        ("W:W51:B1", 10, ["'51'", "out of range"]),
+        ("W:W5,5:B1", 8, ["5", "twice"]),
+        ("W:W5:B5", 8, ["5", "both colours"]),
+        ("W:W4:B49", 10, ["white man on 4", "crowning row"]),  # rule case 020
+        ("W:W40:B49", 10, ["black man on 49", "crowning row"]),
+        ("W:W5x:B3", 8, ["'5x'"]),
+        ("W:Wa2:B3", 8, ["'a2'", "light square"]),
+        ("W:W20-10:B3", 8, ["'20-10'", "backwards"]),
+        ("W", 8, ["no piece list"]),
+        ("W:W5:B3:W6", 8, ["W piece list appears twice"]),
+        ("W:Q5:B3", 8, ["'Q5'", "must start with W or B"]),
+        ("", 8, ["empty"]),
+        ("W:W21:B1:H99999999999999999999999", 8, ["counter", "10**9"]),
+        ("W:W21:B1:H\u00b2", 8, ["counter", "ASCII"]),  # superscript two
+        ("W:W\u00b2:B1", 8, ["ASCII"]),
+        ("W:W\uff15:B1", 8, ["ASCII"]),  # full-width five
+    ],
+)
 def test_bad_fen_names_the_token(fen, size, words):
     with pytest.raises(FENError) as info:
         parse_fen(fen, size)
@@ -81,14 +84,24 @@ def test_bad_fen_names_the_token(fen, size, words):
 
 
 def test_format_orders_squares_and_marks_kings():
-    pos = FenPosition(turn=1, black_men=frozenset({1, 2, 5, 9}), black_kings=frozenset({31}),
-                      white_men=frozenset({11, 12, 21, 27, 29}), white_kings=frozenset())
+    pos = FenPosition(
+        turn=1,
+        black_men=frozenset({1, 2, 5, 9}),
+        black_kings=frozenset({31}),
+        white_men=frozenset({11, 12, 21, 27, 29}),
+        white_kings=frozenset(),
+    )
     assert format_fen(pos, 8) == "W:W12,13,22,28,30:B2,3,6,10,K32"
 
 
 def test_format_algebraic_and_empty_side():
-    pos = FenPosition(turn=0, black_men=frozenset(), black_kings=frozenset(),
-                      white_men=frozenset(), white_kings=frozenset({30}))  # e1 = PDN 31
+    pos = FenPosition(
+        turn=0,
+        black_men=frozenset(),
+        black_kings=frozenset(),
+        white_men=frozenset(),
+        white_kings=frozenset({30}),
+    )  # e1 = PDN 31
     assert format_fen(pos, 8, algebraic=True) == "B:WKe1:B"
 
 
@@ -97,8 +110,9 @@ def positions(draw):
     size = draw(st.sampled_from([8, 10]))
     nsq = size * size // 2
     half = size // 2
-    kinds = draw(st.lists(st.sampled_from(["bm", "bk", "wm", "wk", None]),
-                          min_size=nsq, max_size=nsq))
+    kinds = draw(
+        st.lists(st.sampled_from(["bm", "bk", "wm", "wk", None]), min_size=nsq, max_size=nsq)
+    )
     sets = {k: set() for k in ("bm", "bk", "wm", "wk")}
     for sq, kind in enumerate(kinds):
         if kind == "wm" and sq < half or kind == "bm" and sq >= nsq - half:
@@ -106,8 +120,13 @@ def positions(draw):
         if kind:
             sets[kind].add(sq)
     turn = draw(st.sampled_from([0, 1]))
-    pos = FenPosition(turn, frozenset(sets["bm"]), frozenset(sets["bk"]),
-                      frozenset(sets["wm"]), frozenset(sets["wk"]))
+    pos = FenPosition(
+        turn,
+        frozenset(sets["bm"]),
+        frozenset(sets["bk"]),
+        frozenset(sets["wm"]),
+        frozenset(sets["wk"]),
+    )
     return size, pos
 
 
@@ -133,11 +152,13 @@ def test_board_rejects_bad_fen_without_building():
 
 
 def test_start_position_fen_of_each_preset():
-    assert Board("english").fen() == ("B:W21,22,23,24,25,26,27,28,29,30,31,32"
-                                      ":B1,2,3,4,5,6,7,8,9,10,11,12")
+    assert Board("english").fen() == (
+        "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12"
+    )
     assert Board("international").fen() == format_fen(parse_fen("W:W31-50:B1-20", 10), 10)
-    assert Board("russian").fen() == ("W:Wa1,a3,b2,c1,c3,d2,e1,e3,f2,g1,g3,h2"
-                                      ":Ba7,b6,b8,c7,d6,d8,e7,f6,f8,g7,h6,h8")
+    assert Board("russian").fen() == (
+        "W:Wa1,a3,b2,c1,c3,d2,e1,e3,f2,g1,g3,h2:Ba7,b6,b8,c7,d6,d8,e7,f6,f8,g7,h6,h8"
+    )
 
 
 def test_a_fen_that_is_not_a_string_is_a_fen_error():

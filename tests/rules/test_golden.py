@@ -21,8 +21,9 @@ from shared_paths import (
     SHARED_DATA,
 )
 
-needs_shared = pytest.mark.skipif(not SHARED.exists(),
-                                  reason=f"shared folder not available: {SHARED}")
+needs_shared = pytest.mark.skipif(
+    not SHARED.exists(), reason=f"shared folder not available: {SHARED}"
+)
 
 
 def _json(path):
@@ -49,9 +50,11 @@ def test_perft_counts_agree_with_shared():
         assert pos == originals[pos["variant"], pos["name"]], pos["name"]
     # Every international position with drop-duplicates counts is kept.
     assert {p["name"] for p in golden["test_positions"]} == {
-        name for (variant, name), p in originals.items()
-        if variant == "international" and "drop_duplicates" in p}
-    assert shared["_notes"] == golden["_notes"][:len(shared["_notes"])]
+        name
+        for (variant, name), p in originals.items()
+        if variant == "international" and "drop_duplicates" in p
+    }
+    assert shared["_notes"] == golden["_notes"][: len(shared["_notes"])]
 
 
 @needs_shared

@@ -44,8 +44,10 @@ def test_syntax_files_read(games_dir: Path, name: str):
 
 
 def test_syntax_file_tags(games_dir: Path):
-    assert one(games_dir / "pdn-syntax/succeed_string.pdn").tags["White"] == \
-        'This is a string with an escaped character "'
+    assert (
+        one(games_dir / "pdn-syntax/succeed_string.pdn").tags["White"]
+        == 'This is a string with an escaped character "'
+    )
     unicode = one(games_dir / "pdn-syntax/succeed_unicode.pdn")
     assert unicode.tags == {"White": "Сергей Фадеев", "Black": "高文龙"}
     assert one(games_dir / "pdn-syntax/succeed_linecomment.pdn").tags == {"Date": "2012.02.01"}
@@ -53,8 +55,11 @@ def test_syntax_file_tags(games_dir: Path):
 
 def test_syntax_file_fen_games(games_dir: Path):
     games = list(read_games(games_dir / "pdn-syntax/succeed_fen.pdn"))
-    assert [g.fen for g in games] == ["?:W29,13,11:B22,4,2", "W:W31,29,K15:B14,13,12,9",
-                                      "W:W31-50:B1-20"]
+    assert [g.fen for g in games] == [
+        "?:W29,13,11:B22,4,2",
+        "W:W31,29,K15:B14,13,12,9",
+        "W:W31-50:B1-20",
+    ]
     assert all(g.moves == [] and g.result == "*" for g in games)
     boards = [replay(g, "international") for g in games]
     assert boards[0].turn == Board("international").turn  # "?" = the first player
@@ -79,6 +84,7 @@ def test_alphanumeric_move_replays_on_8x8(games_dir: Path):
 
 # -- tokenizer details -------------------------------------------------------------------------
 
+
 def test_glued_numbers_spaces_strength_nags_and_ellipsis():
     game = one("1.33-28 18-23 2. 28x19!? 14x23 $1 3.  1- 7?? 12... 35x 4 4. ... 10-15 *")
     assert game.moves == ["33-28", "18-23", "28x19", "14x23", "1-7", "35x4", "10-15"]
@@ -87,8 +93,10 @@ def test_glued_numbers_spaces_strength_nags_and_ellipsis():
 
 
 def test_comments_variations_and_line_comments():
-    text = ("% a line comment\n[Event \"x\"]\n1. 32-28 {[%eval 0.12][%depth 9]} 19-23 "
-            "(18-23 (17-22) 38-32 {a (paren) inside}) ; rest of line\n2. 28x19 14x23 2-0\n")
+    text = (
+        '% a line comment\n[Event "x"]\n1. 32-28 {[%eval 0.12][%depth 9]} 19-23 '
+        "(18-23 (17-22) 38-32 {a (paren) inside}) ; rest of line\n2. 28x19 14x23 2-0\n"
+    )
     game = one(text)
     assert game.moves == ["32-28", "19-23", "28x19", "14x23"]
     assert game.result == "2-0"
@@ -96,8 +104,9 @@ def test_comments_variations_and_line_comments():
 
 
 def test_russian_short_moves_and_colon_results():
-    games = list(read_games('[GameType "25"]\n1. ed4 dc5 2. fe3 1/2:1/2\n'
-                            '[GameType "25"]\n1. cd4 fg5 0:1\n'))
+    games = list(
+        read_games('[GameType "25"]\n1. ed4 dc5 2. fe3 1/2:1/2\n[GameType "25"]\n1. cd4 fg5 0:1\n')
+    )
     assert [g.moves for g in games] == [["ed4", "dc5", "fe3"], ["cd4", "fg5"]]
     assert [normalize_result(g.result) for g in games] == ["1/2-1/2", "0-1"]
     board = replay(games[0])
@@ -106,8 +115,10 @@ def test_russian_short_moves_and_colon_results():
 
 def test_games_split_on_tags_without_result():
     games = list(read_games('[Event "a"]\n1. 32-28\n[Event "b"]\n1. 33-29 *\n'))
-    assert [(g.tags["Event"], g.moves, g.index) for g in games] == \
-        [("a", ["32-28"], 1), ("b", ["33-29"], 2)]
+    assert [(g.tags["Event"], g.moves, g.index) for g in games] == [
+        ("a", ["32-28"], 1),
+        ("b", ["33-29"], 2),
+    ]
     assert games[1].line == 3
 
 
@@ -122,14 +133,17 @@ def test_unclosed_tag_string_is_read_to_the_bracket():
     assert game.tags == {"Round": "11.1", "GameType": "25"}
 
 
-@pytest.mark.parametrize("text, words", [
-    ("1. 32-28 { open comment", ["line 1", "never closed"]),
-    ("1. 32-28 )", ["')' without"]),
-    ("1. 32-28 (19-23", ["never closed"]),
-    ("1. 32-28 19-23hello", ["'19-23hello'"]),
-    ('[Event x]', ["malformed tag"]),
-    ("1. 32-28 19-", ["'19-'", "cut off"]),
-])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("1. 32-28 { open comment", ["line 1", "never closed"]),
+        ("1. 32-28 )", ["')' without"]),
+        ("1. 32-28 (19-23", ["never closed"]),
+        ("1. 32-28 19-23hello", ["'19-23hello'"]),
+        ("[Event x]", ["malformed tag"]),
+        ("1. 32-28 19-", ["'19-'", "cut off"]),
+    ],
+)
 def test_malformed_text(text, words):
     with pytest.raises(PDNError) as info:
         list(read_games(text))
@@ -144,11 +158,21 @@ def test_non_strict_reading_goes_on_at_the_next_game():
     assert b.moves == ["31-27"] and b.error is None
 
 
-@pytest.mark.parametrize("text, result", [
-    ("2-0", "1-0"), ("1-0", "1-0"), ("1:0", "1-0"), ("0-2", "0-1"), ("0-1", "0-1"),
-    ("0:1", "0-1"), ("1-1", "1/2-1/2"), ("1/2-1/2", "1/2-1/2"), ("1/2:1/2", "1/2-1/2"),
-    ("*", "*"),
-])
+@pytest.mark.parametrize(
+    "text, result",
+    [
+        ("2-0", "1-0"),
+        ("1-0", "1-0"),
+        ("1:0", "1-0"),
+        ("0-2", "0-1"),
+        ("0-1", "0-1"),
+        ("0:1", "0-1"),
+        ("1-1", "1/2-1/2"),
+        ("1/2-1/2", "1/2-1/2"),
+        ("1/2:1/2", "1/2-1/2"),
+        ("*", "*"),
+    ],
+)
 def test_results(text, result):
     assert normalize_result(text) == result
     assert one(f"1. 32-28 {text}").result == text
@@ -161,9 +185,17 @@ def test_bad_result():
 
 # -- GameType and Variant tags -----------------------------------------------------------------
 
-@pytest.mark.parametrize("value, name", [
-    ("20", "international"), ("20,W,10,10,N1,0", "international"), ("21", "english"),
-    ("25", "russian"), ("26", "brazilian")])
+
+@pytest.mark.parametrize(
+    "value, name",
+    [
+        ("20", "international"),
+        ("20,W,10,10,N1,0", "international"),
+        ("21", "english"),
+        ("25", "russian"),
+        ("26", "brazilian"),
+    ],
+)
 def test_game_type_to_variant(value, name):
     game = one(f'[GameType "{value}"]\n*')
     assert variant_for_game(game) == Variant.preset(name)
@@ -182,14 +214,20 @@ def test_variant_tag_wins_over_game_type():
     assert variant_for_game(game) == Variant.parse("give_and_take:taker=white")
 
 
-@pytest.mark.parametrize("variant, game_type, tag", [
-    ("english", "21", None), ("russian", "25", None), ("brazilian", "26", None),
-    ("international", "20", None),
-    ("giveaway", "25", "giveaway"), ("losing", "21", "losing"),
-    ("give_and_take", "21", "give_and_take"),
-    ("give_and_take:board_size=10", "20", "give_and_take:board_size=10"),
-    ("english:max_capture=true", "21", "english:max_capture=true"),
-])
+@pytest.mark.parametrize(
+    "variant, game_type, tag",
+    [
+        ("english", "21", None),
+        ("russian", "25", None),
+        ("brazilian", "26", None),
+        ("international", "20", None),
+        ("giveaway", "25", "giveaway"),
+        ("losing", "21", "losing"),
+        ("give_and_take", "21", "give_and_take"),
+        ("give_and_take:board_size=10", "20", "give_and_take:board_size=10"),
+        ("english:max_capture=true", "21", "english:max_capture=true"),
+    ],
+)
 def test_game_type_tag(variant, game_type, tag):
     v = Variant.parse(variant)
     number, variant_tag = game_type_tag(v)
@@ -199,10 +237,12 @@ def test_game_type_tag(variant, game_type, tag):
 
 # -- writing -----------------------------------------------------------------------------------
 
+
 def test_write_then_read_back():
     moves = ["11-15", "23-19", "8-11", "22-17", "9-13", "17x10x1"]
-    text = write_game(moves, {"Black": 'A "quoted" name', "Event": "test", "GameType": "21"},
-                      "1/2-1/2", width=30)
+    text = write_game(
+        moves, {"Black": 'A "quoted" name', "Event": "test", "GameType": "21"}, "1/2-1/2", width=30
+    )
     assert text.startswith('[Event "test"]\n[Black "A \\"quoted\\" name"]\n[Result "1/2-1/2"]')
     assert max(len(line) for line in text.splitlines()[4:]) <= 30
     game = one(text)
@@ -217,12 +257,15 @@ def test_write_rejects_bad_result():
         write_game(["11-15"], {}, "white wins")
 
 
-@pytest.mark.parametrize("variant, fen, moves", [
-    ("english", None, ["11-15", "23-19", "8-11", "22-17"]),
-    ("give_and_take:taker=white", None, ["11-15", "22-18", "15x22"]),
-    ("russian", "W:Wc3,e3:Bd4,f4", ["c3:e5:g3"]),
-    ("international", "W:WK46:B37,22,21,31", ["46x28x17x26"]),
-])
+@pytest.mark.parametrize(
+    "variant, fen, moves",
+    [
+        ("english", None, ["11-15", "23-19", "8-11", "22-17"]),
+        ("give_and_take:taker=white", None, ["11-15", "22-18", "15x22"]),
+        ("russian", "W:Wc3,e3:Bd4,f4", ["c3:e5:g3"]),
+        ("international", "W:WK46:B37,22,21,31", ["46x28x17x26"]),
+    ],
+)
 def test_board_to_pdn_replays_to_the_same_position(variant, fen, moves):
     board = Board(variant, fen=fen)
     for m in moves:
@@ -271,8 +314,11 @@ def test_board_to_pdn_takes_an_outcome_or_a_white_first_result_and_converts_it()
     board.push("18x25")
     outcome = board.outcome()
     assert outcome == Outcome(Termination.NO_PIECES, Color.BLACK)
-    texts = {board_to_pdn(board), board_to_pdn(board, None, outcome),
-             board_to_pdn(board, None, outcome.result)}
+    texts = {
+        board_to_pdn(board),
+        board_to_pdn(board, None, outcome),
+        board_to_pdn(board, None, outcome.result),
+    }
     assert len(texts) == 1
     game = one(texts.pop())
     assert game.result == game.tags["Result"] == "1-0"  # Black's score first
@@ -288,24 +334,37 @@ def test_board_to_pdn_takes_an_outcome_or_a_white_first_result_and_converts_it()
 
 # -- replay errors -----------------------------------------------------------------------------
 
+
 def test_replay_names_file_game_and_move():
-    text = ('[GameType "21"]\n1. 11-15 23-19 2. 8-11 *\n\n'
-            '[GameType "21"]\n1. 11-15 23-19\n2. 9-14 22-18 3. 15x24 *\n')
+    text = (
+        '[GameType "21"]\n1. 11-15 23-19 2. 8-11 *\n\n'
+        '[GameType "21"]\n1. 11-15 23-19\n2. 9-14 22-18 3. 15x24 *\n'
+    )
     first, second = read_games(text)
     assert len(replay(first).move_stack) == 3
     with pytest.raises(PDNError) as info:
         replay(second)
     msg = str(info.value)
-    for word in ("<text>: game 2", "line 6", "move 3", "ply 5", "'15x24'",
-                 "legal moves", "14x23", "15x22"):
+    for word in (
+        "<text>: game 2",
+        "line 6",
+        "move 3",
+        "ply 5",
+        "'15x24'",
+        "legal moves",
+        "14x23",
+        "15x22",
+    ):
         assert word in msg
 
 
 def test_replay_file_goes_on_after_a_bad_game(tmp_path: Path):
     path = tmp_path / "three.pdn"
-    path.write_text('[GameType "21"]\n1. 11-15 23-19 *\n\n'
-                    '[GameType "21"]\n1. 11-15 11-16 *\n\n'
-                    '[GameType "21"]\n1. 9-13 *\n')
+    path.write_text(
+        '[GameType "21"]\n1. 11-15 23-19 *\n\n'
+        '[GameType "21"]\n1. 11-15 11-16 *\n\n'
+        '[GameType "21"]\n1. 9-13 *\n'
+    )
     report = replay_file(path)
     assert report.games_ok == 2 and report.games == 3
     assert report.moves == 2 + 1 + 1
@@ -325,8 +384,9 @@ def test_replay_file_of_a_missing_file_raises_file_not_found(tmp_path: Path):
         replay_file(str(tmp_path))  # a folder is not a PDN file
 
 
-@pytest.mark.parametrize("content", [b"", b"\n\n   \n", bytes(range(256)) * 4,
-                                     b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"])
+@pytest.mark.parametrize(
+    "content", [b"", b"\n\n   \n", bytes(range(256)) * 4, b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"]
+)
 def test_a_file_without_readable_games_is_a_failure(tmp_path: Path, content: bytes):
     path = tmp_path / "odd.pdn"
     path.write_bytes(content)
@@ -337,8 +397,10 @@ def test_a_file_without_readable_games_is_a_failure(tmp_path: Path, content: byt
 
 def test_a_malformed_first_tag_fails_its_game_and_keeps_the_error(tmp_path: Path):
     path = tmp_path / "badtag.pdn"
-    path.write_text('[Event "a"\n[GameType "21"]\n1. 11-15 *\n\n'
-                    '[Event "b"]\n[GameType "21"]\n1. 11-15 22-18 *\n')
+    path.write_text(
+        '[Event "a"\n[GameType "21"]\n1. 11-15 *\n\n'
+        '[Event "b"]\n[GameType "21"]\n1. 11-15 22-18 *\n'
+    )
     with pytest.raises(PDNError, match="line 1"):
         list(read_games(path))
     first, second = read_games(path, strict=False)
@@ -351,7 +413,7 @@ def test_a_malformed_first_tag_fails_its_game_and_keeps_the_error(tmp_path: Path
 
 
 def test_a_malformed_tag_after_a_game_starts_the_next_game():
-    text = ('[GameType "21"]\n1. 11-15 *\n\n[Event "b\n[GameType "21"]\n1. 9-13 *\n')
+    text = '[GameType "21"]\n1. 11-15 *\n\n[Event "b\n[GameType "21"]\n1. 9-13 *\n'
     first, second = read_games(text, strict=False)
     assert first.error is None and first.moves == ["11-15"]
     assert second.error is not None and second.moves == ["9-13"]
@@ -363,12 +425,15 @@ def test_tag_values_with_pdn_characters_read_back_exactly():
     assert game.tags["Event"] == value and game.moves == ["11-15"]
 
 
-@pytest.mark.parametrize("tags, problem", [
-    ({"Event": "first line\nsecond line"}, "line break"),
-    ({"Event": "carriage\rreturn"}, "line break"),
-    ({"My Tag": "x"}, "tag name"),
-    ({"Tag]": "x"}, "tag name"),
-])
+@pytest.mark.parametrize(
+    "tags, problem",
+    [
+        ({"Event": "first line\nsecond line"}, "line break"),
+        ({"Event": "carriage\rreturn"}, "line break"),
+        ({"My Tag": "x"}, "tag name"),
+        ({"Tag]": "x"}, "tag name"),
+    ],
+)
 def test_writer_refuses_tags_that_would_not_read_back(tags, problem):
     with pytest.raises(PDNError, match=problem):
         write_game(["11-15"], tags)

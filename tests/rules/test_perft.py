@@ -22,11 +22,15 @@ from drl.rules.variant import Variant
 from shared_paths import GOLDEN_CASES, GOLDEN_PERFT, GOLDEN_POSITIONS
 
 # Table name in the JSON file for each preset.
-TABLES = {"english": "english_checkers", "russian": "russian", "brazilian": "brazilian",
-          "international": "international"}
+TABLES = {
+    "english": "english_checkers",
+    "russian": "russian",
+    "brazilian": "brazilian",
+    "international": "international",
+}
 FAST_DEPTH = {"english": 10, "russian": 9, "brazilian": 9, "international": 8}
 SLOW_DEPTH = {"english": 12, "russian": 11, "brazilian": 11, "international": 10}
-FAST_LEAVES = 3_000_000     # test positions: depths up to this many leaves run by default
+FAST_LEAVES = 3_000_000  # test positions: depths up to this many leaves run by default
 SLOW_LEAVES = 300_000_000
 
 
@@ -46,14 +50,21 @@ def state_from_fen(fen: str, variant: Variant) -> np.ndarray:
             token = token.lstrip("K")
             if "-" in token:
                 lo, hi = token.split("-")
-                squares = range(parse_square(lo, variant.board_size),
-                                parse_square(hi, variant.board_size) + 1)
+                squares = range(
+                    parse_square(lo, variant.board_size), parse_square(hi, variant.board_size) + 1
+                )
             else:
                 squares = [parse_square(token, variant.board_size)]
             for s in squares:
                 bits[field[0]][king] |= 1 << s
-    return core.make_state(bits["B"][0], bits["B"][1], bits["W"][0], bits["W"][1],
-                           0 if turn == "B" else 1, variant.params)
+    return core.make_state(
+        bits["B"][0],
+        bits["B"][1],
+        bits["W"][0],
+        bits["W"][1],
+        0 if turn == "B" else 1,
+        variant.params,
+    )
 
 
 def _case_variant(spec: dict) -> Variant:
@@ -141,8 +152,9 @@ def test_perft_accepts_boards_variants_and_states():
     v = Variant.preset("english")
     start = core.initial_state(v.params)
     board = types.SimpleNamespace(state=start.copy(), variant=v)
-    assert perft(board, 3) == perft("english", 3) == perft(start, 3, v) == perft(
-        start, 3, "english")
+    assert (
+        perft(board, 3) == perft("english", 3) == perft(start, 3, v) == perft(start, 3, "english")
+    )
     assert perft(start, 0, v) == 1
     with pytest.raises(ValueError):
         perft(start, -1, v)
@@ -152,8 +164,9 @@ def test_perft_accepts_boards_variants_and_states():
         perft(np.zeros(5, dtype=np.int64), 2, v)
 
 
-@pytest.mark.parametrize("name", ["english", "russian", "international", "give_and_take",
-                                  "losing:promotion=remove"])
+@pytest.mark.parametrize(
+    "name", ["english", "russian", "international", "give_and_take", "losing:promotion=remove"]
+)
 def test_divide_sums_to_perft(name):
     split = divide(name, 4)
     assert sum(split.values()) == perft(name, 4)

@@ -21,8 +21,12 @@ GAMES = SHARED_DATA / "games"
 
 # Rules per folder; None = from each game's GameType tag (all present there).
 # International files without a GameType tag are international games (data README).
-FOLDERS = {"english": "english", "russian": None, "international": "international",
-           "brazilian": None}
+FOLDERS = {
+    "english": "english",
+    "russian": None,
+    "international": "international",
+    "brazilian": None,
+}
 
 # Games broken in their source: (file, game number) -> words the failure must contain.
 BROKEN = {
@@ -37,8 +41,15 @@ BROKEN = {
     ("international/prof2.pdn", 4): "'9n' is neither a move",
 }
 
-PDN_FILES = sorted(p.relative_to(GAMES).as_posix() for folder in FOLDERS
-                   for p in (GAMES / folder).glob("*.pdn")) if GAMES.exists() else []
+PDN_FILES = (
+    sorted(
+        p.relative_to(GAMES).as_posix()
+        for folder in FOLDERS
+        for p in (GAMES / folder).glob("*.pdn")
+    )
+    if GAMES.exists()
+    else []
+)
 
 
 @pytest.mark.parametrize("name", PDN_FILES)
@@ -58,8 +69,9 @@ def test_pdn_file_replays(name: str) -> None:
         outcome = board.outcome()
         if outcome is not None and game.result not in (None, "*"):
             variant = board.variant
-            assert outcome.result == result_for_white(game.result, variant), \
+            assert outcome.result == result_for_white(game.result, variant), (
                 f"{game.name}: the final position is {outcome}, the file says {game.result}"
+            )
     print(f"\n{name}: {games - len(failures)}/{games} games replayed, {moves} moves")
     expected = {i: why for (f, i), why in BROKEN.items() if f == name}
     unexpected = {i: msg for i, msg in failures.items() if i not in expected}
@@ -120,8 +132,9 @@ def replay_acf_line(line: str) -> tuple[Board, str]:
         try:
             board.push(pdn)
         except IllegalMoveError as err:
-            raise AssertionError(f"ACF line {line[:40]!r}..., ply {ply + 1} {text!r} "
-                                 f"(= {pdn}): {err}") from None
+            raise AssertionError(
+                f"ACF line {line[:40]!r}..., ply {ply + 1} {text!r} (= {pdn}): {err}"
+            ) from None
     return board, result.strip()
 
 

@@ -26,15 +26,27 @@ ONLY_CLASSES = "russian:no_progress_plies=none,repetition_draw=none"
 #: main road (a1-h8); the one of KINGS does not.
 CLASSES = [
     (core.ENDGAME_RU_KINGS, 15, "W:WKa3,Kc1,Ke1:BKh4", "three kings against a lone king"),
-    (core.ENDGAME_RU_MAIN_ROAD, 5, "W:WKa3,Kc1,Ke1:BKd4",
-     "three kings against a lone king on the main road"),
-    (core.ENDGAME_RU_MAIN_ROAD, 5, "W:WKa3,Kc1,a5:BKf6",
-     "two kings and a man against a lone king on the main road"),
+    (
+        core.ENDGAME_RU_MAIN_ROAD,
+        5,
+        "W:WKa3,Kc1,Ke1:BKd4",
+        "three kings against a lone king on the main road",
+    ),
+    (
+        core.ENDGAME_RU_MAIN_ROAD,
+        5,
+        "W:WKa3,Kc1,a5:BKf6",
+        "two kings and a man against a lone king on the main road",
+    ),
     (core.ENDGAME_RU_TWO, 5, "W:WKa3,Kc1:BKh4", "two kings against a lone king"),
     (core.ENDGAME_RU_TWO, 5, "W:WKa3,c3:BKh4", "a king and a man against a lone king"),
     (core.ENDGAME_RU_4_5, 30, "W:WKa3,Kc1:BKh4,Kh8", "two kings against two kings"),
-    (core.ENDGAME_RU_4_5, 30, "W:WKa3,Kc1,Ke1:BKh4,h6",
-     "three kings against a king and a man (5 pieces)"),
+    (
+        core.ENDGAME_RU_4_5,
+        30,
+        "W:WKa3,Kc1,Ke1:BKh4,h6",
+        "three kings against a king and a man (5 pieces)",
+    ),
     (core.ENDGAME_RU_6_7, 60, "W:WKa1,Kc1,Ke1:BKh4,Kh8,Kf8", "three kings against three"),
 ]
 
@@ -46,7 +58,8 @@ def state_of(fen: str, variant: Variant) -> np.ndarray:
         for token in filter(None, field[1:].split(",")):
             king = token.startswith("K")
             bits[(0 if field[0] == "B" else 2) + king] |= 1 << parse_square(
-                token.lstrip("K"), variant.board_size)
+                token.lstrip("K"), variant.board_size
+            )
     return core.make_state(*bits, 0 if turn == "B" else 1, variant.params)
 
 
@@ -119,8 +132,11 @@ def test_flag_off_gives_no_draw(kind, moves, fen, what):
     line = quiet_walk(start, russian, 2 * moves, kind)
     state = line[0]
     for nxt in line[1:]:  # the same moves, played under the rule switched off
-        move = [r for r in _rows(state, v) if np.array_equal(
-            core.apply_move(state, v.params, r)[:4], nxt[:4])][0]
+        move = [
+            r
+            for r in _rows(state, v)
+            if np.array_equal(core.apply_move(state, v.params, r)[:4], nxt[:4])
+        ][0]
         state = core.apply_move(state, v.params, move)
         assert state[core.ST_ENDGAME] == 0 and status(state, v) == -1
     counted = state.copy()
@@ -133,23 +149,26 @@ def _rows(state, variant):
     return [buf[i].copy() for i in range(core.generate_moves(state, variant.params, buf))]
 
 
-@pytest.mark.parametrize("fen, kind", [
-    ("W:WKa3,Kc1,Ke1:BKh4", core.ENDGAME_RU_KINGS),
-    ("W:WKa3,Kc1,Ke1,Kg1:BKh4", core.ENDGAME_RU_KINGS),          # four kings
-    ("W:WKa3,Kc1,Ke1,a5:BKh4", core.ENDGAME_RU_4_5),             # kings and a man: 30
-    ("W:WKa3,Kc1,Ke1:BKb2", core.ENDGAME_RU_MAIN_ROAD),
-    ("W:WKa3,c1,e1:BKg7", core.ENDGAME_RU_MAIN_ROAD),            # a king and two men
-    ("W:WKa3,c1,e1:BKh4", core.ENDGAME_RU_4_5),                  # ... off the main road
-    ("W:Wa3,c1,e1:BKb2", 0),                                     # no white king
-    ("W:WKa3,Kc1:BKd4", core.ENDGAME_RU_TWO),
-    ("W:WKa3:BKd4,e7", core.ENDGAME_RU_TWO),                     # Black is the strong side
-    ("W:WKa3:BKd4", 0),                                          # one king each
-    ("W:WKa3,Kc1:BKh4,h6", core.ENDGAME_RU_4_5),                 # the lone "king" has a man
-    ("W:WKa3,Kc1,e1:BKh4,h6,f8", core.ENDGAME_RU_6_7),
-    ("W:WKa3,Kc1,e1,g1:BKh4,h6,f8", core.ENDGAME_RU_6_7),        # 7 pieces
-    ("W:WKa3,Kc1,e1,g1:BKh4,h6,f8,d8", 0),                       # 8 pieces
-    ("W:WKa3,c1,e1:Bh4,h6,f8", 0),                               # no black king
-])
+@pytest.mark.parametrize(
+    "fen, kind",
+    [
+        ("W:WKa3,Kc1,Ke1:BKh4", core.ENDGAME_RU_KINGS),
+        ("W:WKa3,Kc1,Ke1,Kg1:BKh4", core.ENDGAME_RU_KINGS),  # four kings
+        ("W:WKa3,Kc1,Ke1,a5:BKh4", core.ENDGAME_RU_4_5),  # kings and a man: 30
+        ("W:WKa3,Kc1,Ke1:BKb2", core.ENDGAME_RU_MAIN_ROAD),
+        ("W:WKa3,c1,e1:BKg7", core.ENDGAME_RU_MAIN_ROAD),  # a king and two men
+        ("W:WKa3,c1,e1:BKh4", core.ENDGAME_RU_4_5),  # ... off the main road
+        ("W:Wa3,c1,e1:BKb2", 0),  # no white king
+        ("W:WKa3,Kc1:BKd4", core.ENDGAME_RU_TWO),
+        ("W:WKa3:BKd4,e7", core.ENDGAME_RU_TWO),  # Black is the strong side
+        ("W:WKa3:BKd4", 0),  # one king each
+        ("W:WKa3,Kc1:BKh4,h6", core.ENDGAME_RU_4_5),  # the lone "king" has a man
+        ("W:WKa3,Kc1,e1:BKh4,h6,f8", core.ENDGAME_RU_6_7),
+        ("W:WKa3,Kc1,e1,g1:BKh4,h6,f8", core.ENDGAME_RU_6_7),  # 7 pieces
+        ("W:WKa3,Kc1,e1,g1:BKh4,h6,f8,d8", 0),  # 8 pieces
+        ("W:WKa3,c1,e1:Bh4,h6,f8", 0),  # no black king
+    ],
+)
 def test_endgame_kind(fen, kind):
     v = Variant.preset("russian")
     assert core.endgame_kind(state_of(fen, v), v.params) == kind
@@ -214,8 +233,9 @@ def test_leaving_or_reaching_the_main_road_restarts_the_count():
 
 def test_main_road_is_the_long_diagonal():
     road = int(core.MAIN_ROAD[0])
-    assert road == sum(1 << parse_square(sq, 8)
-                       for sq in ("a1", "b2", "c3", "d4", "e5", "f6", "g7", "h8"))
+    assert road == sum(
+        1 << parse_square(sq, 8) for sq in ("a1", "b2", "c3", "d4", "e5", "f6", "g7", "h8")
+    )
     assert bin(int(core.MAIN_ROAD[1])).count("1") == 10
 
 
@@ -228,8 +248,10 @@ def test_variant_string_round_trip():
             assert v.endgame_rule == rule
             assert Variant.parse(str(v)) == v
     assert str(Variant.parse("russian:endgame_rule=none")) == "russian:endgame_rule=none"
-    assert str(Variant.parse("international:endgame_rule=russian")) == \
-        "international:endgame_rule=russian"
+    assert (
+        str(Variant.parse("international:endgame_rule=russian"))
+        == "international:endgame_rule=russian"
+    )
     with pytest.raises(ValueError, match="endgame_rule"):
         Variant.parse("russian:endgame_rule=ussr")
 
@@ -255,8 +277,7 @@ def test_board_outcome_reports_the_endgame_rule():
     off = Board("russian:endgame_rule=none", fen=fen)
     for ply, nxt in enumerate(line[1:], start=1):
         assert board.outcome() is None, ply
-        (move,) = [m for m in board.legal_moves
-                   if np.array_equal(_after(board, m)[:4], nxt[:4])]
+        (move,) = [m for m in board.legal_moves if np.array_equal(_after(board, m)[:4], nxt[:4])]
         board.push(move)
         off.push(str(move))
     outcome = board.outcome()
@@ -286,8 +307,11 @@ def test_endgame_plane_shows_the_share_of_the_limit():
     v = Variant.parse(ONLY_CLASSES)
     obs = np.zeros((P.N_CHANNELS, 8, 8), dtype=np.float32)
     prefix = np.zeros(1, dtype=np.int64)
-    for fen, limit in (("W:WKa3,Kc1:BKh4", 10), ("W:WKa3,Kc1:BKh4,Kh8", 60),
-                       ("W:WKa1,Kc1,Ke1:BKh4,Kh8,Kf8", 120)):
+    for fen, limit in (
+        ("W:WKa3,Kc1:BKh4", 10),
+        ("W:WKa3,Kc1:BKh4,Kh8", 60),
+        ("W:WKa1,Kc1,Ke1:BKh4,Kh8,Kf8", 120),
+    ):
         state = state_of(fen, v)
         assert core.endgame_plies(state, v.params) == limit
         state[core.ST_ENDGAME] = limit // 2

@@ -14,6 +14,7 @@ from drl.rules.variant import PRESETS, Variant, VariantError
 
 # DESIGN section 2, "Named variants": (board, first, men back, flying, max capture,
 # promotion mid-capture, objectives, no-progress plies, notation).
+# fmt: off
 DESIGN_TABLE = {
     "english": (8, "black", False, False, False, "stop", ("take", "take"), 80, "numeric"),
     "russian": (8, "white", True, True, False, "continue_as_king", ("take", "take"), 30,
@@ -29,13 +30,14 @@ DESIGN_TABLE = {
     "give_and_take": (8, "black", False, False, False, "stop", ("take", "give"), None,
                       "numeric"),
 }
+# fmt: on
 
 
 @pytest.mark.parametrize("name", sorted(DESIGN_TABLE))
 def test_presets_follow_the_design_table(name):
     v = Variant.preset(name)
-    board, first, back, flying, max_cap, promo, objectives, no_progress, notation = \
-        DESIGN_TABLE[name]
+    row = DESIGN_TABLE[name]
+    board, first, back, flying, max_cap, promo, objectives, no_progress, notation = row
     assert v.name == name
     assert v.board_size == board
     assert v.rows_of_men == (3 if board == 8 else 4)
@@ -101,26 +103,29 @@ def test_conflicting_taker_and_objectives_rejected():
         Variant.parse("give_and_take:taker=white,objectives=take/give")
 
 
-@pytest.mark.parametrize("text, fragment", [
-    ("chess", "valid: english, russian"),
-    ("english:flyingkings=true", "valid flags: board_size"),
-    ("english:max_capture=maybe", "true or false"),
-    ("english:board_size=12", "8 or 10"),
-    ("english:rows_of_men=4", "1..3"),
-    ("english:promotion_mid_capture=jump", "stop, continue_as_man, continue_as_king"),
-    ("english:objectives=take", "take|give"),
-    ("english:no_progress_plies=-3", "integer"),
-    ("english:max_capture", "flag=value"),
-    ("english:taker=red", "black, white"),
-    ("english:max_capture=true,max_capture=false", "twice"),
-    # Counts too large for the kernels' int64 counters, and non-ASCII digits.
-    (f"english:role_swap_after_captures={10**23}", "1..1000000000"),
-    (f"english:no_progress_plies={2**63}", "1..1000000000"),
-    (f"english:repetition_draw={10**10}", "2..1000000000"),
-    ("english:no_progress_plies=\u00b2", "integer"),  # superscript two
-    ("english:board_size=\u00b2", "integer"),
-    ("english:rows_of_men=\uff13", "integer"),  # full-width three
-])
+@pytest.mark.parametrize(
+    "text, fragment",
+    [
+        ("chess", "valid: english, russian"),
+        ("english:flyingkings=true", "valid flags: board_size"),
+        ("english:max_capture=maybe", "true or false"),
+        ("english:board_size=12", "8 or 10"),
+        ("english:rows_of_men=4", "1..3"),
+        ("english:promotion_mid_capture=jump", "stop, continue_as_man, continue_as_king"),
+        ("english:objectives=take", "take|give"),
+        ("english:no_progress_plies=-3", "integer"),
+        ("english:max_capture", "flag=value"),
+        ("english:taker=red", "black, white"),
+        ("english:max_capture=true,max_capture=false", "twice"),
+        # Counts too large for the kernels' int64 counters, and non-ASCII digits.
+        (f"english:role_swap_after_captures={10**23}", "1..1000000000"),
+        (f"english:no_progress_plies={2**63}", "1..1000000000"),
+        (f"english:repetition_draw={10**10}", "2..1000000000"),
+        ("english:no_progress_plies=\u00b2", "integer"),  # superscript two
+        ("english:board_size=\u00b2", "integer"),
+        ("english:rows_of_men=\uff13", "integer"),  # full-width three
+    ],
+)
 def test_errors_name_the_problem_and_the_valid_choices(text, fragment):
     with pytest.raises(VariantError) as info:
         Variant.parse(text)
@@ -137,8 +142,9 @@ def test_constructor_validates():
         Variant.preset("english").replace(flying_kings="yes")
     with pytest.raises(VariantError, match="no_progress_plies"):
         Variant.preset("english").replace(no_progress_plies=2**63)
-    assert Variant.preset("english").replace(no_progress_plies=10**9).params[
-        V.P_NO_PROGRESS] == 10**9
+    assert (
+        Variant.preset("english").replace(no_progress_plies=10**9).params[V.P_NO_PROGRESS] == 10**9
+    )
 
 
 def test_optional_integers():
@@ -149,19 +155,36 @@ def test_optional_integers():
 
 
 def test_params_layout():
-    v = Variant.parse("give_and_take:taker=white,board_size=10,max_capture=true,"
-                      "promotion=remove,blocked_giver=loses,taker_blocked=draw,"
-                      "elimination_winner=giver,first_player=white")
+    v = Variant.parse(
+        "give_and_take:taker=white,board_size=10,max_capture=true,"
+        "promotion=remove,blocked_giver=loses,taker_blocked=draw,"
+        "elimination_winner=giver,first_player=white"
+    )
     p = v.params
     assert p.dtype == np.int64 and p.shape == (V.PARAMS_SIZE,)
     assert not p.flags.writeable
     assert p is v.params  # cached
     expected = {
-        V.P_SIZE_IDX: 1, V.P_BOARD_SIZE: 10, V.P_NSQ: 50, V.P_MEN_BACK: 0, V.P_FLYING: 0,
-        V.P_MAX_CAPTURE: 1, V.P_PROMO_MID: 0, V.P_PROMOTION: 1, V.P_OBJ_BLACK: 1,
-        V.P_OBJ_WHITE: 0, V.P_ASYMMETRIC: 1, V.P_BLOCKED_GIVER: 1, V.P_TAKER_BLOCKED: 1,
-        V.P_ELIM_WINNER: 1, V.P_ROLE_SWAP: 0, V.P_REPETITION: 3, V.P_NO_PROGRESS: 0,
-        V.P_FIRST: 1, V.P_ROWS: 4, V.P_ENDGAME_RULE: 0,
+        V.P_SIZE_IDX: 1,
+        V.P_BOARD_SIZE: 10,
+        V.P_NSQ: 50,
+        V.P_MEN_BACK: 0,
+        V.P_FLYING: 0,
+        V.P_MAX_CAPTURE: 1,
+        V.P_PROMO_MID: 0,
+        V.P_PROMOTION: 1,
+        V.P_OBJ_BLACK: 1,
+        V.P_OBJ_WHITE: 0,
+        V.P_ASYMMETRIC: 1,
+        V.P_BLOCKED_GIVER: 1,
+        V.P_TAKER_BLOCKED: 1,
+        V.P_ELIM_WINNER: 1,
+        V.P_ROLE_SWAP: 0,
+        V.P_REPETITION: 3,
+        V.P_NO_PROGRESS: 0,
+        V.P_FIRST: 1,
+        V.P_ROWS: 4,
+        V.P_ENDGAME_RULE: 0,
     }
     for index, value in expected.items():
         assert p[index] == value, index
@@ -200,15 +223,20 @@ _FLAG_VALUES = {
 
 
 @settings(max_examples=150, deadline=None)
-@given(name=st.sampled_from(sorted(PRESETS)),
-       flags=st.dictionaries(st.sampled_from(sorted(_FLAG_VALUES)), st.just(None)),
-       data=st.data())
+@given(
+    name=st.sampled_from(sorted(PRESETS)),
+    flags=st.dictionaries(st.sampled_from(sorted(_FLAG_VALUES)), st.just(None)),
+    data=st.data(),
+)
 def test_canonical_string_round_trips(name, flags, data):
     overrides = {flag: data.draw(_FLAG_VALUES[flag], label=flag) for flag in flags}
     if "taker" in overrides and name != "give_and_take":
         overrides.pop("taker")  # outside Give and Take the taker follows the objectives
-    text = name + (":" + ",".join(f"{k}={V._format_value(v)}" for k, v in overrides.items())
-                   if overrides else "")
+    text = name + (
+        ":" + ",".join(f"{k}={V._format_value(v)}" for k, v in overrides.items())
+        if overrides
+        else ""
+    )
     v = Variant.parse(text)
     for flag, value in overrides.items():
         assert getattr(v, flag) == value

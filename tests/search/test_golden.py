@@ -43,12 +43,18 @@ POSITIONS = [
 
 def _summary(mode: str) -> dict:
     boards = [Board(v, fen=f) if f else Board(v) for v, f, _ in POSITIONS]
-    prefixes = [tuple(step_index(a - 1, b - 1, int(board.turn), board.variant.params)
-                      for a, b in steps) for board, (_, _, steps) in zip(boards, POSITIONS, strict=True)]
-    roots = Roots.from_positions([b.state for b in boards], [b.variant.params for b in boards],
-                                 prefixes=prefixes)
-    mcts = BatchedMCTS(SearchConfig(num_simulations=SIMULATIONS, root_selection=mode),
-                       batch_size=len(boards), board_size=8)
+    prefixes = [
+        tuple(step_index(a - 1, b - 1, int(board.turn), board.variant.params) for a, b in steps)
+        for board, (_, _, steps) in zip(boards, POSITIONS, strict=True)
+    ]
+    roots = Roots.from_positions(
+        [b.state for b in boards], [b.variant.params for b in boards], prefixes=prefixes
+    )
+    mcts = BatchedMCTS(
+        SearchConfig(num_simulations=SIMULATIONS, root_selection=mode),
+        batch_size=len(boards),
+        board_size=8,
+    )
     res = mcts.run(roots, UniformEvaluator(), np.random.default_rng(SEED), explore=True)
     tree = mcts.tree
     out = []
@@ -57,14 +63,26 @@ def _summary(mode: str) -> dict:
         edges = []
         for e in range(start, start + k):
             n = int(tree.edge_visits[b, e])
-            edges.append({"action": int(tree.action[b, e]), "prior": float(tree.prior[b, e]),
-                          "visits": n,
-                          "value": float(tree.edge_value_sum[b, e] / n) if n else 0.0})
-        out.append({"variant": variant, "fen": fen or boards[b].fen(), "steps": steps,
-                    "root_visits": int(tree.visits[b, 0]),
-                    "root_value": float(tree.value_sum[b, 0] / tree.visits[b, 0]),
-                    "num_nodes": int(tree.num_nodes[b]), "action": int(res.action[b]),
-                    "edges": edges})
+            edges.append(
+                {
+                    "action": int(tree.action[b, e]),
+                    "prior": float(tree.prior[b, e]),
+                    "visits": n,
+                    "value": float(tree.edge_value_sum[b, e] / n) if n else 0.0,
+                }
+            )
+        out.append(
+            {
+                "variant": variant,
+                "fen": fen or boards[b].fen(),
+                "steps": steps,
+                "root_visits": int(tree.visits[b, 0]),
+                "root_value": float(tree.value_sum[b, 0] / tree.visits[b, 0]),
+                "num_nodes": int(tree.num_nodes[b]),
+                "action": int(res.action[b]),
+                "edges": edges,
+            }
+        )
     return {"root_selection": mode, "simulations": SIMULATIONS, "seed": SEED, "roots": out}
 
 

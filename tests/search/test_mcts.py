@@ -15,16 +15,33 @@ from drl.search import BatchedMCTS, Evaluation, Roots, SearchConfig, halving_sch
 MODES = ["puct", "gumbel"]
 
 
-def _search(board_or_boards, mode="puct", sims=64, evaluate=None, explore=False, seed=0,
-            histories=None, prefixes=None):
+def _search(
+    board_or_boards,
+    mode="puct",
+    sims=64,
+    evaluate=None,
+    explore=False,
+    seed=0,
+    histories=None,
+    prefixes=None,
+):
     boards = board_or_boards if isinstance(board_or_boards, list) else [board_or_boards]
     variant = boards[0].variant
-    roots = Roots.from_positions([b.state for b in boards], [b.variant.params for b in boards],
-                                 prefixes=prefixes, histories=histories)
-    mcts = BatchedMCTS(SearchConfig(num_simulations=sims, root_selection=mode),
-                       batch_size=len(boards), board_size=variant.board_size, max_plies=0)
-    return mcts.run(roots, evaluate or UniformEvaluator(), np.random.default_rng(seed),
-                    explore=explore)
+    roots = Roots.from_positions(
+        [b.state for b in boards],
+        [b.variant.params for b in boards],
+        prefixes=prefixes,
+        histories=histories,
+    )
+    mcts = BatchedMCTS(
+        SearchConfig(num_simulations=sims, root_selection=mode),
+        batch_size=len(boards),
+        board_size=variant.board_size,
+        max_plies=0,
+    )
+    return mcts.run(
+        roots, evaluate or UniformEvaluator(), np.random.default_rng(seed), explore=explore
+    )
 
 
 def _step(board, a, b):
@@ -89,11 +106,13 @@ def test_never_selects_a_masked_step(mode):
                 b = Board(variant)
             boards.append(b)
     for i in range(0, len(boards), 4):
-        group = boards[i:i + 4]
+        group = boards[i : i + 4]
         res = _search(group, mode=mode, sims=24, explore=True, seed=i)
         for j, b in enumerate(group):
-            legal_steps = {step_index(m.path[0], m.path[1], int(b.turn), b.variant.params)
-                           for m in b.legal_moves}
+            legal_steps = {
+                step_index(m.path[0], m.path[1], int(b.turn), b.variant.params)
+                for m in b.legal_moves
+            }
             assert set(np.flatnonzero(res.legal[j])) == legal_steps
             assert res.legal[j, res.action[j]]
             assert np.all(res.visits[j][~res.legal[j]] == 0)
@@ -159,8 +178,13 @@ def test_budgets_and_inactive_roots():
     board = Board("english")
     roots = Roots.from_positions([board.state] * 3, board.variant.params)
     mcts = BatchedMCTS(SearchConfig(num_simulations=20), batch_size=3, board_size=8)
-    res = mcts.run(roots, UniformEvaluator(), np.random.default_rng(0),
-                   active=np.array([True, False, True]), budgets=np.array([20, 20, 5]))
+    res = mcts.run(
+        roots,
+        UniformEvaluator(),
+        np.random.default_rng(0),
+        active=np.array([True, False, True]),
+        budgets=np.array([20, 20, 5]),
+    )
     assert res.visits[0].sum() == 20 and res.visits[2].sum() == 5
     assert res.visits[1].sum() == 0 and res.action[1] == -1
     with pytest.raises(ValueError, match="budgets"):
@@ -186,8 +210,12 @@ def test_edges_grow_without_changing_the_search():
     roots = Roots.from_positions([board.state] * 2, board.variant.params)
     results = []
     for capacity in [1, 4096]:
-        mcts = BatchedMCTS(SearchConfig(num_simulations=40, root_selection="puct"),
-                           batch_size=2, board_size=8, edge_capacity=capacity)
+        mcts = BatchedMCTS(
+            SearchConfig(num_simulations=40, root_selection="puct"),
+            batch_size=2,
+            board_size=8,
+            edge_capacity=capacity,
+        )
         results.append(mcts.run(roots, _Material(), np.random.default_rng(3)))
         assert mcts.edge_capacity >= int(mcts.tree.num_edges.max())
     small, large = results
@@ -198,8 +226,9 @@ def test_edges_grow_without_changing_the_search():
 def _sampled_actions(temperature=1.0, plies=16, explore=True, mode="puct", fen=None, n=40):
     board = Board("english", fen=fen) if fen else Board("english")
     roots = Roots.from_positions([board.state] * n, board.variant.params)
-    cfg = SearchConfig(num_simulations=16, root_selection=mode, temperature=temperature,
-                       temperature_plies=plies)
+    cfg = SearchConfig(
+        num_simulations=16, root_selection=mode, temperature=temperature, temperature_plies=plies
+    )
     mcts = BatchedMCTS(cfg, batch_size=n, board_size=8)
     return mcts.run(roots, UniformEvaluator(), np.random.default_rng(11), explore=explore)
 
@@ -210,8 +239,11 @@ def test_puct_samples_the_played_action_by_temperature_while_exploring():
     # visited steps, and they differ from the most visited step in some games.
     assert np.all(res.visits[np.arange(len(res.action)), res.action] > 0)
     assert np.any(res.action != np.argmax(res.visits, axis=1))
-    for off in [_sampled_actions(temperature=0.0), _sampled_actions(plies=0),
-                _sampled_actions(explore=False)]:
+    for off in [
+        _sampled_actions(temperature=0.0),
+        _sampled_actions(plies=0),
+        _sampled_actions(explore=False),
+    ]:
         assert np.array_equal(off.action, np.argmax(off.visits, axis=1))
 
 

@@ -25,14 +25,24 @@ def test_az_agent_plays_legal_moves_through_the_registry(trained):
         assert move in board.legal_moves
         board.push(move)
     # a run folder works too (newest good checkpoint)
-    assert make(f"az:ckpt={run},sims=2").select_move(Board("give_and_take")) in \
-        Board("give_and_take").legal_moves
+    assert (
+        make(f"az:ckpt={run},sims=2").select_move(Board("give_and_take"))
+        in Board("give_and_take").legal_moves
+    )
 
 
 def test_az_agent_in_the_arena(trained):
     _, ckpt = trained
-    res = play_match(f"az:ckpt={ckpt},sims=2", "random", "give_and_take", games=4,
-                     openings=None, workers=1, max_plies=40, progress=False)
+    res = play_match(
+        f"az:ckpt={ckpt},sims=2",
+        "random",
+        "give_and_take",
+        games=4,
+        openings=None,
+        workers=1,
+        max_plies=40,
+        progress=False,
+    )
     assert len(res.records) == 4
     roles = {r.role_of(res.players[0]) for r in res.records}
     assert roles == {"taker", "giver"}
@@ -51,8 +61,11 @@ def test_drl_play_reasks_illegal_moves(trained):
     _, ckpt = trained
     answers = iter(["15-19", "moves", "9-13", "quit"])
     out = []
-    result = play_session(PlayConfig(ckpt=str(ckpt), sims=2, color="black", role="taker"),
-                          read=lambda prompt: next(answers), write=out.append)
+    result = play_session(
+        PlayConfig(ckpt=str(ckpt), sims=2, color="black", role="taker"),
+        read=lambda prompt: next(answers),
+        write=out.append,
+    )
     text = "\n".join(out)
     assert result == "*"
     # 15-19 is not legal at the start: the legal moves are listed and the move asked again
@@ -71,7 +84,7 @@ def test_square_numbers_follow_the_board_geometry(size):
     assert len(rows) == size
     for s in range(size * size // 2):
         r, c = int(ROW[z, s]), int(COL[z, s])
-        assert rows[r][3 * c:3 * c + 2].strip() == str(s + 1)
+        assert rows[r][3 * c : 3 * c + 2].strip() == str(s + 1)
 
 
 def test_az_games_in_flight_are_the_games_played_one_by_one(trained):
@@ -79,8 +92,9 @@ def test_az_games_in_flight_are_the_games_played_one_by_one(trained):
 
     _, ckpt = trained
     spec = f"az:ckpt={ckpt},sims=4,device=cpu"
-    tasks = match_tasks(spec, "alphabeta:depth=1", "give_and_take", 4, openings=2, seed=1,
-                        max_plies=30)
+    tasks = match_tasks(
+        spec, "alphabeta:depth=1", "give_and_take", 4, openings=2, seed=1, max_plies=30
+    )
     one_by_one = [play_game(t) for t in tasks]
     in_flight = play_in_flight(tasks)
     assert [(r.moves, r.result) for r in in_flight] == [(r.moves, r.result) for r in one_by_one]
@@ -100,10 +114,27 @@ def test_training_evaluation_plays_the_arena_games(trained):
     _, ckpt = trained
     net = make(f"az:ckpt={ckpt},sims=4,device=cpu")
     player = net.player
-    records = play_lockstep(player.evaluate, player.search, "random", "give_and_take", 4,
-                            openings=2, seed=3, max_plies=30)
+    records = play_lockstep(
+        player.evaluate,
+        player.search,
+        "random",
+        "give_and_take",
+        4,
+        openings=2,
+        seed=3,
+        max_plies=30,
+    )
     agent = NetworkAgent(NetworkPlayer(player.evaluate, player.search), NET_NAME)
-    tasks = match_tasks(agent, "random", "give_and_take", 4, openings=2, seed=3,
-                        max_plies=30, names=(NET_NAME, "random"), event="drl evaluation")
+    tasks = match_tasks(
+        agent,
+        "random",
+        "give_and_take",
+        4,
+        openings=2,
+        seed=3,
+        max_plies=30,
+        names=(NET_NAME, "random"),
+        event="drl evaluation",
+    )
     expected = [play_game(t) for t in tasks]
     assert [r.pdn for r in records] == [r.pdn for r in expected]

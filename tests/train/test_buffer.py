@@ -21,12 +21,19 @@ def _batch(n_pos, game_index, n_actions=20, seed=0):
     off[1:] = np.cumsum([len(a) for a in legal])
     return GameBatch(
         obs=rng.random((n_pos, 3, 4, 4)).astype(np.float16),
-        legal_offsets=off, legal_actions=np.concatenate(legal), policy=np.concatenate(pol),
-        policy_weight=np.ones(n_pos, np.float32), value=np.ones(n_pos, np.float32),
-        pieces_left=np.zeros((n_pos, 2), np.float32), plies_left=np.arange(n_pos, dtype=np.float32),
+        legal_offsets=off,
+        legal_actions=np.concatenate(legal),
+        policy=np.concatenate(pol),
+        policy_weight=np.ones(n_pos, np.float32),
+        value=np.ones(n_pos, np.float32),
+        pieces_left=np.zeros((n_pos, 2), np.float32),
+        plies_left=np.arange(n_pos, dtype=np.float32),
         player=np.zeros(n_pos, np.int8),
-        game_index=np.full(n_pos, game_index, np.int64), game_plies=np.array([n_pos]),
-        game_result=np.array([1]), game_taker=np.array([-1]))
+        game_index=np.full(n_pos, game_index, np.int64),
+        game_plies=np.array([n_pos]),
+        game_result=np.array([1]),
+        game_taker=np.array([-1]),
+    )
 
 
 def test_shards_survive_a_restart(tmp_path):
@@ -58,8 +65,11 @@ def test_sample_puts_targets_on_the_stored_legal_steps_only(tmp_path):
             lo, hi = b.legal_offsets[i], b.legal_offsets[i + 1]
             stored[(b.game_index[i], b.plies_left[i])] = set(b.legal_actions[lo:hi].tolist())
     for row in range(64):
-        matches = [k for k, acts in stored.items()
-                   if k[1] == s.plies_left[row] and acts == set(np.flatnonzero(s.mask[row]))]
+        matches = [
+            k
+            for k, acts in stored.items()
+            if k[1] == s.plies_left[row] and acts == set(np.flatnonzero(s.mask[row]))
+        ]
         assert matches
 
 

@@ -15,8 +15,11 @@ from drl.nn.checkpoint import (
 
 
 def _payload(step):
-    return {"model": {"w": torch.full((3,), float(step))}, "net_config": {"c": 1},
-            "counters": {"learner_steps": step}}
+    return {
+        "model": {"w": torch.full((3,), float(step))},
+        "net_config": {"c": 1},
+        "counters": {"learner_steps": step},
+    }
 
 
 def test_round_trip_and_keep_last_k(tmp_path):
@@ -86,8 +89,9 @@ def test_network_round_trips_through_a_checkpoint_file(tmp_path):
 
     torch.manual_seed(0)
     net = build("resnet", in_channels=5, board_size=8, num_actions=896, channels=8, blocks=1)
-    path = save_checkpoint(tmp_path, 1, {"model": net.state_dict(), **describe(net),
-                                         "counters": {}})
+    path = save_checkpoint(
+        tmp_path, 1, {"model": net.state_dict(), **describe(net), "counters": {}}
+    )
     payload = load_checkpoint(path)
     assert payload["arch"] == "resnet"
     again = load(payload, board_size=8)

@@ -13,14 +13,14 @@ from drl.train.buffer import ReplayBuffer
 from drl.train.loop import train
 
 TRAIN = [sys.executable, "-m", "drl.cli.train"]
-TINY = ["train=tiny", "model=tiny", "search.num_simulations=4", "progress=false",
-        "threads=1"]
+TINY = ["train=tiny", "model=tiny", "search.num_simulations=4", "progress=false", "threads=1"]
 
 
 def test_drl_train_end_to_end_from_another_directory(tmp_path):
     run = tmp_path / "run"
-    r = subprocess.run(TRAIN + TINY + [f"run_dir={run}"], cwd=tmp_path, capture_output=True,
-                       text=True, timeout=600)
+    r = subprocess.run(
+        TRAIN + TINY + [f"run_dir={run}"], cwd=tmp_path, capture_output=True, text=True, timeout=600
+    )
     assert r.returncode == 0, r.stderr[-3000:]
     assert "trained network" in r.stdout and "random" in r.stdout
     assert "taker" in r.stdout and "giver" in r.stdout
@@ -30,14 +30,18 @@ def test_drl_train_end_to_end_from_another_directory(tmp_path):
     assert not (tmp_path / "outputs").exists()
 
 
-@pytest.mark.parametrize("override, says", [
-    ("train.iteratons=3", "iteratons"),
-    ("variant=giv_and_take", "giv_and_take"),
-    ("train.iterations=many", "many"),
-])
+@pytest.mark.parametrize(
+    "override, says",
+    [
+        ("train.iteratons=3", "iteratons"),
+        ("variant=giv_and_take", "giv_and_take"),
+        ("train.iterations=many", "many"),
+    ],
+)
 def test_config_typo_gives_hydras_error(tmp_path, override, says):
-    r = subprocess.run(TRAIN + [override], cwd=tmp_path, capture_output=True, text=True,
-                       timeout=300)
+    r = subprocess.run(
+        TRAIN + [override], cwd=tmp_path, capture_output=True, text=True, timeout=300
+    )
     assert r.returncode != 0
     assert says in r.stderr
     assert "Traceback" not in r.stderr
@@ -45,8 +49,13 @@ def test_config_typo_gives_hydras_error(tmp_path, override, says):
 
 
 def test_bad_value_is_reported_without_traceback(tmp_path):
-    r = subprocess.run(TRAIN + ["search.root_selection=ucb"], cwd=tmp_path, capture_output=True,
-                       text=True, timeout=300)
+    r = subprocess.run(
+        TRAIN + ["search.root_selection=ucb"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert r.returncode != 0
     assert "search.root_selection" in r.stderr and "Traceback" not in r.stderr
 
@@ -54,8 +63,9 @@ def test_bad_value_is_reported_without_traceback(tmp_path):
 def test_kill_9_then_resume_loses_no_finished_game(tmp_path, tiny):
     run = tmp_path / "run"
     cmd = TRAIN + TINY + [f"run_dir={run}", "train.iterations=1000", "tensorboard=false"]
-    proc = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        cmd, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
     deadline = time.monotonic() + 300  # a hang guard, not a speed check
     try:
         while len(list_checkpoints(run / "checkpoints")) < 2:

@@ -84,21 +84,34 @@ def test_composed_defaults_are_the_code_defaults():
 
 def test_schema_fields_are_the_code_fields():
     cfg = Config()
-    names = {g: {f.name for f in dataclasses.fields(getattr(cfg, g) if g != "model"
-                                                  else model_node("resnet"))}
-             for g in ("search", "train", "model")}
+    names = {
+        g: {
+            f.name
+            for f in dataclasses.fields(getattr(cfg, g) if g != "model" else model_node("resnet"))
+        }
+        for g in ("search", "train", "model")
+    }
     assert names["search"] - {"name"} == {f.name for f in dataclasses.fields(SearchConfig)}
     assert names["model"] - {"name", "arch"} == (
-        {f.name for f in dataclasses.fields(NetConfig)} - set(INPUT_FIELDS))
-    code = set().union(*({f.name for f in dataclasses.fields(c)}
-                         for c in (LoopCfg, SelfPlayConfig, LossConfig)))
+        {f.name for f in dataclasses.fields(NetConfig)} - set(INPUT_FIELDS)
+    )
+    code = set().union(
+        *({f.name for f in dataclasses.fields(c)} for c in (LoopCfg, SelfPlayConfig, LossConfig))
+    )
     assert names["train"] - {"name"} == code - {"max_plies"}
 
 
 def test_conversions_pass_every_field():
-    cfg = OmegaConf.to_object(_compose("search=puct", "model=medium", "train.lr=0.5",
-                                       "train.temperature=0.5", "variant=international",
-                                       "train.aux_loss_weight=0.3"))
+    cfg = OmegaConf.to_object(
+        _compose(
+            "search=puct",
+            "model=medium",
+            "train.lr=0.5",
+            "train.temperature=0.5",
+            "variant=international",
+            "train.aux_loss_weight=0.3",
+        )
+    )
     validate(cfg)
     s = search_config(cfg)
     assert (s.root_selection, s.num_simulations) == ("puct", 64)
@@ -145,32 +158,43 @@ def _restated(data, defaults, prefix=""):
 def test_config_files_state_only_what_differs_from_the_defaults(path):
     data = yaml.safe_load(path.read_text()) or {}
     restated = _restated(data, _schema_defaults(path))
-    assert not restated, (f"{path.relative_to(CONFIGS)} repeats code defaults (delete these "
-                          f"lines): {restated}")
+    assert not restated, (
+        f"{path.relative_to(CONFIGS)} repeats code defaults (delete these lines): {restated}"
+    )
 
 
 def test_restating_a_default_is_flagged():
-    assert _restated({"name": "x", "c_puct": 1.5, "num_simulations": 64},
-                     _schema_defaults(CONFIGS / "search" / "puct.yaml")) == ["c_puct: 1.5"]
+    assert _restated(
+        {"name": "x", "c_puct": 1.5, "num_simulations": 64},
+        _schema_defaults(CONFIGS / "search" / "puct.yaml"),
+    ) == ["c_puct: 1.5"]
 
 
-@pytest.mark.parametrize("override, says", [
-    ("model.chanels=3", "chanels"),
-    ("search.c_pcut=1", "c_pcut"),
-    ("train.iteratons=3", "iteratons"),
-    ("model=huge", "huge"),
-])
+@pytest.mark.parametrize(
+    "override, says",
+    [
+        ("model.chanels=3", "chanels"),
+        ("search.c_pcut=1", "c_pcut"),
+        ("train.iteratons=3", "iteratons"),
+        ("model=huge", "huge"),
+    ],
+)
 def test_typos_are_rejected_when_composing(override, says):
     with pytest.raises(Exception, match=says):
         _compose(override)
 
 
 def test_the_documented_command_line_composes():
-    cfg = OmegaConf.to_object(_compose("variant=english", "model=medium", "search=puct",
-                                       "train.iterations=50"))
+    cfg = OmegaConf.to_object(
+        _compose("variant=english", "model=medium", "search=puct", "train.iterations=50")
+    )
     validate(cfg)
-    assert (cfg.variant.spec, cfg.model.channels, cfg.search.root_selection,
-            cfg.train.iterations) == ("english", 64, "puct", 50)
+    assert (
+        cfg.variant.spec,
+        cfg.model.channels,
+        cfg.search.root_selection,
+        cfg.train.iterations,
+    ) == ("english", 64, "puct", 50)
 
 
 def test_validate_reports_code_range_checks_by_group():
@@ -197,7 +221,7 @@ class WideNet(nn.Module):
     def __init__(self, config):
         super().__init__()
         self.config = config
-        self.fc = nn.Linear(config.in_channels * config.board_size ** 2, config.num_actions)
+        self.fc = nn.Linear(config.in_channels * config.board_size**2, config.num_actions)
 
     def forward(self, obs):
         return NetOutput(self.fc(obs.flatten(1)), obs.new_zeros(len(obs)))

@@ -84,6 +84,7 @@ def test_ray_runtime_without_ray_is_a_clear_error(tmp_path, tiny):
     pytest.importorskip("pytest")
     try:
         import ray  # noqa: F401
+
         pytest.skip("ray is installed")
     except ImportError:
         pass

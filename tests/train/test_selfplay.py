@@ -17,12 +17,14 @@ from drl.train.selfplay import RESULT_DRAW, RESULT_TRUNCATED, SelfPlayActor, Sel
 @pytest.fixture(scope="module")
 def played():
     v = Variant.parse("give_and_take")
-    actor = SelfPlayActor([role_variant(v, "black"), role_variant(v, "white")],
-                          SearchConfig(num_simulations=8, root_selection="gumbel"),
-                          SelfPlayConfig(games_in_flight=4, max_plies=120), seed=3)
+    actor = SelfPlayActor(
+        [role_variant(v, "black"), role_variant(v, "white")],
+        SearchConfig(num_simulations=8, root_selection="gumbel"),
+        SelfPlayConfig(games_in_flight=4, max_plies=120),
+        seed=3,
+    )
     chunks = []
-    stats = actor.play(UniformEvaluator(), 6, on_games=lambda b, p: chunks.append((b, p)),
-                       chunk=4)
+    stats = actor.play(UniformEvaluator(), 6, on_games=lambda b, p: chunks.append((b, p)), chunk=4)
     batch = GameBatch.concat([c[0] for c in chunks])
     pdns = [p for c in chunks for p in c[1]]
     return stats, batch, pdns
@@ -75,8 +77,9 @@ def test_both_roles_and_mover_view(played):
     # the objective plane tells the mover's role: Giver positions are those where the
     # mover's colour is not the game's Taker
     starts = np.flatnonzero(np.r_[True, np.diff(batch.game_index) != 0])
-    taker_of_pos = batch.game_taker[np.searchsorted(starts, np.arange(batch.num_positions),
-                                                    side="right") - 1]
+    taker_of_pos = batch.game_taker[
+        np.searchsorted(starts, np.arange(batch.num_positions), side="right") - 1
+    ]
     is_giver = batch.player != taker_of_pos
     assert np.all(obs[is_giver, CH_OWN_GIVE, 0, 0] == 1.0)
     assert np.all(obs[~is_giver, CH_OWN_GIVE, 0, 0] == 0.0)
@@ -95,9 +98,12 @@ def test_policy_targets_and_weights(played):
 
 def test_playout_cap_randomisation_marks_fast_searches():
     v = Variant.parse("english")
-    actor = SelfPlayActor([v], SearchConfig(num_simulations=8),
-                          SelfPlayConfig(games_in_flight=2, max_plies=40, full_search_prob=0.5,
-                                         fast_simulations=2), seed=0)
+    actor = SelfPlayActor(
+        [v],
+        SearchConfig(num_simulations=8),
+        SelfPlayConfig(games_in_flight=2, max_plies=40, full_search_prob=0.5, fast_simulations=2),
+        seed=0,
+    )
     got = []
     stats = actor.play(UniformEvaluator(), 2, on_games=lambda b, p: got.append(b))
     batch = GameBatch.concat(got)
