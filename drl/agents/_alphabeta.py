@@ -7,6 +7,12 @@
   over the game history and the path in the hash-by-ply representation of
   ``count_repetitions``), wins scored ``WIN - ply`` so that faster wins and slower losses
   are preferred.
+- Cycles: below the root, a position that already occurred (on the path or in the game
+  history, counted by the same ``count_repetitions``) is scored as a draw at once, the
+  usual engine convention: the side that could repeat it once can repeat it again, so a
+  cycle is worth a draw, and without it a shallow search walks into threefold
+  repetitions instead of making progress. The game itself ends only by the variant's
+  rule (``end_code``).
 - Quiescence: at depth 0 the search goes on while the side to move must capture
   (captures are compulsory, so there is no "stand pat" in such positions).
 - Transposition table keyed by the Zobrist hash ``ST_HASH``; bounds and the best move
@@ -40,6 +46,7 @@ from drl.rules.core import (
     count_repetitions,
     end_code,
 )
+from drl.rules.variant import P_REPETITION
 
 WIN = 1_000_000
 MAX_PLY = 128
@@ -132,9 +139,12 @@ def _enter(
     st = states[ply]
     h = st[ST_HASH]
     path[st[ST_PLY]] = h
+    earlier = count_repetitions(path, st)
+    if ply > 0 and earlier > 0 and params[P_REPETITION] > 0:
+        return True, 0  # a cycle inside the search is scored as a draw (module docstring)
     mv = moves[ply]
     n = generate(states, ply, params, moves, ctx)
-    code = end_code(st, params, n, count_repetitions(path, st))
+    code = end_code(st, params, n, earlier)
     if code >= 0:
         return True, _terminal_score(code, st[ST_TURN], ply)
     if ply >= MAX_PLY - 1:
