@@ -107,17 +107,17 @@ def test_conversions_pass_every_field():
             "search=puct",
             "model=medium",
             "train.lr=0.5",
-            "train.temperature=0.5",
+            "search.temperature=0.5",
             "variant=international",
             "train.aux_loss_weight=0.3",
         )
     )
     validate(cfg)
     s = search_config(cfg)
-    assert (s.root_selection, s.num_simulations) == ("puct", 64)
+    assert (s.root_selection, s.num_simulations, s.temperature) == ("puct", 64, 0.5)
     assert search_config(cfg, simulations=7).num_simulations == 7
     sp = selfplay_config(cfg)
-    assert (sp.max_plies, sp.temperature) == (300, 0.5)
+    assert sp.max_plies == 300
     assert loss_config(cfg).aux_loss_weight == 0.3
     arch, fields = network_config(cfg, 10)
     assert arch == "resnet" and fields["channels"] == 64 and fields["num_actions"] == 1800

@@ -11,7 +11,7 @@ signs or the in-tree game changes it.
 
 Regenerate the stored files after an intended change, and review their diff::
 
-    PYTHONPATH=. python tests/search/test_golden.py
+    PYTHONPATH=. python tests/search/test_golden_tree.py
 
 The files are ``tests/search/golden/<root_selection>.json``.
 """
