@@ -39,6 +39,7 @@ import hydra
 from omegaconf import DictConfig, OmegaConf
 
 from drl.cli._configs import VariantCfg, config_dir
+from drl.eval.sprt import SPRTSettings
 
 CONFIG_DIR = config_dir()
 FORMATS = ("round_robin", "gauntlet", "halftime", "pool", "sprt")
@@ -46,15 +47,7 @@ FORMATS = ("round_robin", "gauntlet", "halftime", "pool", "sprt")
 VariantNode = VariantCfg  # the ``variant`` group, shared with ``drl-train``
 
 
-@dataclass
-class SPRTNode:
-    """``format=sprt`` settings: hypotheses in Elo of the first agent over the second."""
-
-    elo0: float = 0.0
-    elo1: float = 20.0
-    alpha: float = 0.05
-    beta: float = 0.05
-    max_games: int = 1000
+SPRTNode = SPRTSettings  # the ``sprt`` group: drl.eval.sprt's settings
 
 
 @dataclass

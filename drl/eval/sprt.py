@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from drl.rules import Variant
 
 __all__ = [
+    "SPRTSettings",
     "SPRTResult",
     "SPRTMatch",
     "sprt",
@@ -214,17 +215,34 @@ class SPRTMatch:
     beta: float
 
 
+@dataclass
+class SPRTSettings:
+    """Hypotheses and limits of an SPRT match (``drl-eval format=sprt``'s ``sprt`` group).
+
+    Attributes:
+        elo0, elo1: H0 and H1, in Elo of the first agent over the second (elo0 < elo1).
+        alpha, beta: error rates, in (0, 1).
+        max_games: the match stops undecided after this many games.
+    """
+
+    elo0: float = 0.0
+    elo1: float = 20.0
+    alpha: float = 0.05
+    beta: float = 0.05
+    max_games: int = 1000
+
+
 def play_sprt(
     agent_a: str | Agent,
     agent_b: str | Agent,
     variant: Variant | str,
     batch_games: int,
     *,
-    elo0: float = 0.0,
-    elo1: float = 10.0,
-    alpha: float = 0.05,
-    beta: float = 0.05,
-    max_games: int = 1000,
+    elo0: float = SPRTSettings.elo0,
+    elo1: float = SPRTSettings.elo1,
+    alpha: float = SPRTSettings.alpha,
+    beta: float = SPRTSettings.beta,
+    max_games: int = SPRTSettings.max_games,
     openings: int | Sequence[str] | None = 4,
     seed: int = 0,
     workers: int | None = None,
