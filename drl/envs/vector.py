@@ -49,6 +49,8 @@ class DraughtsVectorEnv(VectorEnv):
         opponent: must be ``"random"`` (accepted so that ``gymnasium.make_vec`` can pass the
             env kwargs through).
         render_mode: must be None.
+        record_moves: keep every game's moves (:meth:`game_moves`), at
+            ``(max_plies + 2) * MOVE_WIDTH`` int64 per game; off by default.
 
     Observations ``{"observation": float32[B, C, n, n], "action_mask": int8[B, A]}``;
     actions ``int64[B]``; ``info["agent_color"]`` (``int64[B]``, 0 black, 1 white) and, for
@@ -74,6 +76,7 @@ class DraughtsVectorEnv(VectorEnv):
         copy: bool = True,
         opponent: str = "random",
         render_mode: str | None = None,
+        record_moves: bool = False,
     ) -> None:
         if opponent != "random":
             raise ValueError(
@@ -129,7 +132,11 @@ class DraughtsVectorEnv(VectorEnv):
         self._pos = np.zeros((b, POS_SIZE), dtype=np.int64)
         self._rows = np.zeros((b, MAX_MOVES, MOVE_WIDTH), dtype=np.int64)
         self._hist = np.zeros((b, self.max_plies + 2), dtype=np.int64)
-        self._logs = np.zeros((b, self.max_plies + 2, MOVE_WIDTH), dtype=np.int64)
+        self.record_moves = bool(record_moves)
+        # without recording, one scratch row per game (the kernel writes move j to row
+        # min(j, rows - 1))
+        rows = self.max_plies + 2 if self.record_moves else 1
+        self._logs = np.zeros((b, rows, MOVE_WIDTH), dtype=np.int64)
         self._rngs = np.zeros(b, dtype=np.uint64)
         self._masks = np.zeros((b, a), dtype=np.int8)
         self._planes = np.zeros((b, N_CHANNELS, n, n), dtype=np.float32)
@@ -206,7 +213,10 @@ class DraughtsVectorEnv(VectorEnv):
 
         Raises:
             IndexError: ``index`` is not in ``0..num_envs-1``.
+            RuntimeError: the env was made without ``record_moves=True``.
         """
+        if not self.record_moves:
+            raise RuntimeError("game_moves needs DraughtsVectorEnv(..., record_moves=True)")
         if not 0 <= int(index) < self.num_envs:
             raise IndexError(f"game index {index} is not in 0..{self.num_envs - 1}")
         i = int(index)

@@ -116,3 +116,15 @@ def test_roles_follow_the_agent_colour():
     assert np.all(own_give == 1.0)
     assert set(info["agent_color"].tolist()) == {0, 1}
     assert envs._pos.shape == (8, G.POS_SIZE)
+
+
+def test_game_moves_need_recording():
+    envs = DraughtsVectorEnv(2, "english")
+    envs.reset(seed=0)
+    with pytest.raises(RuntimeError, match="record_moves=True"):
+        envs.game_moves(0)
+    rec = DraughtsVectorEnv(2, "english", agent_color="white", record_moves=True)
+    rec.reset(seed=0)
+    assert len(rec.game_moves(1)) == 1  # black (the random opponent) moved first
+    with pytest.raises(IndexError):
+        rec.game_moves(2)

@@ -61,7 +61,7 @@ class Scripted(Agent):
 def _vector_games(preset: str, games: int, seed: int):
     """Random games of the vector env: (variant, agent colour, moves, end) per game, where
     end is ("terminated", reward, winner) or ("truncated",)."""
-    envs = DraughtsVectorEnv(32, preset, max_plies=MAX_PLIES)
+    envs = DraughtsVectorEnv(32, preset, max_plies=MAX_PLIES, record_moves=True)
     obs, info = envs.reset(seed=seed)
     rng = np.random.default_rng(seed)
     out = []
