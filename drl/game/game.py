@@ -62,6 +62,7 @@ class StepGame:
         cap = 256 if ply_limit is None else ply_limit + 2
         state = np.array(self._root.state, dtype=np.int64)
         ply0 = int(state[ST_PLY])
+        self._ply0 = ply0
         self.ws = np.zeros(G.W_SIZE, dtype=np.int64)
         self.ws[G.W_AGENT] = -1 if agent is None else int(agent)
         self.ws[G.W_PLY_LIMIT] = -1 if ply_limit is None else int(ply_limit)
@@ -96,7 +97,7 @@ class StepGame:
     @property
     def plies(self) -> int:
         """Plies completed in this game."""
-        return int(self.pos[ST_PLY] - self.ws[G.W_PLY0])
+        return int(self.pos[ST_PLY]) - self._ply0
 
     @property
     def plen(self) -> int:
@@ -111,7 +112,8 @@ class StepGame:
     @property
     def outcome(self) -> Outcome | None:
         """The result once the game is over by rule (as ``Board.outcome()``), else None."""
-        return Outcome.from_code(int(self.pos[G.G_CODE]))
+        code = int(self.pos[G.G_CODE])
+        return None if code < 0 else Outcome.from_code(code)  # (asked every env step)
 
     @property
     def board(self) -> Board:
