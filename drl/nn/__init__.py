@@ -1,9 +1,10 @@
 """Policy-value networks (torch), their registry and their batched inference adapter.
 
 The configs (:class:`NetConfig`), the registry (:func:`build`, :func:`register_arch`,
-:func:`load`) and the protocol (:class:`PolicyValueModel`, :class:`NetOutput`) import
-without torch; the networks, the evaluators and the masking helpers load torch on first
-use (``drl.nn.PolicyValueNet`` etc.), so reading or checking a config stays cheap.
+:func:`load`), the protocol (:class:`PolicyValueModel`, :class:`NetOutput`) and the error
+of a diverged network (:class:`TrainingDiverged`) import without torch; the networks,
+the evaluators and the masking helpers load torch on first use (``drl.nn.PolicyValueNet``
+etc.), so reading or checking a config stays cheap.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import importlib
 from typing import Any
 
 from drl.nn.config import NetConfig
+from drl.nn.errors import TrainingDiverged
 from drl.nn.model import NetOutput, PolicyValueModel
 from drl.nn.registry import (
     DEFAULT_ARCH,
@@ -43,6 +45,7 @@ __all__ = [
     "NetworkEvaluator",
     "PolicyValueModel",
     "PolicyValueNet",
+    "TrainingDiverged",
     "UniformEvaluator",
     "arch_config_class",
     "build",

@@ -7,6 +7,7 @@ import time
 import numpy as np
 import torch
 
+from drl.nn.errors import TrainingDiverged
 from drl.nn.model import PolicyValueModel
 from drl.search.types import Evaluation
 
@@ -25,6 +26,10 @@ class NetworkEvaluator:
         seconds: wall time spent inside the forward pass (incl. host/device copies).
         positions: positions evaluated so far.
         calls: forward calls so far.
+
+    Every batch's logits and values are checked to be finite (one reduction each, on the
+    host copy), so a diverged network stops here, naming its output, instead of handing
+    the search NaN priors.
     """
 
     def __init__(self, net: PolicyValueModel, device: str | torch.device | None = None) -> None:
@@ -36,7 +41,16 @@ class NetworkEvaluator:
         self.calls = 0
 
     def __call__(self, obs: np.ndarray, mask: np.ndarray) -> Evaluation:
-        """Evaluate ``[L, C, H, W]`` float32 observations; see :class:`Evaluator`."""
+        """Evaluate ``[L, C, H, W]`` float32 observations; see :class:`Evaluator`.
+
+        Returns:
+            ``Evaluation(logits [L, A] float32, value [L] float32)``.
+
+        Raises:
+            TrainingDiverged: if the network's logits (all of them, legal steps or not)
+                or values are NaN or infinite; the message names the output and how many
+                positions have it.
+        """
         t0 = time.perf_counter()
         with torch.inference_mode():
             x = torch.from_numpy(np.ascontiguousarray(obs, dtype=np.float32)).to(self.device)
@@ -46,7 +60,23 @@ class NetworkEvaluator:
         self.seconds += time.perf_counter() - t0
         self.positions += len(obs)
         self.calls += 1
+        for name, y in (("policy_logits", logits), ("value", value)):
+            if not np.isfinite(y).all():
+                _diverged(name, y)
         return Evaluation(logits=logits, value=value)
+
+
+def _diverged(name: str, x: np.ndarray) -> None:
+    bad = ~np.isfinite(x.reshape(len(x), -1)).all(axis=1)
+    kinds = "/".join(
+        k for k, hit in (("nan", np.isnan(x).any()), ("inf", np.isinf(x).any())) if hit
+    )
+    raise TrainingDiverged(
+        f"network output {name} is not finite ({kinds}) for {int(bad.sum())} of {len(x)} "
+        "positions: the network's weights have diverged (a learning rate too high, or "
+        "a damaged checkpoint); go back to an earlier checkpoint",
+        what=f"network output {name}",
+    )
 
 
 class UniformEvaluator:

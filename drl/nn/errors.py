@@ -1,0 +1,40 @@
+"""The error a diverged network raises (this module does not import torch).
+
+Training that diverges (a learning rate too high, a damaged replay position, a loss
+scale that divides by zero) shows as NaN or infinite numbers: first in a loss term or
+the gradients of a learner step, or in the outputs of the network afterwards. Left
+alone, they pass on silently (``loss: inf``) or surface far away (a search that "tried
+an illegal step" because every prior is NaN). :class:`TrainingDiverged` is raised where
+they first appear instead: by :func:`drl.train.train_step` (a loss term or the gradient
+norm) and by :class:`drl.nn.NetworkEvaluator` (a network output).
+"""
+
+from __future__ import annotations
+
+__all__ = ["TrainingDiverged"]
+
+
+class TrainingDiverged(FloatingPointError):
+    """A loss, a gradient or a network output is NaN or infinite.
+
+    The message says what diverged, where (the learner step, the iteration) and, for a
+    learner step, the learning rate, and how to go on.
+
+    Args:
+        message: the full message.
+        what: the quantity that is not finite, e.g. ``"loss term value_loss"``,
+            ``"gradient norm"``, ``"network output value"``.
+        step: the learner step (1-based count over the run) it happened at, if known.
+        lr: the learning rate of that step, if known.
+
+    Attributes:
+        what, step, lr: as given.
+    """
+
+    def __init__(
+        self, message: str, *, what: str, step: int | None = None, lr: float | None = None
+    ) -> None:
+        super().__init__(message)
+        self.what = what
+        self.step = step
+        self.lr = lr
