@@ -6,7 +6,7 @@ The trained network plays as the agent ``az:ckpt=PATH,sims=N`` (:mod:`drl.agents
 from drl.nn.checkpoint import CheckpointError, load_checkpoint, load_latest, save_checkpoint
 from drl.train.buffer import GameBatch, ReplayBuffer, SampleBatch, ShardError
 from drl.train.config import Config
-from drl.train.learner import LossConfig, train_step
+from drl.train.learner import LossConfig, TrainingDiverged, check_network, train_step
 from drl.train.loop import TrainResult, train
 from drl.train.selfplay import SelfPlayActor, SelfPlayConfig, SelfPlayStats
 
@@ -22,6 +22,8 @@ __all__ = [
     "SelfPlayStats",
     "ShardError",
     "TrainResult",
+    "TrainingDiverged",
+    "check_network",
     "load_checkpoint",
     "load_latest",
     "save_checkpoint",

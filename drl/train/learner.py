@@ -10,6 +10,11 @@ Losses (per position, averaged over the batch):
 - auxiliary (when the network has the heads): squared error of the pieces left per
   side at the end, and Huber loss of the plies left (scaled by ``plies_scale``).
 
+A step whose loss terms or gradient norm are not finite raises
+:class:`~drl.nn.TrainingDiverged` (naming the term) before the optimiser steps, so a NaN
+never reaches the weights; :func:`check_network` checks the outputs of the network
+in eval mode, as the training loop does before each checkpoint.
+
 No board symmetries are used: the left-right mirror of a draughts board does not keep
 the rules (the double corner moves to the other side), and swapping colours would swap
 roles, which the observation already encodes from the mover's view.
@@ -17,16 +22,18 @@ roles, which the observation already encodes from the mover's view.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import torch
 from torch.nn import functional as F
 
-from drl.nn import PolicyValueModel, masked_log_softmax
+from drl.nn import PolicyValueModel, TrainingDiverged, masked_log_softmax
 from drl.train.buffer import SampleBatch
 
-__all__ = ["LossConfig", "train_step"]
+__all__ = ["LossConfig", "TrainingDiverged", "check_network", "train_step"]
 
 
 @dataclass(frozen=True)
@@ -36,10 +43,15 @@ class LossConfig:
     The field names are the ``train`` config keys (``train.value_loss_weight=2``).
 
     Attributes:
-        value_loss_weight: weight of the value loss.
-        aux_loss_weight: weight of each auxiliary loss (ignored without aux heads).
-        plies_scale: plies-left targets are divided by this.
-        grad_clip: clip the global gradient norm to this (0 = off).
+        value_loss_weight: weight of the value loss (finite, >= 0).
+        aux_loss_weight: weight of each auxiliary loss (finite, >= 0; ignored without aux
+            heads).
+        plies_scale: plies-left targets are divided by this (finite, > 0).
+        grad_clip: clip the global gradient norm to this (finite, >= 0; 0 = off).
+
+    Raises:
+        ValueError: for a value out of its range, as ``name=value: must be ...`` (a
+            negative weight would maximise its loss, a zero scale divides by zero).
     """
 
     value_loss_weight: float = 1.0
@@ -47,9 +59,40 @@ class LossConfig:
     plies_scale: float = 100.0
     grad_clip: float = 5.0
 
+    def __post_init__(self) -> None:
+        for name, low, strict in (
+            ("value_loss_weight", 0.0, False),
+            ("aux_loss_weight", 0.0, False),
+            ("plies_scale", 0.0, True),
+            ("grad_clip", 0.0, False),
+        ):
+            v = getattr(self, name)
+            if not (math.isfinite(v) and (v > low if strict else v >= low)):
+                rule = f"a finite number {'>' if strict else '>='} {low:g}"
+                why = {
+                    "plies_scale": " (the plies-left targets are divided by it)",
+                    "grad_clip": " (0 = no clipping)",
+                }.get(name, " (a negative weight maximises its loss)")
+                raise ValueError(f"{name}={v!r}: must be {rule}{why}")
+
 
 def _tensor(x: np.ndarray, device: torch.device) -> torch.Tensor:
     return torch.from_numpy(np.ascontiguousarray(x)).to(device)
+
+
+def _lr(optimizer: torch.optim.Optimizer) -> float:
+    return float(optimizer.param_groups[0]["lr"])
+
+
+def _where(step: int | None, lr: float) -> str:
+    at = f" at learner step {step}" if step is not None else ""
+    return f"training diverged{at} (lr {lr:g})"
+
+
+_HINT = (
+    "Hint: lower train.lr, raise train.batch_size or lower the loss weights, or check "
+    "the replay data"
+)
 
 
 def train_step(
@@ -58,8 +101,14 @@ def train_step(
     batch: SampleBatch,
     loss: LossConfig,
     device: torch.device | str = "cpu",
+    step: int | None = None,
 ) -> dict[str, float]:
     """One optimiser step on ``batch``; the network is left in train mode.
+
+    Before the optimiser steps, every loss term and the gradient norm are checked to be
+    finite (one host transfer for all of them); if one is not, nothing is stepped: the
+    weights, the optimiser state and the network's buffers (batch-norm statistics,
+    which the forward pass updates) are as they were before the call.
 
     Args:
         net: the network (any registered architecture, see :class:`~drl.nn.PolicyValueModel`).
@@ -67,14 +116,23 @@ def train_step(
         batch: a dense minibatch (see :class:`~drl.train.buffer.SampleBatch`).
         loss: loss weights.
         device: where to compute.
+        step: the learner step this is (1-based, over the run), for error messages.
 
     Returns:
         Scalars: ``loss``, ``policy_loss``, ``value_loss``, ``aux_pieces_loss``,
         ``aux_plies_loss``, ``policy_entropy`` (the network's, nats),
-        ``grad_norm``.
+        ``grad_norm`` (before clipping).
+
+    Raises:
+        TrainingDiverged: a loss term (named: ``policy_loss``, ``value_loss``,
+            ``aux_pieces_loss``, ``aux_plies_loss``, or their weighted sum ``loss``) or
+            the gradient norm is NaN or infinite; the message gives ``step`` and the
+            learning rate.
     """
     device = torch.device(device)
     net.train()
+    module = cast(torch.nn.Module, net)
+    buffers = [b.detach().clone() for b in module.buffers()]
     obs = _tensor(batch.obs, device)
     mask = _tensor(batch.mask, device)
     target = _tensor(batch.policy, device)
@@ -95,25 +153,86 @@ def train_step(
         total = total + loss.aux_loss_weight * (pieces_loss + plies_loss)
     optimizer.zero_grad(set_to_none=True)
     total.backward()
-    if loss.grad_clip > 0:
-        grad_norm = torch.nn.utils.clip_grad_norm_(net.parameters(), loss.grad_clip)
-    else:
-        grad_norm = torch.sqrt(
-            sum(
-                ((p.grad**2).sum() for p in net.parameters() if p.grad is not None),
-                torch.zeros((), device=device),
-            )
-        )
-    optimizer.step()
+    grads = [p.grad for p in net.parameters() if p.grad is not None]
+    grad_norm = torch.linalg.vector_norm(
+        torch.stack([torch.linalg.vector_norm(g) for g in grads])
+        if grads
+        else torch.zeros(1, device=device)
+    )
     with torch.no_grad():
         p = logp.exp() * mask
         entropy = -(p * logp).sum(dim=-1).mean()
-    return {
-        "loss": total.item(),
-        "policy_loss": policy_loss.item(),
-        "value_loss": value_loss.item(),
-        "aux_pieces_loss": pieces_loss.item(),
-        "aux_plies_loss": plies_loss.item(),
-        "policy_entropy": entropy.item(),
-        "grad_norm": float(grad_norm),
-    }
+    names = ("policy_loss", "value_loss", "aux_pieces_loss", "aux_plies_loss", "loss")
+    values = torch.stack(
+        [policy_loss, value_loss, pieces_loss, plies_loss, total, entropy, grad_norm]
+    ).tolist()  # the one host transfer of the step
+    scalars = dict(zip((*names, "policy_entropy", "grad_norm"), values, strict=True))
+    bad = next((n for n in names if not math.isfinite(scalars[n])), None)
+    if bad is not None or not math.isfinite(scalars["grad_norm"]):
+        optimizer.zero_grad(set_to_none=True)
+        with torch.no_grad():
+            for b, saved in zip(module.buffers(), buffers, strict=True):
+                b.copy_(saved)
+        lr = _lr(optimizer)
+        if bad is not None:
+            what = f"loss term {bad}"
+            detail = f"{what} is {scalars[bad]}"
+        else:
+            what = "gradient norm"
+            detail = f"the gradient norm is {scalars['grad_norm']} (loss {scalars['loss']:.4g})"
+        raise TrainingDiverged(
+            f"{_where(step, lr)}: {detail}; the weights were not updated. {_HINT}",
+            what=what,
+            step=step,
+            lr=lr,
+        )
+    if loss.grad_clip > 0:  # as torch.nn.utils.clip_grad_norm_, with the norm computed above
+        coef = (loss.grad_clip / (grad_norm + 1e-6)).clamp(max=1.0)
+        with torch.no_grad():
+            for g in grads:
+                g.mul_(coef)
+    optimizer.step()
+    return scalars
+
+
+def check_network(
+    net: PolicyValueModel,
+    obs: np.ndarray,
+    device: torch.device | str = "cpu",
+    step: int | None = None,
+    lr: float | None = None,
+) -> None:
+    """Check that the network, in eval mode (as self-play and checkpoints use it), gives
+    finite outputs on ``obs``.
+
+    A learner step with finite losses can still leave weights that overflow in eval mode
+    (batch norm then uses its running statistics, not the batch's); the training loop
+    calls this before writing a checkpoint, so that such a network is never saved.
+
+    Args:
+        net: the network; it is left in eval mode.
+        obs: ``[B, C, H, W]`` float observations (e.g. the last minibatch's).
+        device: where to compute.
+        step: the learner steps done so far, for the message.
+        lr: the learning rate, for the message.
+
+    Raises:
+        TrainingDiverged: naming the first output (``policy_logits``, ``value``,
+            ``pieces_left``, ``plies_left``) that is NaN or infinite.
+    """
+    net.eval()
+    with torch.inference_mode():
+        out = net(_tensor(np.asarray(obs, np.float32), torch.device(device)))
+    for name in ("policy_logits", "value", "pieces_left", "plies_left"):
+        x = getattr(out, name)
+        if x is not None and not bool(torch.isfinite(x).all()):
+            at = f"after learner step {step}" if step is not None else "after training"
+            rate = f" (lr {lr:g})" if lr is not None else ""
+            raise TrainingDiverged(
+                f"training diverged {at}{rate}: network output {name} is not finite on "
+                f"{int((~torch.isfinite(x.reshape(len(x), -1)).all(dim=1)).sum())} of "
+                f"{len(x)} positions checked in eval mode. {_HINT}",
+                what=f"network output {name}",
+                step=step,
+                lr=lr,
+            )

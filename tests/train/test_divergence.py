@@ -11,10 +11,11 @@ import torch
 
 from drl.encode.actions import num_actions
 from drl.encode.planes import N_CHANNELS
-from drl.nn import NetworkEvaluator, TrainingDiverged, build
+from drl.nn import NetOutput, NetworkEvaluator, TrainingDiverged, build
 from drl.rules import Variant
 from drl.search import SearchConfig
 from drl.train.buffer import SampleBatch
+from drl.train.learner import LossConfig, train_step
 from drl.train.selfplay import SelfPlayActor, SelfPlayConfig
 
 A8 = num_actions(8)
@@ -59,6 +60,69 @@ def _state(net):
 
 def _same(a, b):
     return a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+
+# -- learner --------------------------------------------------------------------------
+
+
+def test_nan_target_is_named_and_never_reaches_the_weights():
+    net = _net()
+    opt = torch.optim.AdamW(net.parameters(), lr=1e-3)
+    train_step(net, opt, _sample(), LossConfig())
+    before, opt_before = _state(net), opt.state_dict()["state"][0]["exp_avg"].clone()
+    value = np.zeros(16, np.float32)
+    value[3] = np.nan
+    with pytest.raises(TrainingDiverged, match="loss term value_loss is nan") as info:
+        train_step(net, opt, _sample(value=value), LossConfig())
+    assert info.value.what == "loss term value_loss" and info.value.lr == 1e-3
+    assert "lr 0.001" in str(info.value) and "Hint: lower train.lr" in str(info.value)
+    # weights, batch-norm statistics and optimiser state are as before the call
+    assert _same(_state(net), before)
+    assert torch.equal(opt.state_dict()["state"][0]["exp_avg"], opt_before)
+    train_step(net, opt, _sample(), LossConfig())  # and training goes on from there
+
+
+def test_huge_learning_rate_is_caught_at_the_first_non_finite_loss():
+    net = _net()
+    opt = torch.optim.AdamW(net.parameters(), lr=1e20, weight_decay=0.0)
+    with pytest.raises(TrainingDiverged) as info:
+        for step in range(1, 11):
+            before = _state(net)
+            train_step(net, opt, _sample(seed=step), LossConfig())
+    err = info.value
+    assert err.what.startswith("loss term ") and err.lr == 1e20
+    assert str(err).startswith("training diverged (lr 1e+20): loss term ")
+    assert step == 2  # the first step takes the weights to about 1e20, the second overflows
+    assert _same(_state(net), before)
+    assert all(torch.isfinite(p).all() for p in net.parameters())
+
+
+class _SqrtValue(torch.nn.Module):
+    """A finite loss whose gradient is infinite: value = sqrt(s) at s = 0."""
+
+    arch = "test"
+    config = None
+
+    def __init__(self):
+        super().__init__()
+        self.s = torch.nn.Parameter(torch.zeros(()))
+        self.w = torch.nn.Parameter(torch.zeros(A8))
+
+    def forward(self, obs):
+        b = len(obs)
+        return NetOutput(policy_logits=self.w.expand(b, A8), value=torch.sqrt(self.s).expand(b))
+
+
+@pytest.mark.parametrize("grad_clip", [5.0, 0.0])
+def test_infinite_gradient_with_a_finite_loss_is_refused(grad_clip):
+    net = _SqrtValue()
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    with pytest.raises(TrainingDiverged, match="gradient norm is inf") as info:
+        train_step(
+            net, opt, _sample(value=np.ones(16, np.float32)), LossConfig(grad_clip=grad_clip)
+        )
+    assert info.value.what == "gradient norm" and "lr 0.1" in str(info.value)
+    assert float(net.s.detach()) == 0.0 and torch.all(net.w.detach() == 0)
 
 
 # -- evaluator ------------------------------------------------------------------------
