@@ -27,6 +27,8 @@ __all__ = ["GameBatch", "ReplayBuffer", "SampleBatch", "ShardError"]
 log = logging.getLogger(__name__)
 
 _SHARD_RE = re.compile(r"^shard-(\d{6,})\.npz$")
+# A shard set aside as damaged keeps its number: shard-NNNNNN.npz[.K].corrupt.
+_SET_ASIDE_RE = re.compile(r"^shard-(\d{6,})\.npz(?:\.\d+)?\.corrupt$")
 
 
 class ShardError(ValueError):
@@ -81,11 +83,21 @@ class GameBatch:
         """G."""
         return int(len(self.game_plies))
 
-    def validate(self) -> None:
-        """Check shapes and offsets.
+    def validate(self, num_actions: int | None = None) -> None:
+        """Check shapes, offsets and the values the loss uses.
+
+        Values: the float arrays (``obs``, ``policy``, ``policy_weight``, ``value``,
+        ``pieces_left``, ``plies_left``) must be finite; ``policy`` >= 0 and summing to 1
+        (within 1e-3) over each position's legal steps; ``policy_weight`` and
+        ``pieces_left`` in [0, 1]; ``value`` in [-1, 1]; ``plies_left`` >= 0;
+        ``legal_actions`` >= 0 and, if ``num_actions`` is given, < ``num_actions``.
+        Any of these would poison the loss (a NaN trains every weight to NaN).
+
+        Args:
+            num_actions: A, the number of step actions, if known.
 
         Raises:
-            ShardError: naming the first inconsistent array.
+            ShardError: naming the first inconsistent array and what is wrong with it.
         """
         n = self.num_positions
         for name in ("policy_weight", "plies_left", "player", "game_index"):
@@ -103,6 +115,42 @@ class GameBatch:
         g = self.num_games
         if len(self.game_result) != g or len(self.game_taker) != g:
             raise ShardError("game_result/game_taker length does not match game_plies")
+        self._validate_values(num_actions)
+
+    def _validate_values(self, num_actions: int | None) -> None:
+        for name in ("obs", "policy", "policy_weight", "value", "pieces_left", "plies_left"):
+            x = getattr(self, name)
+            if not np.isfinite(x).all():
+                bad = int(np.count_nonzero(~np.isfinite(x)))
+                raise ShardError(f"{name} has {bad} NaN or infinite values")
+        for name, lo, hi in (
+            ("policy", 0.0, np.inf),
+            ("policy_weight", 0.0, 1.0),
+            ("value", -1.0, 1.0),
+            ("pieces_left", 0.0, 1.0),
+            ("plies_left", 0.0, np.inf),
+        ):
+            x = getattr(self, name)
+            if len(x) and (x.min() < lo or x.max() > hi):
+                where = "[" + f"{lo:g}, " + ("inf)" if hi == np.inf else f"{hi:g}]")
+                raise ShardError(
+                    f"{name} has values outside {where}: min {x.min():g}, max {x.max():g}"
+                )
+        sums = np.add.reduceat(self.policy.astype(np.float64), self.legal_offsets[:-1])
+        if len(sums) and np.abs(sums - 1.0).max() > 1e-3:
+            i = int(np.argmax(np.abs(sums - 1.0)))
+            raise ShardError(
+                f"policy must sum to 1 over each position's legal steps; position {i} "
+                f"sums to {sums[i]:g}"
+            )
+        acts = self.legal_actions
+        if len(acts):
+            top = f"{num_actions}" if num_actions is not None else "inf"
+            if acts.min() < 0 or (num_actions is not None and acts.max() >= num_actions):
+                raise ShardError(
+                    f"legal_actions has step indices outside [0, {top}): "
+                    f"min {acts.min()}, max {acts.max()}"
+                )
 
     @staticmethod
     def concat(batches: list[GameBatch]) -> GameBatch:
@@ -156,11 +204,16 @@ def _write_atomic_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:
     os.replace(tmp, path)
 
 
-def load_shard(path: Path) -> GameBatch:
-    """Read one shard.
+def load_shard(path: Path, num_actions: int | None = None) -> GameBatch:
+    """Read one shard and check it (:meth:`GameBatch.validate`).
+
+    Args:
+        path: the ``.npz`` file.
+        num_actions: A, if known: step indices must lie below it.
 
     Raises:
-        ShardError: if the file is unreadable or inconsistent (the message names it).
+        ShardError: if the file is unreadable, inconsistent or holds values the loss
+            cannot use (the message names the file and the array).
     """
     try:
         with np.load(path) as z:
@@ -168,10 +221,22 @@ def load_shard(path: Path) -> GameBatch:
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
         raise ShardError(f"replay shard {path} is unreadable: {exc}") from exc
     try:
-        batch.validate()
+        batch.validate(num_actions)
     except ShardError as exc:
         raise ShardError(f"replay shard {path}: {exc}") from exc
     return batch
+
+
+def _set_aside(path: Path) -> Path:
+    """Rename a damaged shard to ``<name>.corrupt`` (``<name>.K.corrupt`` if that is
+    taken), so that nothing is overwritten and later scans no longer load it."""
+    target = path.with_name(path.name + ".corrupt")
+    k = 1
+    while target.exists():
+        target = path.with_name(f"{path.name}.{k}.corrupt")
+        k += 1
+    os.replace(path, target)
+    return target
 
 
 class ReplayBuffer:
@@ -180,18 +245,34 @@ class ReplayBuffer:
     Args:
         directory: folder of ``shard-NNNNNN.npz`` files (created if missing).
         window: number of most recent positions that :meth:`sample` draws from.
+        num_actions: A, if known: shards with step indices at or above it are damaged.
 
     On construction the folder is scanned: leftover ``*.tmp`` files (a write cut short)
-    are removed, every complete shard is counted, and the newest shards covering the
-    window are loaded. Unreadable shards are skipped with a warning.
+    are removed, every complete shard is checked (:func:`load_shard`) and counted, and
+    the newest shards covering the window are loaded. A damaged shard (unreadable,
+    inconsistent, or with values the loss cannot use, e.g. a NaN) is set aside: renamed
+    to ``shard-NNNNNN.npz.corrupt`` with a warning naming it and why, and not counted.
+    Its number stays taken: :attr:`num_shards`, the number of the next shard, is one
+    past the highest number in the folder, set aside or not, so a new shard (and the
+    ``selfplay-NNNNNN.pdn`` the training loop writes with that number) never takes the
+    name of an old one.
+
+    Attributes:
+        num_shards: the number the next shard gets (one past the highest used).
+        num_games, num_positions: games and positions in the good shards.
+        set_aside: the shards this scan set aside (their new paths).
     """
 
-    def __init__(self, directory: str | os.PathLike, window: int) -> None:
+    def __init__(
+        self, directory: str | os.PathLike, window: int, num_actions: int | None = None
+    ) -> None:
         if window < 1:
             raise ValueError(f"replay window must be >= 1 positions, got {window}")
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         self.window = int(window)
+        self.num_actions = num_actions
+        self.set_aside: list[Path] = []
         self._shards: deque[GameBatch] = deque()
         self._in_window = 0
         self.num_shards = 0
@@ -212,15 +293,20 @@ class ReplayBuffer:
     def _scan(self) -> None:
         for tmp in self.directory.glob("*.tmp"):
             tmp.unlink(missing_ok=True)
-        paths = self.shard_paths()
-        last = _SHARD_RE.match(paths[-1].name) if paths else None  # shard_paths() all match
-        self.num_shards = int(last.group(1)) + 1 if last else 0
+        numbers = [
+            int(m.group(1))
+            for p in self.directory.iterdir()
+            if (m := _SHARD_RE.match(p.name) or _SET_ASIDE_RE.match(p.name))
+        ]
+        self.num_shards = max(numbers) + 1 if numbers else 0
         loaded: list[GameBatch] = []
-        for p in paths:
+        for p in self.shard_paths():
             try:
-                b = load_shard(p)
+                b = load_shard(p, self.num_actions)
             except ShardError as exc:
-                log.warning("%s; skipped", exc)
+                target = _set_aside(p)
+                self.set_aside.append(target)
+                log.warning("%s; set aside as %s, its games are not used", exc, target.name)
                 continue
             self.num_games += b.num_games
             self.num_positions += b.num_positions
@@ -243,9 +329,10 @@ class ReplayBuffer:
             The shard's path.
 
         Raises:
-            ShardError: if the batch is inconsistent (nothing is written).
+            ShardError: if the batch is inconsistent or holds values the loss cannot use
+                (see :meth:`GameBatch.validate`; nothing is written).
         """
-        batch.validate()
+        batch.validate(self.num_actions)
         path = self.directory / f"shard-{self.num_shards:06d}.npz"
         _write_atomic_npz(path, {f.name: getattr(batch, f.name) for f in fields(GameBatch)})
         self.num_shards += 1

@@ -77,25 +77,27 @@ def test_window_keeps_the_newest_positions(tmp_path):
     buf = ReplayBuffer(tmp_path, window=10)
     for g in range(5):
         b = _batch(6, g, seed=g)
-        buf.add(GameBatch(**{**b.__dict__, "value": np.full(6, float(g), np.float32)}))
+        # the value target tags the game (g / 4 stays in the value range [-1, 1])
+        buf.add(GameBatch(**{**b.__dict__, "value": np.full(6, g / 4, np.float32)}))
     s = buf.sample(300, np.random.default_rng(1), num_actions=20)
     # the newest 10 of 30 positions: game 4 (plies_left 0..5) and game 3's last four
-    assert set(s.value.tolist()) == {3.0, 4.0}
-    assert s.plies_left[s.value == 3.0].min() == 2
+    assert set(s.value.tolist()) == {0.75, 1.0}
+    assert s.plies_left[s.value == 0.75].min() == 2
     assert buf.num_positions == 30 and buf.num_games == 5
 
 
-def test_unreadable_shard_is_skipped_with_a_warning(tmp_path, caplog):
+def test_unreadable_shard_is_set_aside_with_a_warning(tmp_path, caplog):
     buf = ReplayBuffer(tmp_path, window=100)
     buf.add(_batch(3, 0))
     buf.add(_batch(3, 1))
     (tmp_path / "shard-000000.npz").write_bytes(b"not a zip file")
+    with pytest.raises(ShardError, match="shard-000000.npz"):
+        load_shard(tmp_path / "shard-000000.npz")
     with caplog.at_level(logging.WARNING):
         again = ReplayBuffer(tmp_path, window=100)
     assert again.num_games == 1 and again.num_shards == 2
-    assert "shard-000000.npz" in caplog.text
-    with pytest.raises(ShardError, match="shard-000000.npz"):
-        load_shard(tmp_path / "shard-000000.npz")
+    assert "shard-000000.npz" in caplog.text and "set aside" in caplog.text
+    assert (tmp_path / "shard-000000.npz.corrupt").read_bytes() == b"not a zip file"
 
 
 def test_inconsistent_batch_is_rejected(tmp_path):

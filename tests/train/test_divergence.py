@@ -3,6 +3,7 @@ in the learner, a non-finite network output in the evaluator (before the search 
 it), a damaged replay shard on loading, and settings that diverge by construction in the
 config; the run folder stays resumable."""
 
+import logging
 import math
 
 import numpy as np
@@ -14,7 +15,7 @@ from drl.encode.planes import N_CHANNELS
 from drl.nn import NetOutput, NetworkEvaluator, TrainingDiverged, build
 from drl.rules import Variant
 from drl.search import SearchConfig
-from drl.train.buffer import SampleBatch
+from drl.train.buffer import GameBatch, ReplayBuffer, SampleBatch, ShardError
 from drl.train.learner import LossConfig, train_step
 from drl.train.selfplay import SelfPlayActor, SelfPlayConfig
 
@@ -147,3 +148,119 @@ def test_nan_network_output_is_named_by_the_evaluator_not_the_search(output):
     with pytest.raises(TrainingDiverged, match=f"network output {output}") as info:
         actor.play(NetworkEvaluator(net), 1)
     assert info.value.what == f"network output {output}"
+
+
+# -- replay shards --------------------------------------------------------------------
+
+
+def _batch(n_pos=4, game_index=0, seed=0):
+    rng = np.random.default_rng(seed)
+    k = 3
+    return GameBatch(
+        obs=rng.random((n_pos, 3, 4, 4)).astype(np.float16),
+        legal_offsets=np.arange(0, k * n_pos + 1, k, dtype=np.int64),
+        legal_actions=np.tile(np.array([1, 5, 7], np.int16), n_pos),
+        policy=np.tile(np.array([0.5, 0.25, 0.25], np.float32), n_pos),
+        policy_weight=np.ones(n_pos, np.float32),
+        value=np.linspace(-1, 1, n_pos).astype(np.float32),
+        pieces_left=np.full((n_pos, 2), 0.5, np.float32),
+        plies_left=np.arange(n_pos, dtype=np.float32),
+        player=np.zeros(n_pos, np.int8),
+        game_index=np.full(n_pos, game_index, np.int64),
+        game_plies=np.array([n_pos]),
+        game_result=np.array([1]),
+        game_taker=np.array([-1]),
+    )
+
+
+def _with(batch, name, index, value):
+    arr = getattr(batch, name).copy()
+    arr.flat[index] = value
+    return GameBatch(**{**batch.__dict__, name: arr})
+
+
+@pytest.mark.parametrize(
+    "name", ["obs", "policy", "policy_weight", "value", "pieces_left", "plies_left"]
+)
+@pytest.mark.parametrize("bad", [math.nan, math.inf])
+def test_non_finite_array_is_rejected_by_name(name, bad):
+    with pytest.raises(ShardError, match=f"^{name} has 1 NaN or infinite values"):
+        _with(_batch(), name, 2, bad).validate()
+
+
+@pytest.mark.parametrize(
+    "name, value, says",
+    [
+        ("policy", -0.5, r"policy has values outside \[0, inf\)"),
+        ("policy_weight", -1.0, r"policy_weight has values outside \[0, 1\]"),
+        ("value", 2.0, r"value has values outside \[-1, 1\]"),
+        ("pieces_left", 1.5, r"pieces_left has values outside \[0, 1\]"),
+        ("plies_left", -1.0, r"plies_left has values outside \[0, inf\)"),
+        ("legal_actions", -3, r"legal_actions has step indices outside \[0, inf\)"),
+    ],
+)
+def test_out_of_range_array_is_rejected_by_name(name, value, says):
+    with pytest.raises(ShardError, match=says):
+        _with(_batch(), name, 0, value).validate()
+
+
+def test_policy_must_sum_to_one_and_steps_lie_below_num_actions():
+    b = _with(_batch(), "policy", 4, 0.0)  # position 1 sums to 0.75
+    with pytest.raises(ShardError, match="position 1 sums to 0.75"):
+        b.validate()
+    _batch().validate(num_actions=8)
+    with pytest.raises(ShardError, match=r"legal_actions .* outside \[0, 7\)"):
+        _batch().validate(num_actions=7)
+
+
+def _poison(path, name="value"):
+    with np.load(path) as z:
+        arrays = {k: z[k] for k in z.files}
+    arrays[name] = arrays[name].copy()
+    arrays[name].flat[0] = np.nan
+    with open(path, "wb") as fh:
+        np.savez_compressed(fh, **arrays)
+
+
+def test_shard_with_a_nan_is_set_aside_and_its_number_never_reused(tmp_path, caplog):
+    buf = ReplayBuffer(tmp_path, window=100)
+    for g in range(3):
+        buf.add(_batch(4, g, seed=g))
+    _poison(tmp_path / "shard-000002.npz")  # the newest one
+    with caplog.at_level(logging.WARNING):
+        again = ReplayBuffer(tmp_path, window=100)
+    assert "shard-000002.npz" in caplog.text and "value has 1 NaN" in caplog.text
+    assert "set aside as shard-000002.npz.corrupt" in caplog.text
+    assert not (tmp_path / "shard-000002.npz").exists()
+    assert (tmp_path / "shard-000002.npz.corrupt").exists()
+    assert again.set_aside == [tmp_path / "shard-000002.npz.corrupt"]
+    assert (again.num_games, again.num_positions, len(again)) == (2, 8, 8)
+    # the next shard takes a new number, not the set-aside one's
+    assert again.num_shards == 3
+    assert again.add(_batch(4, 3)).name == "shard-000003.npz"
+    # and so on after another restart with the set-aside shard as the highest but one
+    third = ReplayBuffer(tmp_path, window=100)
+    assert (third.num_shards, third.num_games, third.set_aside) == (4, 3, [])
+    s = third.sample(64, np.random.default_rng(0), num_actions=8)
+    assert np.isfinite(s.value).all()
+
+
+def test_set_aside_never_overwrites_an_earlier_set_aside_shard(tmp_path):
+    buf = ReplayBuffer(tmp_path, window=100)
+    buf.add(_batch(4, 0))
+    buf.add(_batch(4, 1))
+    earlier = tmp_path / "shard-000001.npz.corrupt"
+    earlier.write_bytes(b"set aside before")
+    _poison(tmp_path / "shard-000001.npz", "policy")
+    again = ReplayBuffer(tmp_path, window=100)
+    assert earlier.read_bytes() == b"set aside before"
+    assert again.set_aside == [tmp_path / "shard-000001.npz.1.corrupt"]
+    assert again.num_shards == 2 and again.num_games == 1
+
+
+def test_shard_with_steps_beyond_the_action_count_is_set_aside(tmp_path, caplog):
+    ReplayBuffer(tmp_path, window=100).add(_batch(4, 0))  # steps up to 7
+    with caplog.at_level(logging.WARNING):
+        buf = ReplayBuffer(tmp_path, window=100, num_actions=6)
+    assert "legal_actions has step indices outside [0, 6)" in caplog.text
+    assert buf.num_games == 0 and buf.num_shards == 1
