@@ -28,6 +28,7 @@ only what differs:
 from __future__ import annotations
 
 import dataclasses
+import math
 import types
 import typing
 from dataclasses import dataclass, field, make_dataclass
@@ -391,6 +392,45 @@ def _convert(group: str, make: Any) -> None:
         raise ValueError(f"config {group}: {err}") from None
 
 
+def _check_learning(t: Any) -> None:
+    """Refuse ``train`` settings that make the learner diverge or do nothing by
+    construction (each message names the key and its allowed range)."""
+    try:
+        LossConfig(**_fields_for(t, LossConfig))  # its ranges, as "name=value: must be ..."
+    except ValueError as err:
+        raise ValueError(f"config train.{err}") from None
+    _check(math.isfinite(t.lr) and t.lr > 0, "train.lr", "must be a finite number > 0", t.lr)
+    _check(
+        math.isfinite(t.weight_decay) and t.weight_decay >= 0,
+        "train.weight_decay",
+        "must be a finite number >= 0",
+        t.weight_decay,
+    )
+    if t.optimizer == "adamw":
+        # AdamW multiplies every weight by (1 - lr * weight_decay) at each step.
+        _check(
+            t.lr * t.weight_decay < 1,
+            "train.lr",
+            f"with adamw, lr * train.weight_decay ({t.weight_decay!r}) must be < 1 "
+            "(each step multiplies the weights by 1 - lr * weight_decay)",
+            t.lr,
+        )
+    if t.optimizer == "sgd":
+        _check(
+            0 < t.momentum < 1,
+            "train.momentum",
+            "must lie in (0, 1) with sgd (Nesterov momentum; 1 or more never decays)",
+            t.momentum,
+        )
+    _check(
+        0 <= t.min_replay <= t.replay_window,
+        "train.min_replay",
+        f"must lie in [0, train.replay_window={t.replay_window}] (the learner draws from "
+        "the newest replay_window positions; more would never start it)",
+        t.min_replay,
+    )
+
+
 def validate(cfg: Config) -> None:
     """Check values that the schema's types cannot.
 
@@ -447,6 +487,7 @@ def validate(cfg: Config) -> None:
         t.full_search_prob,
     )
     _check(cfg.variant.max_plies >= 1, "variant.max_plies", "must be >= 1", cfg.variant.max_plies)
+    _check_learning(t)
     _convert("search", lambda: search_config(cfg))
     _convert("train", lambda: selfplay_config(cfg))
     _convert("train", lambda: loss_config(cfg))

@@ -16,6 +16,7 @@ from drl.nn import NetOutput, NetworkEvaluator, TrainingDiverged, build
 from drl.rules import Variant
 from drl.search import SearchConfig
 from drl.train.buffer import GameBatch, ReplayBuffer, SampleBatch, ShardError
+from drl.train.config import validate
 from drl.train.learner import LossConfig, train_step
 from drl.train.selfplay import SelfPlayActor, SelfPlayConfig
 
@@ -264,3 +265,38 @@ def test_shard_with_steps_beyond_the_action_count_is_set_aside(tmp_path, caplog)
         buf = ReplayBuffer(tmp_path, window=100, num_actions=6)
     assert "legal_actions has step indices outside [0, 6)" in caplog.text
     assert buf.num_games == 0 and buf.num_shards == 1
+
+
+# -- config ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "key, value, says",
+    [
+        ("plies_scale", 0.0, "must be a finite number > 0"),
+        ("plies_scale", -100.0, "must be a finite number > 0"),
+        ("plies_scale", math.nan, "must be a finite number > 0"),
+        ("value_loss_weight", -1.0, "must be a finite number >= 0"),
+        ("aux_loss_weight", math.inf, "must be a finite number >= 0"),
+        ("grad_clip", -1.0, "must be a finite number >= 0"),
+        ("lr", 0.0, "must be a finite number > 0"),
+        ("lr", -1e-3, "must be a finite number > 0"),
+        ("lr", math.inf, "must be a finite number > 0"),
+        ("weight_decay", -1e-4, "must be a finite number >= 0"),
+        ("lr", 1e6, r"lr \* train.weight_decay \(0.0001\) must be < 1"),
+        ("min_replay", 5000, r"must lie in \[0, train.replay_window=2000\]"),
+        ("min_replay", -1, r"must lie in \[0, train.replay_window=2000\]"),
+    ],
+)
+def test_settings_that_diverge_by_construction_are_refused(tiny, key, value, says):
+    cfg = tiny(**{key: value})
+    with pytest.raises(ValueError, match=rf"^config train\.{key}=.*{says}"):
+        validate(cfg)
+
+
+@pytest.mark.parametrize("momentum", [0.0, 1.0, 1.5])
+def test_sgd_momentum_outside_its_range_is_refused(tiny, momentum):
+    cfg = tiny(optimizer="sgd", momentum=momentum)
+    with pytest.raises(ValueError, match=r"^config train\.momentum=.*must lie in \(0, 1\)"):
+        validate(cfg)
+    validate(tiny(optimizer="adamw", momentum=momentum))  # momentum is sgd's only
