@@ -64,6 +64,7 @@ def _run(cfg: DictConfig) -> None:
     from hydra.types import RunMode
     from rich.console import Console
 
+    from drl.nn import TrainingDiverged
     from drl.nn.checkpoint import CheckpointError
     from drl.train.config import validate
     from drl.train.loop import resolve_run_dir, train
@@ -80,7 +81,7 @@ def _run(cfg: DictConfig) -> None:
     console.print(f"[bold]drl-train[/] {conf.variant.spec} -> {run_dir}")
     try:
         result = train(conf, run_dir)
-    except (ValueError, CheckpointError, RuntimeError) as err:
+    except (ValueError, CheckpointError, RuntimeError, TrainingDiverged) as err:
         sys.exit(f"drl-train: {err}")
     console.print(
         f"{result.iterations} iterations, {result.learner_steps} learner steps, "

@@ -36,7 +36,14 @@ from omegaconf import OmegaConf
 
 from drl.encode.actions import num_actions
 from drl.eval.arena import role_variant, write_pdn
-from drl.nn import NetworkEvaluator, PolicyValueModel, build, check_compatible, describe
+from drl.nn import (
+    NetworkEvaluator,
+    PolicyValueModel,
+    TrainingDiverged,
+    build,
+    check_compatible,
+    describe,
+)
 from drl.nn.checkpoint import CheckpointError, load_latest, save_checkpoint
 from drl.rules import Variant
 from drl.train.buffer import GameBatch, ReplayBuffer
@@ -50,7 +57,7 @@ from drl.train.config import (
     validate,
 )
 from drl.train.evaluate import BaselineResult, elo_for_log, evaluate_against
-from drl.train.learner import train_step
+from drl.train.learner import check_network, train_step
 from drl.train.runtime import make_runtime
 from drl.train.selfplay import SelfPlayStats
 
@@ -212,6 +219,30 @@ def _evaluate(
     )
 
 
+def _diverged_in_run(
+    err: TrainingDiverged, iteration: int, checkpoint: Path | None
+) -> TrainingDiverged:
+    """``err`` with where it happened in the run and how to go on."""
+    if err.step is None:  # in self-play: the network the iteration started with
+        if checkpoint is None:
+            how = "The freshly built network gives non-finite outputs"
+        else:
+            how = (
+                f"The network of {checkpoint} gives non-finite outputs; rename it to "
+                f"{checkpoint.name}.corrupt to go on from the checkpoint before it"
+            )
+    elif checkpoint is None:
+        how = f"Nothing was checkpointed in iteration {iteration} or before it"
+    else:
+        how = (
+            f"Nothing of iteration {iteration} was checkpointed: {checkpoint.name} is "
+            "still the newest checkpoint, and a run in the same run_dir goes on from it"
+        )
+    return TrainingDiverged(
+        f"iteration {iteration}: {err}. {how}", what=err.what, step=err.step, lr=err.lr
+    )
+
+
 def train(cfg: Config, run_dir: str | os.PathLike, progress: bool | None = None) -> TrainResult:
     """Train (or continue training) in ``run_dir``.
 
@@ -227,6 +258,9 @@ def train(cfg: Config, run_dir: str | os.PathLike, progress: bool | None = None)
         ValueError: invalid configuration, or a checkpoint whose network (architecture,
             board size or size fields) does not match ``cfg.model`` and the variant.
         CheckpointError: the run folder has checkpoints but none is good.
+        TrainingDiverged: a loss, the gradients or the network's outputs became NaN or
+            infinite; nothing of that iteration is checkpointed, so the run folder
+            resumes from the last good checkpoint (the message says which).
     """
     validate(cfg)
     t = cfg.train
@@ -257,6 +291,8 @@ def train(cfg: Config, run_dir: str | os.PathLike, progress: bool | None = None)
             ) from None
         net.load_state_dict(payload["model"])
         optimizer.load_state_dict(payload["optimizer"])
+        for group in optimizer.param_groups:  # this session's settings, not the checkpoint's
+            group.update(_optimizer(cfg, net).defaults)
         c = payload["counters"]
         iteration, learner_steps, games_at_ckpt = c["iteration"], c["learner_steps"], c["games"]
         torch.set_rng_state(payload["rng"]["torch"].cpu())
@@ -266,7 +302,7 @@ def train(cfg: Config, run_dir: str | os.PathLike, progress: bool | None = None)
             iteration,
             learner_steps,
         )
-    buffer = ReplayBuffer(run_dir / "replay", t.replay_window)
+    buffer = ReplayBuffer(run_dir / "replay", t.replay_window, n_actions)
     runtime = make_runtime(
         cfg.runtime.name,
         variants,
@@ -328,9 +364,11 @@ def train(cfg: Config, run_dir: str | os.PathLike, progress: bool | None = None)
                 t0 = time.perf_counter()
                 for _ in range(t.steps_per_iteration):
                     batch = buffer.sample(t.batch_size, rng, n_actions)
-                    for k, v in train_step(net, optimizer, batch, loss_cfg, device).items():
+                    out = train_step(net, optimizer, batch, loss_cfg, device, learner_steps + 1)
+                    for k, v in out.items():
                         sums[k] = sums.get(k, 0.0) + v
                     learner_steps += 1
+                check_network(net, batch.obs, device, learner_steps, t.lr)  # before it is saved
                 scalars.update({f"loss/{k}": v / t.steps_per_iteration for k, v in sums.items()})
                 scalars["time/learner_s"] = time.perf_counter() - t0
                 scalars["learner/steps_per_s"] = t.steps_per_iteration / scalars["time/learner_s"]
@@ -365,6 +403,8 @@ def train(cfg: Config, run_dir: str | os.PathLike, progress: bool | None = None)
                 scalars["time/eval_s"] = time.perf_counter() - t_ev
                 _save_eval(run_dir, f"iter-{iteration:04d}", results)
             logger.log(iteration, scalars)
+    except TrainingDiverged as err:
+        raise _diverged_in_run(err, iteration + 1, checkpoint) from err
     finally:
         bar.close()
         runtime.close()

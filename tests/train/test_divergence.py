@@ -5,6 +5,8 @@ config; the run folder stays resumable."""
 
 import logging
 import math
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -13,11 +15,13 @@ import torch
 from drl.encode.actions import num_actions
 from drl.encode.planes import N_CHANNELS
 from drl.nn import NetOutput, NetworkEvaluator, TrainingDiverged, build
+from drl.nn.checkpoint import list_checkpoints, load_checkpoint, save_checkpoint
 from drl.rules import Variant
 from drl.search import SearchConfig
 from drl.train.buffer import GameBatch, ReplayBuffer, SampleBatch, ShardError
 from drl.train.config import validate
 from drl.train.learner import LossConfig, train_step
+from drl.train.loop import train
 from drl.train.selfplay import SelfPlayActor, SelfPlayConfig
 
 A8 = num_actions(8)
@@ -300,3 +304,78 @@ def test_sgd_momentum_outside_its_range_is_refused(tiny, momentum):
     with pytest.raises(ValueError, match=r"^config train\.momentum=.*must lie in \(0, 1\)"):
         validate(cfg)
     validate(tiny(optimizer="adamw", momentum=momentum))  # momentum is sgd's only
+
+
+# -- the training loop ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "settings, what",
+    [
+        # a non-finite loss in a learner step
+        ({"lr": 1e20, "weight_decay": 0.0}, "loss term"),
+        # finite losses, but weights whose eval-mode outputs overflow
+        ({"optimizer": "sgd", "lr": 1e6}, "network output"),
+    ],
+)
+def test_divergence_leaves_the_last_good_checkpoint_newest(tmp_path, tiny, settings, what):
+    run = tmp_path / "run"
+    optimizer = settings.get("optimizer", "adamw")
+    first = train(tiny(iterations=1, optimizer=optimizer), run)
+    good = list_checkpoints(run / "checkpoints")
+    assert good == [first.checkpoint]
+    with pytest.raises(TrainingDiverged) as info:
+        train(tiny(iterations=3, **settings), run)
+    msg = str(info.value)
+    assert msg.startswith("iteration 2: training diverged") and what in msg
+    assert f"(lr {settings['lr']:g})" in msg and info.value.step == 4
+    assert "learner step 4" in msg  # the iteration's second step (2 per iteration)
+    assert f"{first.checkpoint.name} is still the newest checkpoint" in msg
+    assert list_checkpoints(run / "checkpoints") == good
+    # the run resumes from that checkpoint, with the games played meanwhile
+    again = train(tiny(iterations=2, optimizer=optimizer), run)
+    assert again.resumed_from == first.checkpoint
+    assert (again.iterations, again.learner_steps, again.games) == (2, 4, 8)
+
+
+def test_a_resumed_run_learns_at_its_own_learning_rate(tmp_path, tiny):
+    # going on after a divergence with a lower train.lr must use that rate, not the one
+    # stored with the optimiser state in the checkpoint
+    run = tmp_path / "run"
+    train(tiny(iterations=1, lr=2e-3), run)
+    again = train(tiny(iterations=2, lr=5e-4, weight_decay=0.0), run)
+    group = load_checkpoint(again.checkpoint)["optimizer"]["param_groups"][0]
+    assert (group["lr"], group["weight_decay"]) == (5e-4, 0.0)
+
+
+def test_a_checkpoint_with_a_nan_network_is_named_on_resume(tmp_path, tiny):
+    run = tmp_path / "run"
+    first = train(tiny(iterations=1), run)
+    payload = load_checkpoint(first.checkpoint)
+    payload["model"]["value_out.bias"].fill_(math.nan)
+    bad = save_checkpoint(run / "checkpoints", 3, payload)  # e.g. written by older code
+    with pytest.raises(TrainingDiverged, match="network output value is not finite") as info:
+        train(tiny(iterations=2), run)
+    assert str(info.value).startswith("iteration 2: ")
+    assert f"The network of {bad} gives non-finite outputs; rename it to {bad.name}.corrupt" in (
+        str(info.value)
+    )
+    bad.rename(bad.with_name(bad.name + ".corrupt"))
+    assert train(tiny(iterations=2), run).resumed_from == first.checkpoint
+
+
+def test_drl_train_reports_divergence_in_one_line(tmp_path):
+    run = tmp_path / "run"
+    cmd = [sys.executable, "-m", "drl.cli.train", "train=tiny", "model=tiny"]
+    cmd += ["search.num_simulations=4", "progress=false", "threads=1", "tensorboard=false"]
+    cmd += ["train.lr=1e20", "train.weight_decay=0", "train.final_eval.games=0"]
+    r = subprocess.run(
+        cmd + [f"run_dir={run}"], cwd=tmp_path, capture_output=True, text=True, timeout=600
+    )
+    assert r.returncode != 0
+    assert "Traceback" not in r.stderr
+    lines = [line for line in r.stderr.splitlines() if line.startswith("drl-train:")]
+    assert len(lines) == 1, r.stderr[-3000:]
+    assert lines[0].startswith("drl-train: iteration 1: training diverged at learner step")
+    assert "(lr 1e+20)" in lines[0] and "loss term" in lines[0]
+    assert not list_checkpoints(run / "checkpoints")
