@@ -3,7 +3,7 @@
 Examples::
 
     drl-play ckpt=runs/give_and_take-20260101-120000            # newest checkpoint of a run
-    drl-play ckpt=runs/x/checkpoints/ckpt-00001200.pt color=white role=giver sims=128
+    drl-play ckpt=runs/x/checkpoints/ckpt-00000016.pt color=white role=giver sims=128
 
 Moves are typed in PDN (``11-15``, ``15x24``, ``15x24x31``; algebraic ``c3-d4`` for
 variants written that way). An illegal or ambiguous move is asked again, listing the

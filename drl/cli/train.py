@@ -83,6 +83,8 @@ def _run(cfg: DictConfig) -> None:
         result = train(conf, run_dir)
     except (ValueError, CheckpointError, RuntimeError, TrainingDiverged) as err:
         sys.exit(f"drl-train: {err}")
+    except OSError as err:  # e.g. the disk filled up: the message names the file
+        sys.exit(f"drl-train: {run_dir}: {err}")
     console.print(
         f"{result.iterations} iterations, {result.learner_steps} learner steps, "
         f"{result.games} games, {result.positions} positions; "

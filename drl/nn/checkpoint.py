@@ -1,11 +1,14 @@
 """Atomic checkpoints with integrity checks and fallback to the last good one.
 
-A checkpoint ``ckpt-00000123.pt`` (123 = learner steps) is a ``torch.save`` payload:
-model and optimizer state, the network's architecture (``arch``; absent in checkpoints
-written before there was a choice, which hold a ``resnet``) and config (``net_config``,
-see :func:`drl.nn.describe`; :func:`drl.nn.load` rebuilds the network), counters, RNG
-states, the replay-buffer position and the resolved config as YAML. Next to it,
-``ckpt-00000123.pt.sha256`` holds its SHA-256. Both are written to a temporary name and
+A checkpoint ``ckpt-00000012.pt`` is a ``torch.save`` payload: model and optimizer
+state, the network's architecture (``arch``; absent in checkpoints written before there
+was a choice, which hold a ``resnet``) and config (``net_config``, see
+:func:`drl.nn.describe`; :func:`drl.nn.load` rebuilds the network), counters, RNG
+states, the replay-buffer position and the resolved config as YAML. The number in the
+name orders the checkpoints of a folder (newest = largest); the training loop numbers
+them by iteration (12 = written after iteration 12, 0 = the network before any
+training) and keeps the learner steps in ``counters``. Next to it,
+``ckpt-00000012.pt.sha256`` holds its SHA-256. Both are written to a temporary name and
 renamed into place, the digest last, so a checkpoint without a matching digest is
 incomplete or damaged and is never trusted.
 """
@@ -50,7 +53,8 @@ def _write_atomic(path: Path, data: bytes) -> None:
 
 
 def list_checkpoints(directory: str | os.PathLike) -> list[Path]:
-    """Checkpoint files in ``directory``, oldest (fewest steps) first."""
+    """Checkpoint files ``ckpt-<number>.pt`` in ``directory``, oldest (smallest number)
+    first; damaged ones are listed too (see :func:`load_checkpoint`)."""
     d = Path(directory)
     if not d.is_dir():
         return []
@@ -59,13 +63,15 @@ def list_checkpoints(directory: str | os.PathLike) -> list[Path]:
 
 
 def save_checkpoint(
-    directory: str | os.PathLike, step: int, payload: dict[str, Any], keep: int = 3
+    directory: str | os.PathLike, number: int, payload: dict[str, Any], keep: int = 3
 ) -> Path:
-    """Write ``payload`` as checkpoint ``step`` and delete all but the newest ``keep``.
+    """Write ``payload`` as checkpoint ``number`` and delete all but the newest ``keep``.
 
     Args:
         directory: checkpoint folder (created if missing).
-        step: learner step count, used in the file name.
+        number: the checkpoint's number in its file name ``ckpt-<number:08d>.pt``
+            (>= 0; the training loop passes its iteration). A checkpoint of the same
+            number is replaced.
         payload: must hold at least ``model``, ``net_config`` and ``counters``.
         keep: number of checkpoints to keep (>= 1).
 
@@ -73,19 +79,21 @@ def save_checkpoint(
         Path of the new checkpoint.
 
     Raises:
-        ValueError: if a required key is missing or ``keep < 1``.
+        ValueError: if a required key is missing, ``number < 0`` or ``keep < 1``.
     """
     missing = [k for k in _REQUIRED if k not in payload]
     if missing:
         raise ValueError(f"checkpoint payload lacks {missing}")
     if keep < 1:
         raise ValueError(f"keep must be >= 1, got {keep}")
+    if number < 0:
+        raise ValueError(f"checkpoint number must be >= 0, got {number}")
     d = Path(directory)
     d.mkdir(parents=True, exist_ok=True)
     buf = io.BytesIO()
     torch.save(payload, buf)
     data = buf.getvalue()
-    path = d / f"ckpt-{step:08d}.pt"
+    path = d / f"ckpt-{number:08d}.pt"
     _write_atomic(path, data)
     _write_atomic(
         path.with_name(path.name + ".sha256"), (hashlib.sha256(data).hexdigest() + "\n").encode()
@@ -154,25 +162,32 @@ def load_latest(
     Args:
         directory: checkpoint folder.
         map_location: device for the tensors.
-        quarantine: rename damaged checkpoints to ``*.corrupt`` so that later saves and
-            loads no longer see them (the training loop does this on resume).
+        quarantine: once a good checkpoint is found, rename the damaged ones newer than
+            it to ``*.corrupt`` so that later saves and loads no longer see them. When
+            none is good nothing is renamed, so the folder keeps saying what it holds.
 
     Returns:
         ``(path, payload)``, or None if the folder holds no checkpoint at all.
 
     Raises:
-        CheckpointError: if checkpoints exist but none of them is good.
+        CheckpointError: if checkpoints exist but none of them is good (the message
+            names each and why).
     """
     paths = list_checkpoints(directory)
     errors = []
+    damaged: list[Path] = []
     for p in reversed(paths):
         try:
-            return p, load_checkpoint(p, map_location)
+            payload = load_checkpoint(p, map_location)
         except CheckpointError as exc:
             log.warning("%s; falling back to the previous checkpoint", exc)
             errors.append(str(exc))
-            if quarantine:
-                os.replace(p, p.with_name(p.name + ".corrupt"))
+            damaged.append(p)
+            continue
+        if quarantine:
+            for bad in damaged:
+                os.replace(bad, bad.with_name(bad.name + ".corrupt"))
+        return p, payload
     if errors:
         raise CheckpointError(f"no good checkpoint in {directory}:\n  " + "\n  ".join(errors))
     return None

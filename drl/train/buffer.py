@@ -283,8 +283,17 @@ class ReplayBuffer:
     # -- disk ---------------------------------------------------------------------------
     def shard_paths(self) -> list[Path]:
         """Complete shard files, oldest first."""
+        return self.shard_files(self.directory)
+
+    @staticmethod
+    def shard_files(directory: str | os.PathLike) -> list[Path]:
+        """The complete shard files ``shard-NNNNNN.npz`` in ``directory``, oldest first
+        (none if it does not exist); reads and changes nothing."""
+        d = Path(directory)
+        if not d.is_dir():
+            return []
         found = []
-        for p in self.directory.iterdir():
+        for p in d.iterdir():
             m = _SHARD_RE.match(p.name)
             if m:
                 found.append((int(m.group(1)), p))

@@ -29,8 +29,10 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 import types
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass, field, make_dataclass
 from typing import TYPE_CHECKING, Any, Optional, Union
 
@@ -45,6 +47,7 @@ __all__ = [
     "EvalCfg",
     "LoopCfg",
     "ModelCfg",
+    "RANGES",
     "ModelNode",
     "RuntimeCfg",
     "SearchCfg",
@@ -385,11 +388,100 @@ def _check(ok: bool, key: str, message: str, value: Any) -> None:
         raise ValueError(f"config {key}={value!r}: {message}")
 
 
-def _convert(group: str, make: Any) -> None:
+def _convert(group: str, node: Any, make: Any) -> None:
+    """Build a code object from config node ``group``; its own range checks' errors are
+    reported under the key they name (``config model.channels=0: ...``)."""
     try:
         make()
     except (TypeError, ValueError) as err:
-        raise ValueError(f"config {group}: {err}") from None
+        text = str(err)
+        for f in dataclasses.fields(node):
+            if re.search(rf"(?<![\w.])(?:\w+\.)?{re.escape(f.name)}\b", text):
+                value = getattr(node, f.name)
+                raise ValueError(f"config {group}.{f.name}={value!r}: {text}") from None
+        raise ValueError(f"config {group}: {text}") from None
+
+
+def _ge(bound: float) -> tuple[Callable[[Any], bool], str]:
+    return (lambda v: v >= bound), f"must be >= {bound}"
+
+
+def _gt(bound: float) -> tuple[Callable[[Any], bool], str]:
+    return (lambda v: v > bound), f"must be > {bound}"
+
+
+def _within(lo: float, hi: float, hi_open: bool = False) -> tuple[Callable[[Any], bool], str]:
+    if hi_open:
+        return (lambda v: lo <= v < hi), f"must lie in [{lo}, {hi})"
+    return (lambda v: lo <= v <= hi), f"must lie in [{lo}, {hi}]"
+
+
+def _eval_ranges(key: str) -> dict[str, tuple[Callable[[Any], bool], str]]:
+    return {
+        f"{key}.every": _ge(0),
+        f"{key}.games": _ge(0),
+        f"{key}.simulations": _ge(1),
+        f"{key}.max_plies": _ge(1),
+        f"{key}.openings": _ge(0),
+    }
+
+
+# The allowed range of every number in the configuration (the model's size fields are
+# checked by the architecture's config class, see _convert). A float must also be finite.
+RANGES: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "seed": _ge(0),
+    "threads": _ge(0),
+    "variant.max_plies": _ge(1),
+    "search.num_simulations": _ge(1),
+    "search.c_puct": _ge(0),
+    "search.dirichlet_alpha": _gt(0),
+    "search.dirichlet_epsilon": _within(0, 1),
+    "search.gumbel_max_considered": _ge(1),
+    "search.gumbel_c_visit": _gt(0),
+    "search.gumbel_c_scale": _ge(0),
+    "search.temperature": _ge(0),
+    "search.temperature_plies": _ge(0),
+    **{
+        f"train.{k}": _ge(1)
+        for k in (
+            "iterations",
+            "games_per_iteration",
+            "games_in_flight",
+            "shard_games",
+            "batch_size",
+            "replay_window",
+            "keep_checkpoints",
+            "fast_simulations",
+        )
+    },
+    "train.steps_per_iteration": _ge(0),
+    "train.min_replay": _ge(0),
+    "train.lr": _gt(0),
+    "train.weight_decay": _ge(0),
+    "train.momentum": _within(0, 1, hi_open=True),
+    "train.full_search_prob": ((lambda v: 0.0 < v <= 1.0), "must lie in (0, 1]"),
+    "train.value_loss_weight": _ge(0),
+    "train.aux_loss_weight": _ge(0),
+    "train.plies_scale": _gt(0),
+    "train.grad_clip": _ge(0),
+    **_eval_ranges("train.eval"),
+    **_eval_ranges("train.final_eval"),
+    "runtime.actors": _ge(1),
+    "runtime.cpus_per_actor": _gt(0),
+}
+
+
+def _numbers(node: Any, prefix: str = "") -> list[tuple[str, Any]]:
+    """``(dotted key, value)`` of every int and float leaf of a config dataclass."""
+    out = []
+    for f in dataclasses.fields(node):
+        value = getattr(node, f.name)
+        key = f"{prefix}{f.name}"
+        if dataclasses.is_dataclass(value):
+            out += _numbers(value, key + ".")
+        elif isinstance(value, int | float) and not isinstance(value, bool):
+            out.append((key, value))
+    return out
 
 
 def _check_learning(t: Any) -> None:
@@ -434,11 +526,13 @@ def _check_learning(t: Any) -> None:
 def validate(cfg: Config) -> None:
     """Check values that the schema's types cannot.
 
-    Besides the checks here, the code's own dataclasses are built from the config, so
-    their range checks apply too.
+    Every number must lie in its range (:data:`RANGES`; a float must be finite), and the
+    code's own dataclasses are built from the config, so their range checks apply too
+    (reported under the key they concern).
 
     Raises:
-        ValueError: naming the key, its value and what is wrong.
+        ValueError: naming the key (dotted, e.g. ``train.eval.games``), its value and
+            what is wrong.
     """
     from drl.rules import Variant
 
@@ -453,7 +547,6 @@ def validate(cfg: Config) -> None:
         "must be puct or gumbel",
         s.root_selection,
     )
-    _check(s.num_simulations >= 1, "search.num_simulations", "must be >= 1", s.num_simulations)
     _check(
         m.arch in registered_archs(),
         "model.arch",
@@ -462,43 +555,22 @@ def validate(cfg: Config) -> None:
     )
     _check(cfg.device in ("auto", "cpu", "cuda"), "device", "must be auto, cpu or cuda", cfg.device)
     _check(r.name in ("local", "ray"), "runtime.name", "must be local or ray", r.name)
-    _check(r.actors >= 1, "runtime.actors", "must be >= 1", r.actors)
     _check(t.optimizer in ("adamw", "sgd"), "train.optimizer", "must be adamw or sgd", t.optimizer)
-    for key in (
-        "iterations",
-        "games_per_iteration",
-        "games_in_flight",
-        "shard_games",
-        "batch_size",
-        "replay_window",
-        "keep_checkpoints",
-    ):
-        _check(getattr(t, key) >= 1, f"train.{key}", "must be >= 1", getattr(t, key))
-    _check(
-        t.steps_per_iteration >= 0,
-        "train.steps_per_iteration",
-        "must be >= 0",
-        t.steps_per_iteration,
-    )
-    _check(
-        0.0 < t.full_search_prob <= 1.0,
-        "train.full_search_prob",
-        "must lie in (0, 1]",
-        t.full_search_prob,
-    )
-    _check(cfg.variant.max_plies >= 1, "variant.max_plies", "must be >= 1", cfg.variant.max_plies)
+    for key, value in _numbers(cfg):
+        if isinstance(value, float):
+            _check(math.isfinite(value), key, "must be a finite number", value)
+        if key in RANGES:
+            ok, message = RANGES[key]
+            _check(ok(value), key, message, value)
     _check_learning(t)
-    _convert("search", lambda: search_config(cfg))
-    _convert("train", lambda: selfplay_config(cfg))
-    _convert("train", lambda: loss_config(cfg))
+    _convert("search", s, lambda: search_config(cfg))
+    _convert("train", t, lambda: selfplay_config(cfg))
+    _convert("train", t, lambda: loss_config(cfg))
     arch, net_fields = network_config(cfg, variant.board_size)
-    _convert("model", lambda: make_config(arch, **net_fields))
-    for key, ev in (("train.eval", t.eval), ("train.final_eval", t.final_eval)):
-        _check(ev.games >= 0, f"{key}.games", "must be >= 0", ev.games)
-        _check(ev.simulations >= 1, f"{key}.simulations", "must be >= 1", ev.simulations)
-        _check(ev.every >= 0, f"{key}.every", "must be >= 0", ev.every)
-        from drl.agents import spec_name
+    _convert("model", m, lambda: make_config(arch, **net_fields))
+    from drl.agents import spec_name
 
+    for key, ev in (("train.eval", t.eval), ("train.final_eval", t.final_eval)):
         for spec in ev.baselines:
             try:
                 spec_name(spec)

@@ -2,23 +2,51 @@
 
 It reads top to bottom and calls tested pieces: :class:`~drl.train.selfplay.SelfPlayActor`
 (through a runtime), :class:`~drl.train.buffer.ReplayBuffer`,
-:func:`~drl.train.learner.train_step`, :mod:`drl.nn.checkpoint` and
-:mod:`drl.train.evaluate`.
+:func:`~drl.train.learner.train_step`, :mod:`drl.nn.checkpoint`,
+:mod:`drl.train.run_folder` and :mod:`drl.train.evaluate`.
 
 Run folder layout::
 
-    config.yaml          resolved configuration
-    checkpoints/         ckpt-<learner steps>.pt + .sha256 (the newest K good ones)
+    .lock                held by the training process (pid, start time); one at a time
+    config.yaml          resolved configuration (written once the folder's checks pass)
+    sessions.jsonl       one line per start: session, pid, time, resumed-from checkpoint,
+                         iteration, learner steps and games at the start
+    checkpoints/         ckpt-<iteration>.pt + .sha256 (the newest K good ones;
+                         ckpt-00000000.pt is the network before any training); damaged
+                         ones set aside as *.corrupt
     replay/              shard-NNNNNN.npz, one per batch of finished games
-    games/               selfplay-NNNNNN.pdn, the same games as PDN
+    games/               selfplay-NNNNNN.pdn, the games of shard NNNNNN as PDN
     eval/                evaluation results (JSON) and games (PDN)
     tb/                  TensorBoard scalars
-    metrics.jsonl        one line of scalars per iteration
+    metrics.jsonl        one line of scalars per iteration (1, 2, ...), then the final
+                         evaluation's
 
-Resuming: a run folder with checkpoints continues from the newest good one (a damaged
-checkpoint is reported, set aside as ``*.corrupt`` and the previous one is used). Games
-finished after that checkpoint are already in the replay folder and count towards the
-iteration in progress, so a killed run loses only the games that were in flight.
+What a run folder guarantees, however often the process is killed:
+
+- Nothing saved is lost. A shard, its PDN and a checkpoint are written to a temporary
+  name and renamed into place (the PDN before its shard, a checkpoint before its
+  digest). Every iteration plays exactly ``games_per_iteration`` games: games finished
+  after the newest good checkpoint are in the replay folder and count towards the
+  iteration in progress, so a kill loses only the games in flight, and a finished run
+  holds ``iterations * games_per_iteration`` games.
+- Games are numbered 0, 1, ... in shard order with no gap or repeat (``game_index`` in
+  the shards, ``Round`` = index + 1 in the PDN); a game gets its number when it is
+  written, not when it starts.
+- No game is played twice. Self-play of iteration ``i`` in session ``s`` (the number of
+  the start, from ``sessions.jsonl``, 0 for a run never interrupted) is seeded with
+  ``[seed, i, s, 0]`` and the learner with ``[seed, i, s, 1]``, so a restart that
+  replays an iteration with the same network draws other games; an uninterrupted run is
+  reproducible.
+- The iteration and learner-step counters never go back: a run continues from its
+  newest good checkpoint, metrics lines of iterations after it (work that is redone)
+  are dropped, and a damaged newer checkpoint is reported and set aside as ``*.corrupt``.
+- A folder is continued only by its own run: a second process is refused while one
+  holds the lock; a config of another variant, encoding or network than the checkpoint
+  (or, without one, ``config.yaml``) is refused before anything is written; a folder
+  with replay data or damaged checkpoints but no good checkpoint is refused instead of
+  being trained afresh (the first checkpoint is written before the first game, so such a
+  folder has lost its checkpoints). Iterations, evaluation, threads, progress and device
+  may change from one start to the next.
 """
 
 from __future__ import annotations
@@ -35,16 +63,16 @@ import torch
 from omegaconf import OmegaConf
 
 from drl.encode.actions import num_actions
+from drl.encode.planes import N_CHANNELS
 from drl.eval.arena import role_variant, write_pdn
-from drl.nn import (
-    NetworkEvaluator,
-    PolicyValueModel,
-    TrainingDiverged,
-    build,
-    check_compatible,
-    describe,
+from drl.nn import NetworkEvaluator, PolicyValueModel, TrainingDiverged, build, describe
+from drl.nn.checkpoint import (
+    CheckpointError,
+    list_checkpoints,
+    load_checkpoint,
+    load_latest,
+    save_checkpoint,
 )
-from drl.nn.checkpoint import CheckpointError, load_latest, save_checkpoint
 from drl.rules import Variant
 from drl.train.buffer import GameBatch, ReplayBuffer
 from drl.train.config import (
@@ -58,8 +86,16 @@ from drl.train.config import (
 )
 from drl.train.evaluate import BaselineResult, elo_for_log, evaluate_against
 from drl.train.learner import check_network, train_step
+from drl.train.run_folder import (
+    RunFolderError,
+    check_checkpoint,
+    check_config_file,
+    lock_run_dir,
+    refuse_without_checkpoint,
+    start_session,
+)
 from drl.train.runtime import make_runtime
-from drl.train.selfplay import SelfPlayStats
+from drl.train.selfplay import SelfPlayStats, renumber_games
 
 __all__ = ["TrainResult", "build_network", "run_variants", "train"]
 
@@ -79,6 +115,7 @@ class TrainResult:
         checkpoint: the last checkpoint written (or resumed from).
         resumed_from: the checkpoint this session started from, if any.
         final_eval: results of the final evaluation (empty if switched off).
+        session: this session's number in the run (0 for the first start).
     """
 
     run_dir: Path
@@ -89,6 +126,7 @@ class TrainResult:
     checkpoint: Path | None
     resumed_from: Path | None = None
     final_eval: list[BaselineResult] = field(default_factory=list)
+    session: int = 0
 
 
 def run_variants(cfg: Config) -> list[Variant]:
@@ -243,31 +281,103 @@ def _diverged_in_run(
     )
 
 
+def _checkpoint_number(path: Path) -> int:
+    """The number in ``ckpt-<number>.pt`` (also of ``ckpt-<number>.pt.corrupt``)."""
+    return int(path.name.split("-", 1)[1].split(".", 1)[0])
+
+
+def _set_aside(path: Path) -> None:
+    log.warning("setting damaged checkpoint %s aside as %s.corrupt", path, path.name)
+    os.replace(path, path.with_name(path.name + ".corrupt"))
+
+
+def _number_by_iteration(directory: Path) -> None:
+    """Give checkpoints named by learner steps (the naming of earlier versions) the
+    iteration names, so that the newest is again the largest number. Hard links first,
+    then the old names go: a kill leaves both names of a good checkpoint, never none."""
+    for p in list_checkpoints(directory):
+        try:
+            it = int(load_checkpoint(p)["counters"]["iteration"])
+        except (CheckpointError, KeyError, TypeError, ValueError):
+            continue
+        target = p.with_name(f"ckpt-{it:08d}.pt")
+        if target == p:
+            continue
+        digest, new_digest = (q.with_name(q.name + ".sha256") for q in (p, target))
+        if target.exists() and not os.path.samefile(p, target):
+            os.replace(p, p.with_name(p.name + ".old"))  # out of the way of the ordering
+            digest.unlink(missing_ok=True)
+            continue
+        if not target.exists():
+            os.link(p, target)
+        if not new_digest.exists():
+            os.link(digest, new_digest)
+        digest.unlink()
+        p.unlink()
+        log.info("renamed checkpoint %s to %s (numbered by iteration)", p.name, target.name)
+
+
+def _trim_metrics(path: Path, iteration: int) -> None:
+    """Drop the metrics lines of iterations after ``iteration`` (redone from there) and
+    lines cut short by a kill."""
+    if not path.exists():
+        return
+    keep, dropped = [], 0
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            ok = int(json.loads(line)["iteration"]) <= iteration
+        except (ValueError, KeyError, TypeError):
+            ok = False
+        if ok:
+            keep.append(line + "\n")
+        else:
+            dropped += 1
+    if dropped:
+        _write_text_atomic(path, "".join(keep))
+
+
+def _drop_orphan_pdns(games_dir: Path, num_shards: int) -> None:
+    """Remove PDN files of shards that were never written (a kill between the two) and
+    writes cut short."""
+    for p in games_dir.glob("*.tmp"):
+        p.unlink()
+    for p in games_dir.glob("selfplay-*.pdn"):
+        stem = p.stem.split("-", 1)[1]
+        if stem.isdigit() and int(stem) >= num_shards:
+            p.unlink()
+
+
 def train(cfg: Config, run_dir: str | os.PathLike, progress: bool | None = None) -> TrainResult:
-    """Train (or continue training) in ``run_dir``.
+    """Train (or continue training) in ``run_dir``; see the module's docstring for what a
+    run folder guarantees.
 
     Args:
         cfg: the configuration (validated here).
-        run_dir: the run folder; created if missing, continued if it holds checkpoints.
+        run_dir: the run folder; created if missing, continued if it holds a checkpoint.
         progress: show a progress bar (default ``cfg.progress``).
 
     Returns:
         :class:`TrainResult`.
 
     Raises:
-        ValueError: invalid configuration, or a checkpoint whose network (architecture,
-            board size or size fields) does not match ``cfg.model`` and the variant.
-        CheckpointError: the run folder has checkpoints but none is good.
+        ValueError: invalid configuration, or a run folder of another variant, position
+            encoding or network (architecture, board size or size fields) than ``cfg``;
+            the message names both values.
+        CheckpointError: the run folder has replay data or damaged checkpoints but no good
+            checkpoint.
+        RunFolderError: the run folder cannot be created or written, or another process
+            is training in it.
         TrainingDiverged: a loss, the gradients or the network's outputs became NaN or
             infinite; nothing of that iteration is checkpointed, so the run folder
             resumes from the last good checkpoint (the message says which).
     """
     validate(cfg)
+    with lock_run_dir(run_dir) as lock:
+        return _train(cfg, lock.run_dir, progress)
+
+
+def _train(cfg: Config, run_dir: Path, progress: bool | None) -> TrainResult:
     t = cfg.train
-    run_dir = Path(run_dir)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "games").mkdir(exist_ok=True)
-    _write_text_atomic(run_dir / "config.yaml", OmegaConf.to_yaml(OmegaConf.structured(cfg)))
     torch.set_num_threads(cfg.threads if cfg.threads > 0 else _cpus())
     torch.manual_seed(cfg.seed)
     device = _device(cfg.device)
@@ -275,27 +385,63 @@ def train(cfg: Config, run_dir: str | os.PathLike, progress: bool | None = None)
     variants = run_variants(cfg)
     board_size = variants[0].board_size
     n_actions = num_actions(board_size)
+    encoding = {"board_size": board_size, "channels": N_CHANNELS, "actions": n_actions}
     net = build_network(cfg, board_size).to(device)
     optimizer = _optimizer(cfg, net)
-    iteration, learner_steps, games_at_ckpt = 0, 0, 0
+    want = describe(net)
+    ckpt_dir = run_dir / "checkpoints"
+    config_file = run_dir / "config.yaml"
+
+    # -- what the folder holds, checked before anything is written -----------------------
+    damaged: list[str] = []
+    try:
+        found = load_latest(ckpt_dir, map_location=device)
+    except CheckpointError as err:
+        found = None
+        damaged = str(err).splitlines()[1:]
+    if found is not None:
+        check_checkpoint(
+            found[0], found[1], cfg.variant.spec, encoding, want["arch"], want["net_config"]
+        )
+    elif config_file.exists():
+        model = OmegaConf.to_container(OmegaConf.structured(cfg.model))
+        check_config_file(config_file, cfg.variant.spec, model)  # type: ignore[arg-type]
+    if found is None:
+        shards = ReplayBuffer.shard_files(run_dir / "replay")
+        bad = list_checkpoints(ckpt_dir)
+        set_aside = sorted(ckpt_dir.glob("ckpt-*.pt.corrupt")) if ckpt_dir.is_dir() else []
+        if shards or any(_checkpoint_number(p) > 0 for p in bad + set_aside):
+            refuse_without_checkpoint(run_dir, shards, [d.strip() for d in damaged], set_aside)
+        # Only the first checkpoint was cut short: nothing was trained or played yet.
+        for p in bad:
+            _set_aside(p)
+
+    # -- the checks passed: this process continues (or starts) the run -------------------
+    config_text = OmegaConf.to_yaml(OmegaConf.structured(cfg))
+    try:
+        _write_text_atomic(config_file, config_text)
+        (run_dir / "games").mkdir(exist_ok=True)
+    except OSError as err:
+        raise RunFolderError(f"cannot write in run folder {run_dir}: {err}") from None
+    iteration, learner_steps, games_at_ckpt, last_session = 0, 0, 0, -1
     resumed_from = None
-    found = load_latest(run_dir / "checkpoints", map_location=device, quarantine=True)
     if found is not None:
         resumed_from, payload = found
-        want = describe(net)
-        try:
-            check_compatible(payload, want["arch"], want["net_config"])
-        except ValueError as err:
-            raise ValueError(
-                f"{resumed_from}: {err}; use another run_dir or the run's own model settings"
-            ) from None
+        for p in list_checkpoints(ckpt_dir):
+            if _checkpoint_number(p) > _checkpoint_number(resumed_from):
+                _set_aside(p)
+        c = payload["counters"]
+        iteration, learner_steps, games_at_ckpt = c["iteration"], c["learner_steps"], c["games"]
+        last_session = int(c.get("session", -1))
+        if _checkpoint_number(resumed_from) != iteration:
+            _number_by_iteration(ckpt_dir)
+            resumed_from = ckpt_dir / f"ckpt-{iteration:08d}.pt"
         net.load_state_dict(payload["model"])
         optimizer.load_state_dict(payload["optimizer"])
         for group in optimizer.param_groups:  # this session's settings, not the checkpoint's
             group.update(_optimizer(cfg, net).defaults)
-        c = payload["counters"]
-        iteration, learner_steps, games_at_ckpt = c["iteration"], c["learner_steps"], c["games"]
         torch.set_rng_state(payload["rng"]["torch"].cpu())
+        _trim_metrics(run_dir / "metrics.jsonl", iteration)
         log.info(
             "resumed from %s (iteration %d, %d learner steps)",
             resumed_from,
@@ -303,6 +449,45 @@ def train(cfg: Config, run_dir: str | os.PathLike, progress: bool | None = None)
             learner_steps,
         )
     buffer = ReplayBuffer(run_dir / "replay", t.replay_window, n_actions)
+    _drop_orphan_pdns(run_dir / "games", buffer.num_shards)
+    session = start_session(
+        run_dir,
+        last_session + 1,
+        {
+            "resumed_from": None if resumed_from is None else resumed_from.name,
+            "iteration": iteration,
+            "learner_steps": learner_steps,
+            "games": buffer.num_games,
+        },
+    )
+
+    def save(it: int) -> Path:
+        return save_checkpoint(
+            ckpt_dir,
+            it,
+            {
+                "model": net.state_dict(),
+                "optimizer": optimizer.state_dict(),
+                **describe(net),
+                "encoding": encoding,
+                "counters": {
+                    "iteration": it,
+                    "learner_steps": learner_steps,
+                    "games": buffer.num_games,
+                    "positions": buffer.num_positions,
+                    "shards": buffer.num_shards,
+                    "session": session,
+                },
+                "rng": {"torch": torch.get_rng_state(), "seed": cfg.seed},
+                "variant": cfg.variant.spec,
+                "config_yaml": config_text,
+            },
+            keep=t.keep_checkpoints,
+        )
+
+    checkpoint = resumed_from
+    if checkpoint is None:
+        checkpoint = save(0)  # before any game: replay data always has a checkpoint
     runtime = make_runtime(
         cfg.runtime.name,
         variants,
@@ -318,9 +503,10 @@ def train(cfg: Config, run_dir: str | os.PathLike, progress: bool | None = None)
     runtime.set_next_game_index(buffer.num_games)
     loss_cfg = loss_config(cfg)
     logger = _Logger(run_dir, cfg.tensorboard)
-    checkpoint = resumed_from
 
     def on_games(batch: GameBatch, pdns: list[str]) -> None:
+        # The buffer's game count is the one numbering of the run's games.
+        batch, pdns = renumber_games(batch, pdns, buffer.num_games)
         _write_text_atomic(
             run_dir / "games" / f"selfplay-{buffer.num_shards:06d}.pdn", "".join(pdns)
         )
@@ -352,14 +538,19 @@ def train(cfg: Config, run_dir: str | os.PathLike, progress: bool | None = None)
                     bar.update(base + k - bar.n)
 
                 st = runtime.play(
-                    net, todo, [cfg.seed, iteration], on_games, t.shard_games, advance_bar
+                    net,
+                    todo,
+                    [cfg.seed, iteration, session, 0],
+                    on_games,
+                    t.shard_games,
+                    advance_bar,
                 )
                 scalars.update(_selfplay_scalars(st, runtime.net_seconds, t.games_in_flight))
             scalars["time/selfplay_s"] = time.perf_counter() - t_sp
             scalars["replay/positions"] = buffer.num_positions
             scalars["replay/games"] = buffer.num_games
             if len(buffer) >= t.min_replay and t.steps_per_iteration > 0:
-                rng = np.random.default_rng([cfg.seed, iteration, 1])
+                rng = np.random.default_rng([cfg.seed, iteration, session, 1])
                 sums: dict[str, float] = {}
                 t0 = time.perf_counter()
                 for _ in range(t.steps_per_iteration):
@@ -376,33 +567,16 @@ def train(cfg: Config, run_dir: str | os.PathLike, progress: bool | None = None)
             scalars["learner/steps"] = learner_steps
             iteration += 1
             games_at_ckpt = buffer.num_games
-            checkpoint = save_checkpoint(
-                run_dir / "checkpoints",
-                learner_steps,
-                {
-                    "model": net.state_dict(),
-                    "optimizer": optimizer.state_dict(),
-                    **describe(net),
-                    "counters": {
-                        "iteration": iteration,
-                        "learner_steps": learner_steps,
-                        "games": buffer.num_games,
-                        "positions": buffer.num_positions,
-                        "shards": buffer.num_shards,
-                    },
-                    "rng": {"torch": torch.get_rng_state(), "seed": cfg.seed},
-                    "variant": cfg.variant.spec,
-                    "config_yaml": OmegaConf.to_yaml(OmegaConf.structured(cfg)),
-                },
-                keep=t.keep_checkpoints,
-            )
             if t.eval.every > 0 and iteration % t.eval.every == 0 and iteration < t.iterations:
                 t_ev = time.perf_counter()
                 results = _evaluate(cfg, net, device, t.eval, cfg.seed + iteration)
                 scalars.update(_eval_scalars(results, "eval"))
                 scalars["time/eval_s"] = time.perf_counter() - t_ev
                 _save_eval(run_dir, f"iter-{iteration:04d}", results)
+            # The line goes first: a kill before the checkpoint redoes the iteration, and
+            # the next start drops the line again.
             logger.log(iteration, scalars)
+            checkpoint = save(iteration)
     except TrainingDiverged as err:
         raise _diverged_in_run(err, iteration + 1, checkpoint) from err
     finally:
@@ -426,6 +600,7 @@ def train(cfg: Config, run_dir: str | os.PathLike, progress: bool | None = None)
         checkpoint=checkpoint,
         resumed_from=resumed_from,
         final_eval=final,
+        session=session,
     )
 
 
@@ -457,4 +632,4 @@ def resolve_run_dir(
     return root / (name if job is None else f"{name}-{job}")
 
 
-__all__ += ["CheckpointError", "resolve_run_dir"]
+__all__ += ["CheckpointError", "RunFolderError", "resolve_run_dir"]

@@ -2,7 +2,11 @@
 
 Both runtimes drive the same :class:`~drl.train.selfplay.SelfPlayActor` code and hand
 finished games back in chunks (``on_games``), which the training loop writes to the
-replay buffer at once.
+replay buffer at once. Either way the games reach ``on_games`` numbered contiguously in
+the order they are handed back, from the index set by ``set_next_game_index`` (the Ray
+driver numbers each actor's chunk as it arrives, with
+:func:`~drl.train.selfplay.renumber_games`), and a call hands back exactly the games it
+was asked for.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from drl.nn import NetworkEvaluator, PolicyValueModel, build, describe
 from drl.rules import Variant
 from drl.search import SearchConfig
 from drl.train.buffer import GameBatch
-from drl.train.selfplay import SelfPlayActor, SelfPlayConfig, SelfPlayStats
+from drl.train.selfplay import SelfPlayActor, SelfPlayConfig, SelfPlayStats, renumber_games
 
 __all__ = ["LocalRuntime", "RayRuntime", "make_runtime"]
 
@@ -62,8 +66,10 @@ class LocalRuntime:
         self.net_seconds = 0.0
 
     def set_next_game_index(self, index: int) -> None:
-        """Number new games from ``index`` on."""
+        """Number the games handed back from ``index`` on, and continue the role
+        alternation as if ``index`` games had been started."""
         self.actor.next_game_index = index
+        self.actor.games_started = index
 
     def play(
         self,
@@ -74,7 +80,8 @@ class LocalRuntime:
         chunk: int,
         progress: Callable[[int], None] | None = None,
     ) -> SelfPlayStats:
-        """Finish ``num_games`` games with ``net`` (see :meth:`SelfPlayActor.play`)."""
+        """Deliver exactly ``num_games`` games played with ``net`` (see
+        :meth:`SelfPlayActor.play`)."""
         import numpy as np
 
         self.actor.rng = np.random.default_rng(seed)
@@ -121,9 +128,16 @@ class RayRuntime:
         per = max(1, config.games_in_flight // actors)
         sub = SelfPlayConfig(**{**config.__dict__, "games_in_flight": per})
         remote_cls = ray.remote(num_cpus=cpus_per_actor)(_RayActor)
+        # Actor k starts its role alternation at k, so that actors do not all play the
+        # same role at once.
         self.actors = [
             remote_cls.remote(
-                [str(v) for v in variants], search.__dict__, sub.__dict__, describe(net), seed + k
+                [str(v) for v in variants],
+                search.__dict__,
+                sub.__dict__,
+                describe(net),
+                seed + k,
+                k,
             )
             for k in range(actors)
         ]
@@ -131,7 +145,7 @@ class RayRuntime:
         self._next_index = 0
 
     def set_next_game_index(self, index: int) -> None:
-        """Number new games from ``index`` on (actor k numbers games k, k + actors, ...)."""
+        """Number the games handed back from ``index`` on, in the order they arrive."""
         self._next_index = index
 
     def play(
@@ -143,15 +157,11 @@ class RayRuntime:
         chunk: int,
         progress: Callable[[int], None] | None = None,
     ) -> SelfPlayStats:
-        """Finish ``num_games`` games over all actors, delivering them in chunks."""
+        """Deliver exactly ``num_games`` games over all actors, in chunks, numbered in
+        the order they arrive."""
         ray = self.ray
         weights = ray.put({k: v.detach().cpu() for k, v in net.state_dict().items()})
-        ray.get(
-            [
-                a.load.remote(weights, seed, self._next_index, k, len(self.actors))
-                for k, a in enumerate(self.actors)
-            ]
-        )
+        ray.get([a.load.remote(weights, seed, k) for k, a in enumerate(self.actors)])
         left = num_games
         running = {}
         for a in self.actors:
@@ -166,6 +176,8 @@ class RayRuntime:
             ready, _ = ray.wait(list(running), num_returns=1)
             actor = running.pop(ready[0])
             batch, pdns, st, net_s = ray.get(ready[0])
+            batch, pdns = renumber_games(batch, pdns, self._next_index)
+            self._next_index += batch.num_games
             on_games(batch, pdns)
             stats.append(st)
             self.net_seconds += net_s
@@ -176,7 +188,6 @@ class RayRuntime:
                 n = min(chunk, left)
                 left -= n
                 running[actor.play.remote(n)] = actor
-        self._next_index += num_games
         return _merge(stats)
 
     def close(self) -> None:
@@ -189,7 +200,13 @@ class _RayActor:
     """One Ray self-play actor (runs in its own process)."""
 
     def __init__(
-        self, variants: list[str], search: dict, config: dict, network: dict, seed: int
+        self,
+        variants: list[str],
+        search: dict,
+        config: dict,
+        network: dict,
+        seed: int,
+        first_variant: int = 0,
     ) -> None:
         torch.set_num_threads(1)
         self.net = build(network["arch"], **network["net_config"]).eval()
@@ -199,14 +216,15 @@ class _RayActor:
             SelfPlayConfig(**config),
             seed,
         )
+        self.actor.games_started = first_variant
 
-    def load(self, weights: dict, seed: Any, first_index: int, rank: int, actors: int) -> None:
+    def load(self, weights: dict, seed: Any, rank: int) -> None:
+        """New weights, and the call's seed extended by the actor's rank (the games'
+        numbers are the driver's; see :meth:`RayRuntime.play`)."""
         import numpy as np
 
         self.net.load_state_dict(weights)
         self.actor.rng = np.random.default_rng([*np.atleast_1d(seed).tolist(), rank])
-        self.actor.index_stride = actors
-        self.actor.next_game_index = first_index + rank
 
     def play(self, n: int) -> tuple[GameBatch, list[str], SelfPlayStats, float]:
         got: list[tuple[GameBatch, list[str]]] = []

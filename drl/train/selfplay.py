@@ -4,7 +4,14 @@ Every slot holds one game. At each step every slot whose position has a single l
 step plays it at once (recorded with policy weight 0); the others are searched together
 by :class:`~drl.search.BatchedMCTS` (one network call per batch of leaves). A finished
 slot starts a new game at once, so the batch stays full; games still in flight when
-:meth:`SelfPlayActor.play` returns go on at the next call.
+:meth:`SelfPlayActor.play` returns go on at the next call, and so do games that finished
+in the last step beyond the number asked for: a call delivers exactly the games it was
+asked for.
+
+Games are numbered when they are delivered, in delivery order, so the numbers of the
+games an actor hands out are contiguous whatever order they finished in (a game's
+number is its ``Round`` in the PDN, minus one). :func:`renumber_games` numbers a
+delivered batch afresh, for a driver that gathers the games of several actors.
 
 In Give and Take the actor can alternate which colour is the Taker from game to game
 (``variants`` holds both role assignments), so the one network learns both roles; the
@@ -13,9 +20,10 @@ observation's objective planes tell it which role it is playing.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -39,7 +47,14 @@ from drl.rules.pdn import board_to_pdn
 from drl.search import BatchedMCTS, Evaluator, Roots, SearchConfig
 from drl.train.buffer import GameBatch
 
-__all__ = ["RESULT_DRAW", "RESULT_TRUNCATED", "SelfPlayActor", "SelfPlayConfig", "SelfPlayStats"]
+__all__ = [
+    "RESULT_DRAW",
+    "RESULT_TRUNCATED",
+    "SelfPlayActor",
+    "SelfPlayConfig",
+    "SelfPlayStats",
+    "renumber_games",
+]
 
 RESULT_DRAW = 2
 RESULT_TRUNCATED = 3
@@ -127,10 +142,12 @@ class SelfPlayStats:
 
 
 class _Game:
-    """One game in a slot: its game-core position, history and recorded positions."""
+    """One game in a slot: its game-core position, history and recorded positions.
 
-    def __init__(self, index: int, variant: Variant, hist_cap: int, moves: np.ndarray) -> None:
-        self.index = index
+    ``index`` is -1 until the game is delivered and numbered."""
+
+    def __init__(self, variant: Variant, hist_cap: int, moves: np.ndarray) -> None:
+        self.index = -1
         self.variant = variant
         self.params = np.ascontiguousarray(variant.params, dtype=np.int64)
         self.pos = G.new_pos()
@@ -185,26 +202,37 @@ class SelfPlayActor:
             search, config.games_in_flight, self.board_size, max_plies=config.max_plies
         )
         self._slots: list[_Game | None] = [None] * config.games_in_flight
+        self._done: list[_Game] = []  # finished, not delivered yet (oldest first)
         self._next_index = 0
-        self.index_stride = 1
+        self.games_started = 0
         self._moves = G.move_buffer()
         self._played = np.zeros(MOVE_WIDTH, np.int64)
         self._mask = np.zeros(self.num_actions, np.bool_)
 
     @property
     def next_game_index(self) -> int:
-        """Index the next new game will get (games are numbered over the whole run)."""
+        """Index the next delivered game will get; each delivered game takes the next
+        one (the training loop sets it to the number of games the run has saved)."""
         return self._next_index
 
     @next_game_index.setter
     def next_game_index(self, value: int) -> None:
         self._next_index = int(value)
 
+    @property
+    def games_started(self) -> int:
+        """Games started so far; game k is played under ``variants[k % len(variants)]``
+        (set it to shift the role alternation, e.g. to continue a run's)."""
+        return self._started
+
+    @games_started.setter
+    def games_started(self, value: int) -> None:
+        self._started = int(value)
+
     def _new_game(self) -> _Game:
-        v = self.variants[(self._next_index // self.index_stride) % len(self.variants)]
-        g = _Game(self._next_index, v, self.config.max_plies + 2, self._moves)
-        self._next_index += self.index_stride
-        return g
+        v = self.variants[self._started % len(self.variants)]
+        self._started += 1
+        return _Game(v, self.config.max_plies + 2, self._moves)
 
     def play(
         self,
@@ -214,19 +242,26 @@ class SelfPlayActor:
         chunk: int = 32,
         progress: Callable[[int], None] | None = None,
     ) -> SelfPlayStats:
-        """Play until ``num_games`` more games have finished.
+        """Play until exactly ``num_games`` more games are delivered.
+
+        Games that finished beyond ``num_games`` in the last step are kept and delivered
+        first by the next call, like the games still in flight.
 
         Args:
             evaluate: the network.
-            num_games: games to finish in this call (>= 1).
+            num_games: games to deliver in this call (>= 1).
             on_games: called with each chunk of finished games (positions and PDN texts,
-                one per game) as soon as ``chunk`` games have finished, and with the rest
-                at the end; the training loop writes them to the replay buffer here.
+                one per game, numbered from :attr:`next_game_index` in delivery order)
+                as soon as ``chunk`` games have finished, and with the rest at the end;
+                the training loop writes them to the replay buffer here.
             chunk: games per ``on_games`` call.
-            progress: called with the number of games finished after each finish.
+            progress: called with the number of games delivered after each one.
 
         Returns:
             :class:`SelfPlayStats` of this call.
+
+        Raises:
+            ValueError: if ``num_games < 1``.
         """
         if num_games < 1:
             raise ValueError(f"num_games must be >= 1, got {num_games}")
@@ -236,6 +271,21 @@ class SelfPlayActor:
         ent_sum, ent_n = 0.0, 0
         cfg = self.config
         b = cfg.games_in_flight
+
+        def deliver() -> None:
+            nonlocal pending
+            while self._done and stats.games < num_games:
+                g = self._done.pop(0)
+                g.index = self._next_index
+                self._next_index += 1
+                pending.append(self._finish(g, stats))
+                if progress is not None:
+                    progress(stats.games)
+                if on_games is not None and len(pending) >= chunk:
+                    on_games(GameBatch.concat([p[0] for p in pending]), [p[1] for p in pending])
+                    pending = []
+
+        deliver()
         while stats.games < num_games:
             for i in range(b):
                 if self._slots[i] is None:
@@ -284,15 +334,9 @@ class SelfPlayActor:
                 if self._advance(g, int(actions[i])):
                     finished_now.append(i)
             for i in finished_now:
-                g = slots[i]
-                batch, pdn = self._finish(g, stats)
-                pending.append((batch, pdn))
+                self._done.append(slots[i])
                 self._slots[i] = None
-                if progress is not None:
-                    progress(stats.games)
-                if on_games is not None and len(pending) >= chunk:
-                    on_games(GameBatch.concat([p[0] for p in pending]), [p[1] for p in pending])
-                    pending = []
+            deliver()
         if on_games is not None and pending:
             on_games(GameBatch.concat([p[0] for p in pending]), [p[1] for p in pending])
         stats.seconds = time.perf_counter() - t0
@@ -394,3 +438,49 @@ class SelfPlayActor:
             tags["Termination"] = "max_plies"
             return board_to_pdn(board, tags, "*")
         return board_to_pdn(board, tags)  # the result in the GameType's convention
+
+
+_ROUND_TAG = re.compile(r'^\[Round "[^"\n]*"\]$', re.MULTILINE)
+
+
+def renumber_games(
+    batch: GameBatch, pdns: Sequence[str], first: int
+) -> tuple[GameBatch, list[str]]:
+    """Number the games of a delivered batch ``first, first + 1, ...`` in batch order.
+
+    The positions of each game are contiguous in ``batch`` and ``pdns[k]`` is game k's
+    PDN (as :meth:`SelfPlayActor.play` delivers them); ``game_index`` and each PDN's
+    ``Round`` tag (index + 1) are rewritten.
+
+    Args:
+        batch: G games (every game has at least one position).
+        pdns: their G PDN texts, each with one ``Round`` tag.
+        first: the first game's new index (>= 0).
+
+    Returns:
+        ``(batch, pdns)`` renumbered (new objects; the arguments are left as they were).
+
+    Raises:
+        ValueError: if the batch does not hold G distinct runs of game indices, or
+            ``pdns`` does not hold G texts with a ``Round`` tag each.
+    """
+    if first < 0:
+        raise ValueError(f"first game index must be >= 0, got {first}")
+    gi = batch.game_index
+    g = batch.num_games
+    if len(pdns) != g:
+        raise ValueError(f"{len(pdns)} PDN texts for a batch of {g} games")
+    starts = np.flatnonzero(np.r_[True, gi[1:] != gi[:-1]]) if len(gi) else np.zeros(0, int)
+    if len(starts) != g:
+        raise ValueError(
+            f"batch of {g} games holds {len(starts)} runs of game indices; "
+            "each game's positions must be contiguous and carry one index"
+        )
+    new_index = np.repeat(first + np.arange(g, dtype=np.int64), np.diff(np.r_[starts, len(gi)]))
+    texts = []
+    for k, text in enumerate(pdns):
+        new, n = _ROUND_TAG.subn(f'[Round "{first + k + 1}"]', text, count=1)
+        if n != 1:
+            raise ValueError(f"PDN text of game {k} of the batch has no Round tag")
+        texts.append(new)
+    return replace(batch, game_index=new_index), texts

@@ -69,14 +69,29 @@ def test_missing_digest_and_garbage(tmp_path):
         load_checkpoint(tmp_path / "nope.pt")
 
 
-def test_quarantine_and_all_bad(tmp_path):
+def test_quarantine_sets_aside_only_past_a_good_checkpoint(tmp_path):
+    save_checkpoint(tmp_path, 1, _payload(1))
+    p2 = save_checkpoint(tmp_path, 2, _payload(2))
+    p2.write_bytes(b"broken")
+    path, _ = load_latest(tmp_path, quarantine=True)
+    assert path.name == "ckpt-00000001.pt"
+    assert (tmp_path / "ckpt-00000002.pt.corrupt").exists() and not p2.exists()
+
+
+def test_all_bad_is_an_error_every_time_and_nothing_is_renamed(tmp_path):
+    # Renaming them all would make the next load see an empty folder and start afresh.
     p = save_checkpoint(tmp_path, 3, _payload(3))
     p.write_bytes(b"broken")
-    with pytest.raises(CheckpointError, match="no good checkpoint"):
-        load_latest(tmp_path, quarantine=True)
-    assert (tmp_path / "ckpt-00000003.pt.corrupt").exists()
-    assert load_latest(tmp_path) is None
+    for _ in range(2):
+        with pytest.raises(CheckpointError, match="(?s)no good checkpoint.*ckpt-00000003.pt"):
+            load_latest(tmp_path, quarantine=True)
+    assert p.exists() and not list(tmp_path.glob("*.corrupt"))
     assert load_latest(tmp_path / "missing") is None
+
+
+def test_checkpoint_numbers_are_checked(tmp_path):
+    with pytest.raises(ValueError, match="number must be >= 0"):
+        save_checkpoint(tmp_path, -1, _payload(1))
 
 
 def test_payload_needs_required_keys(tmp_path):

@@ -197,12 +197,14 @@ def test_the_documented_command_line_composes():
     ) == ("english", 64, "puct", 50)
 
 
-def test_validate_reports_code_range_checks_by_group():
+def test_validate_reports_code_range_checks_by_key():
     cfg = OmegaConf.to_object(_compose("model.channels=0"))
-    with pytest.raises(ValueError, match=r"config model: NetConfig.channels must be >= 1"):
+    with pytest.raises(
+        ValueError, match=r"config model.channels=0: NetConfig.channels must be >= 1"
+    ):
         validate(cfg)
     cfg = OmegaConf.to_object(_compose("search.dirichlet_alpha=0"))
-    with pytest.raises(ValueError, match=r"config search: dirichlet_alpha must be > 0"):
+    with pytest.raises(ValueError, match=r"config search.dirichlet_alpha=0.0: must be > 0"):
         validate(cfg)
     cfg = OmegaConf.to_object(_compose("model.arch=transformer"))
     with pytest.raises(ValueError, match=r"model.arch='transformer'.*registered: resnet"):
