@@ -96,11 +96,11 @@ def play_session(
         raise ValueError(f"color must be black or white, got {cfg.color!r}")
     if cfg.role not in ("taker", "giver"):
         raise ValueError(f"role must be taker or giver, got {cfg.role!r}")
-    agent = AZAgent(cfg.ckpt, sims=cfg.sims, device=cfg.device)
-    from drl.nn.checkpoint import load_checkpoint
-
-    spec = cfg.variant or load_checkpoint(agent.path).get("variant", "english")
-    variant = Variant.parse(spec)
+    if cfg.variant is not None:
+        Variant.parse(cfg.variant)  # a bad variant is named before the checkpoint is read
+    agent = AZAgent(cfg.ckpt, sims=cfg.sims, device=cfg.device, variant=cfg.variant)
+    variant = Variant.parse(cfg.variant or agent.trained_on or "english")
+    agent.check_variant(variant)  # a checkpoint without its variant: the board still fits
     if variant.is_asymmetric:
         other = "white" if cfg.color == "black" else "black"
         variant = role_variant(variant, cfg.color if cfg.role == "taker" else other)

@@ -41,6 +41,7 @@ from drl.rules.pdn import board_to_pdn
 __all__ = [
     "GameTask",
     "MatchResult",
+    "check_agents",
     "play_game",
     "play_in_flight",
     "run_games",
@@ -292,6 +293,22 @@ def _agent(spec: str | Agent, slot: int) -> Agent:
     return _AGENTS[key]
 
 
+def check_agents(specs: Sequence[str | Agent], variant: Variant | str) -> None:
+    """Check before any game that the agents can play ``variant``
+    (:meth:`Agent.check_variant`, e.g. an ``az`` checkpoint's board size). Agent objects
+    and batched specs are checked here (a batched spec's agent is built once and kept
+    for its games); the agents of other specs are checked as each game starts.
+
+    Raises:
+        ValueError: a bad spec, or an agent that cannot play ``variant`` (the message
+            names what does not fit).
+    """
+    v = Variant.parse(variant)
+    for spec in specs:
+        if isinstance(spec, Agent) or is_batched(spec):
+            _agent(spec, 2).check_variant(v)
+
+
 def play_game(task: GameTask) -> GameRecord:
     """Play one game to its end or to ``task.max_plies``.
 
@@ -307,6 +324,8 @@ def play_game(task: GameTask) -> GameRecord:
     opening_fen = board.fen()
     black = _agent(task.black_spec, 0)
     white = _agent(task.white_spec, 1)
+    black.check_variant(variant)
+    white.check_variant(variant)
     black.reset(seed=task.seed * 2)
     white.reset(seed=task.seed * 2 + 1)
     players = (black, white)
@@ -333,7 +352,10 @@ class _Game:
     def __init__(self, task: GameTask, players: tuple[Agent, Agent]) -> None:
         self.task = task
         self.start = time.perf_counter()
-        self.board = Board(Variant.parse(task.variant), fen=task.opening)
+        variant = Variant.parse(task.variant)
+        for agent in players:
+            agent.check_variant(variant)
+        self.board = Board(variant, fen=task.opening)
         self.opening_fen = self.board.fen()
         self.players = players
         self.over = self._ended()
@@ -651,6 +673,7 @@ def play_match(
     """
     names = _unique_names(spec_name(agent_a_spec), spec_name(agent_b_spec))  # checks specs
     v = Variant.parse(variant)
+    check_agents([agent_a_spec, agent_b_spec], v)
     tasks = match_tasks(
         agent_a_spec, agent_b_spec, v, games, openings, seed, max_plies, names=names, event=event
     )

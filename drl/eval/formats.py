@@ -33,6 +33,7 @@ import numpy as np
 from drl.agents import spec_name
 from drl.eval.arena import (
     GameTask,
+    check_agents,
     check_max_plies,
     check_openings,
     make_openings,
@@ -109,6 +110,7 @@ def halftime_match(
     check_max_plies(max_plies)
     check_openings(openings)
     a, b = spec_name(agent_a), spec_name(agent_b)
+    check_agents([agent_a, agent_b], v)
     if a == b:
         a, b = f"{a}#1", f"{b}#2"
     n_open = -(-games_per_half // 2)
@@ -240,6 +242,7 @@ def pool_tournament(
     check_max_plies(max_plies)
     check_openings(openings)
     v = Variant.parse(variant)
+    check_agents(specs, v)
     by_name = dict(zip(names, specs, strict=True))
     table = {n: PoolStanding(n, lives) for n in names}
     played = {n: 0 for n in names}

@@ -10,7 +10,14 @@ from collections.abc import Sequence
 import numpy as np
 
 from drl.agents import spec_name
-from drl.eval.arena import GameTask, MatchResult, match_tasks, run_games, write_pdn
+from drl.eval.arena import (
+    GameTask,
+    MatchResult,
+    check_agents,
+    match_tasks,
+    run_games,
+    write_pdn,
+)
 from drl.rules import Variant
 
 __all__ = ["pairings", "play_tournament"]
@@ -83,6 +90,7 @@ def play_tournament(
     pairs = pairings(names, schedule, hero_name)
     by_name = dict(zip(names, specs, strict=True))
     v = Variant.parse(variant)
+    check_agents(specs, v)
     seeds = np.random.SeedSequence(seed).generate_state(len(pairs), dtype=np.uint32)
     tasks: list[GameTask] = []
     for (a, b), s in zip(pairs, seeds, strict=True):
