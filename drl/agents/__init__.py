@@ -109,7 +109,7 @@ register_agent(
     _make_alphabeta,
     {
         "depth": Param(int, None, "search depth in plies (default 4; the cap with time=)", 1, 63),
-        "time": Param(float, None, "seconds per move (iterative deepening)", 1e-3, None),
+        "time": Param(float, None, "seconds per move (iterative deepening)", 1e-3, 3600.0),
         "tt": Param(int, 19, "log2 of transposition-table entries", 10, 26),
         "seed": _SEED,
     },
@@ -119,10 +119,10 @@ register_agent(
     "mcts",
     _make_mcts,
     {
-        "sims": Param(int, 400, "simulations per move", 1, 10_000_000),
+        "sims": Param(int, 400, "simulations per move (tree of sims + 1 nodes)", 1, 1_000_000),
         "c": Param(float, 1.4, "UCB1 exploration constant", 0.0, None),
         "rollout_limit": Param(
-            int, 200, "plies per random playout before it counts as a draw", 1, None
+            int, 200, "plies per random playout before it counts as a draw", 1, 100_000
         ),
         "seed": _SEED,
     },
@@ -133,7 +133,14 @@ register_agent(
     _make_az,
     {
         "ckpt": Param(str, None, "checkpoint file, or a run folder (newest good checkpoint)"),
-        "sims": Param(int, None, "simulations per step (default: as trained)", 1, 1_000_000),
+        "sims": Param(
+            int,
+            None,
+            "simulations per step (default: as trained; about 750 bytes per simulation "
+            "and game in flight)",
+            1,
+            100_000,
+        ),
         "device": Param(str, "auto", "cpu, cuda or auto"),
         "seed": Param(int, None, "tie-break seed"),
     },

@@ -20,14 +20,20 @@ import numpy as np
 from drl.agents._board import move_from_row
 from drl.agents.base import Agent
 from drl.game import kernels as G
-from drl.rules import Board, Move
+from drl.rules import Board, Move, Variant
 from drl.rules.core import MAX_MOVES, MOVE_WIDTH, ST_PLY, STATE_SIZE
 from drl.search import BatchedMCTS, Evaluator, Roots, SearchConfig
 
 if TYPE_CHECKING:
     pass
 
-__all__ = ["AZAgent", "NetworkAgent", "NetworkPlayer", "search_config_from_checkpoint"]
+__all__ = [
+    "AZAgent",
+    "NetworkAgent",
+    "NetworkPlayer",
+    "network_config",
+    "search_config_from_checkpoint",
+]
 
 
 def search_config_from_checkpoint(payload: dict, simulations: int | None = None) -> SearchConfig:
@@ -144,31 +150,82 @@ class NetworkPlayer:
         )
 
 
+def network_config(evaluate: object) -> Any:
+    """The config of the network behind an evaluator (``NetworkEvaluator.net.config``), or
+    None for an evaluator that does not expose one (a stand-in such as a uniform policy)."""
+    return getattr(getattr(evaluate, "net", None), "config", None)
+
+
 class NetworkAgent(Agent):
     """A :class:`NetworkPlayer` as a batched :class:`~drl.agents.Agent`.
+
+    Before it plays a board size for the first time the agent checks that its network
+    fits it (:func:`drl.nn.check_variant`: board size, step actions, input planes), so a
+    network of another board fails before its first move, with a message naming
+    ``source``.
 
     Args:
         player: the player (network and search settings).
         name: the agent's name.
+        source: what holds the network, for messages (default: the agent's name).
+        trained_on: the variant the network was trained on, for messages.
     """
 
     batched = True
 
-    def __init__(self, player: NetworkPlayer, name: str = "az") -> None:
+    def __init__(
+        self,
+        player: NetworkPlayer,
+        name: str = "az",
+        source: str | None = None,
+        trained_on: str | None = None,
+    ) -> None:
         self.player = player
         self.name = name
+        self.source = source
+        self.trained_on = trained_on
+        self._fits: set[int] = set()  # board sizes checked
+
+    def check_variant(self, variant: Variant | str) -> None:
+        """Raise ``ValueError`` unless the network fits ``variant``'s board (see
+        :func:`drl.nn.check_variant`); evaluators without a network config are not
+        checked."""
+        v = Variant.parse(variant)
+        if v.board_size in self._fits:
+            return
+        config = network_config(self.player.evaluate)
+        if config is not None:
+            from drl.nn import check_variant
+
+            source = self.source or f"the network of agent {self.name}"
+            arch = getattr(self.player.evaluate.net, "arch", None)  # type: ignore[attr-defined]
+            check_variant(config, v, source, self.trained_on, arch)
+        self._fits.add(v.board_size)
 
     def reset(self, seed: int | None = None) -> None:
         self.player.rng = np.random.default_rng(seed)
 
     def select_move(self, board: Board) -> Move:
+        """The network's move in ``board``.
+
+        Raises:
+            ValueError: the network does not fit the board (:meth:`check_variant`), or
+                the game is over.
+        """
+        self.check_variant(board.variant)
         return self.player.choose_moves([board])[0]
 
     def select_moves(self, boards: Sequence[Board]) -> list[Move]:
-        """One move per board: a search over all boards of a board size at once."""
+        """One move per board: a search over all boards of a board size at once.
+
+        Raises:
+            ValueError: the network does not fit a board (:meth:`check_variant`), or a
+                game is over.
+        """
         out: list[Move | None] = [None] * len(boards)
         for size in sorted({b.variant.board_size for b in boards}):
             idx = [i for i, b in enumerate(boards) if b.variant.board_size == size]
+            self.check_variant(boards[idx[0]].variant)
             for i, m in zip(idx, self.player.choose_moves([boards[i] for i in idx]), strict=True):
                 out[i] = m
         return out  # type: ignore[return-value]
@@ -183,13 +240,26 @@ class AZAgent(NetworkAgent):
         sims: simulations per step (default: the budget it was trained with).
         device: ``cpu``, ``cuda`` or ``auto``.
         seed: tie-breaking seed.
+        variant: the variant the agent will play; when given, the network is checked
+            against it here (else before the first move of each board size).
+
+    Attributes:
+        path: the checkpoint file read.
+        trained_on: the variant string the checkpoint was trained on (None if unknown).
 
     Raises:
-        ValueError: if the checkpoint is missing, damaged or not a drl checkpoint.
+        ValueError: if the checkpoint is missing, damaged or not a drl checkpoint, or
+            its network does not fit ``variant`` (the message names the checkpoint, its
+            board size and variant, and the variant asked for).
     """
 
     def __init__(
-        self, ckpt: str, sims: int | None = None, device: str = "auto", seed: int | None = None
+        self,
+        ckpt: str,
+        sims: int | None = None,
+        device: str = "auto",
+        seed: int | None = None,
+        variant: Variant | str | None = None,
     ) -> None:
         import torch
 
@@ -212,11 +282,15 @@ class AZAgent(NetworkAgent):
         if device == "auto":
             device = "cuda" if torch.cuda.is_available() else "cpu"
         self.path = path
+        trained_on = payload.get("variant")
+        self.trained_on = None if trained_on is None else str(trained_on)
         from drl.nn import load
 
-        self.net = load(payload, device)
+        self.net = load(payload, device, variant=variant, source=f"checkpoint {path}")
         search = search_config_from_checkpoint(payload, sims)
         super().__init__(
             NetworkPlayer(NetworkEvaluator(self.net, device), search, seed or 0),
             f"az:sims={search.num_simulations}",
+            source=f"checkpoint {path}",
+            trained_on=self.trained_on,
         )

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from drl.rules import Board, Move
+    from drl.rules import Board, Move, Variant
 
 __all__ = [
     "Agent",
@@ -81,6 +81,11 @@ class Agent(ABC):
 
     def reset(self, seed: int | None = None) -> None:  # noqa: B027 - no-op unless overridden
         """Forget per-game state (search tables, counters) and reseed tie-breaking."""
+
+    def check_variant(self, variant: Variant | str) -> None:  # noqa: B027 - no-op unless overridden
+        """Raise ``ValueError`` (naming what does not fit) if this agent cannot play
+        ``variant``, e.g. a network built for another board size. The arena calls it for
+        every agent before its games start; the default accepts every variant."""
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name}>"

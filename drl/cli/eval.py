@@ -18,7 +18,13 @@ the SPRT on game pairs (pentanomial: same opening, colours and roles swapped) de
 
 Colours, and in Give and Take roles, are swapped from every opening. A progress bar runs
 while games are played; a table is printed at the end; ``results.json``, ``games.pdn``
-and ``elo.png`` are written to the Hydra run folder (``outputs/eval/<date>/<time>``).
+and ``elo.png`` are written to the Hydra run folder (``outputs/eval/<date>/<time>``,
+checked before anything runs). Games are saved as they finish (``games.pdn`` game by
+game, ``results.json`` every few seconds); Ctrl-C or SIGTERM prints the tables of the
+games finished so far ("interrupted after N of M games"), writes both files with them
+and exits with 130 (SIGINT) or 143 (SIGTERM). Counts are bounded (``games`` at most
+``drl.eval.arena.MAX_GAMES`` in all, and the other ``MAX_*``): a larger one is refused
+at once, naming the key and the limit.
 
 Agent specs contain ``=``, which Hydra's override grammar does not allow inside an
 unquoted list, so ``agents=[...]`` is quoted for Hydra before it parses the command line
@@ -30,16 +36,24 @@ unquoted list, so ``agents=[...]`` is quoted for Hydra before it parses the comm
 from __future__ import annotations
 
 import math
+import signal
 import sys
+import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypedDict, cast
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 import hydra
+from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, OmegaConf
 
 from drl.cli._configs import VariantCfg, config_dir
 from drl.eval.sprt import SPRTSettings
+
+if TYPE_CHECKING:
+    from drl.eval.records import GameRecord
 
 CONFIG_DIR = config_dir()
 FORMATS = ("round_robin", "gauntlet", "halftime", "pool", "sprt")
@@ -142,9 +156,28 @@ def quote_overrides(argv: list[str]) -> list[str]:
     return out
 
 
+def planned_games(cfg: EvalConfig) -> int | None:
+    """Games the evaluation plays (round robin, gauntlet, halftime), the most it can play
+    (sprt: ``sprt.max_games`` rounded up to whole batches), or None (pool: it plays
+    until one player is left)."""
+    n = len(cfg.agents)
+    if cfg.format == "round_robin":
+        return n * (n - 1) // 2 * cfg.games
+    if cfg.format == "gauntlet":
+        return (n - 1) * cfg.games
+    if cfg.format == "halftime":
+        return cfg.games
+    if cfg.format == "sprt":
+        return -(-cfg.sprt.max_games // cfg.games) * cfg.games
+    return None
+
+
 def _check(cfg: EvalConfig) -> None:
-    """Values that types cannot check; raises ValueError naming the key."""
+    """Values that types cannot check; raises ValueError naming the key (and, for counts,
+    the limit: :data:`drl.eval.arena.MAX_GAMES` games and the other ``MAX_*``)."""
     from drl.agents import spec_name
+    from drl.eval.arena import MAX_GAMES, MAX_OPENING_PLIES, MAX_PLIES, MAX_WORKERS, check_count
+    from drl.eval.formats import MAX_LIVES
     from drl.rules import Variant
 
     try:
@@ -153,8 +186,14 @@ def _check(cfg: EvalConfig) -> None:
         raise ValueError(f"variant.spec={cfg.variant.spec!r}: {err}") from None
     if cfg.format not in FORMATS:
         raise ValueError(f"format={cfg.format!r}: choose one of {', '.join(FORMATS)}")
-    if cfg.games < 1:
-        raise ValueError(f"games={cfg.games}: must be >= 1")
+
+    def count(key: str, value: int, low: int, high: int, unit: str = "") -> None:
+        try:
+            check_count(value, key, low, high)
+        except ValueError:
+            raise ValueError(f"{key}={value}: must be between {low} and {high:,}{unit}") from None
+
+    count("games", cfg.games, 1, MAX_GAMES)
     if cfg.format == "sprt" and cfg.games % 2:
         raise ValueError(f"games={cfg.games}: format=sprt plays game pairs, use an even number")
     if cfg.format == "halftime" and (cfg.games < 2 or cfg.games % 2):
@@ -162,15 +201,21 @@ def _check(cfg: EvalConfig) -> None:
             f"games={cfg.games}: format=halftime plays two halves of games/2 "
             f"games each (roles switched at halftime), use an even number >= 2"
         )
-    for key in ("max_plies", "lives", "pool_games_per_round"):
-        if getattr(cfg, key) < 1:
-            raise ValueError(f"{key}={getattr(cfg, key)}: must be >= 1")
-    if cfg.openings is not None and cfg.openings < 0:
-        raise ValueError(
-            f"openings={cfg.openings}: must be >= 0 plies (0 or null: the start position)"
-        )
-    if cfg.workers is not None and cfg.workers < 1:
-        raise ValueError(f"workers={cfg.workers}: must be >= 1 (or null: automatic)")
+    count("max_plies", cfg.max_plies, 1, MAX_PLIES)
+    count("lives", cfg.lives, 1, MAX_LIVES)
+    count("pool_games_per_round", cfg.pool_games_per_round, 1, MAX_GAMES)
+    if cfg.openings is not None:
+        if cfg.openings < 0:
+            raise ValueError(
+                f"openings={cfg.openings}: must be >= 0 plies (0 or null: the start position)"
+            )
+        count("openings", cfg.openings, 0, MAX_OPENING_PLIES, " plies of random moves")
+    if cfg.workers is not None:
+        if cfg.workers < 1:
+            raise ValueError(f"workers={cfg.workers}: must be >= 1 (or null: automatic)")
+        count("workers", cfg.workers, 1, MAX_WORKERS)
+    if cfg.seed < 0:
+        raise ValueError(f"seed={cfg.seed}: must be >= 0")
     if not 0 < cfg.confidence < 1:
         raise ValueError(f"confidence={cfg.confidence}: must be between 0 and 1")
     if not 0 <= cfg.prior_draws < math.inf:
@@ -180,13 +225,15 @@ def _check(cfg: EvalConfig) -> None:
         raise ValueError(f"sprt.alpha={s.alpha}, sprt.beta={s.beta}: must be between 0 and 1")
     if not (math.isfinite(s.elo0) and math.isfinite(s.elo1) and s.elo0 < s.elo1):
         raise ValueError(f"sprt.elo0={s.elo0}, sprt.elo1={s.elo1}: need finite elo0 < elo1")
-    if s.max_games < 1:
-        raise ValueError(f"sprt.max_games={s.max_games}: must be >= 1")
+    count("sprt.max_games", s.max_games, 1, MAX_GAMES)
     if cfg.draw_model not in ("half", "davidson"):
         raise ValueError(f"draw_model={cfg.draw_model!r}: choose half or davidson")
     if cfg.interval not in ("profile", "hessian"):
         raise ValueError(f"interval={cfg.interval!r}: choose profile or hessian")
-    names = [spec_name(s) for s in cfg.agents]  # raises with the list of valid agents
+    try:
+        names = [spec_name(s) for s in cfg.agents]  # raises with the list of valid agents
+    except ValueError as err:
+        raise ValueError(f"agents: {err}") from None
     if cfg.format in ("halftime", "sprt") and len(names) != 2:
         raise ValueError(f"agents: format={cfg.format} needs exactly 2 agents, got {len(names)}")
     need = 3 if cfg.format == "pool" else 2
@@ -196,6 +243,22 @@ def _check(cfg: EvalConfig) -> None:
         )
     if len(set(names)) != len(names) and cfg.format not in ("halftime", "sprt"):
         raise ValueError(f"agents: names must differ (add e.g. seed=1 to tell two apart): {names}")
+    total = planned_games(cfg)
+    if total is not None and total > MAX_GAMES:
+        raise ValueError(
+            f"games={cfg.games}: format={cfg.format} with {len(names)} agents would play "
+            f"{total:,} games, more than the limit of {MAX_GAMES:,}"
+        )
+    if cfg.format == "pool":
+        from drl.eval.formats import POOL_ROUNDS
+
+        most = cfg.pool_games_per_round * (len(names) // 2) * POOL_ROUNDS
+        if most > MAX_GAMES:
+            raise ValueError(
+                f"pool_games_per_round={cfg.pool_games_per_round}: {len(names)} agents "
+                f"over up to {POOL_ROUNDS} rounds could play {most:,} games, more than "
+                f"the limit of {MAX_GAMES:,}"
+            )
 
 
 def _rate(cfg: EvalConfig, records, players):
@@ -224,25 +287,173 @@ class _MatchOptions(TypedDict):
     progress: bool
 
 
-def run(cfg: EvalConfig, out_dir: Path) -> dict:
-    """Play what ``cfg`` asks for, print tables and write results to ``out_dir``.
-
-    Returns:
-        The results dict written to ``results.json``.
-    """
-    from rich.console import Console
-
+def _player_names(cfg: EvalConfig) -> list[str]:
+    """The players' names as the records give them (two equal specs get ``#1``/``#2``)."""
     from drl.agents import spec_name
+
+    names = [spec_name(s) for s in cfg.agents]
+    if len(names) == 2 and names[0] == names[1]:
+        return [f"{names[0]}#1", f"{names[1]}#2"]
+    return names
+
+
+def _games(records: list[GameRecord]) -> list[dict]:
+    return [{k: v for k, v in r.to_dict().items() if k != "pdn"} for r in records]
+
+
+SAVE_EVERY_S = 2.0
+"""Shortest time between two rewrites of ``results.json`` while games are played."""
+
+
+class _Journal:
+    """Keeps an evaluation's finished games on disk while it plays: each game is appended
+    to ``games.pdn`` (flushed) as it finishes, and ``results.json`` is rewritten
+    atomically with the games so far (``"status": "running"``) every
+    :data:`SAVE_EVERY_S` seconds at most (and no more often than every 20 times the
+    last write's duration, so that a long evaluation does not spend its time writing)."""
+
+    def __init__(
+        self,
+        out_dir: Path,
+        header: dict[str, Any],
+        planned: int | None,
+        on_record: Callable[[GameRecord], None] | None,
+    ) -> None:
+        from drl.eval.arena import PDNWriter
+
+        self.out_dir, self.header, self.planned = out_dir, header, planned
+        self.on_record = on_record
+        self.records: list[GameRecord] = []
+        self.pdn = PDNWriter(out_dir / "games.pdn")
+        self._last = self._cost = 0.0
+        self.save("running")
+
+    def add(self, rec: GameRecord) -> None:
+        """Keep one finished game (then call ``on_record``)."""
+        self.pdn.add(rec)
+        self.records.append(rec)
+        if time.monotonic() - self._last >= max(SAVE_EVERY_S, 20 * self._cost):
+            self.save("running")
+        if self.on_record is not None:
+            self.on_record(rec)
+
+    def sorted(self) -> list[GameRecord]:
+        return sorted(self.records, key=lambda r: r.index)
+
+    def save(self, status: str, results: dict[str, Any] | None = None) -> None:
+        """Write ``results.json``: ``results`` (default: the header and the games so far)
+        with ``status``, ``games_finished`` and ``games_planned``."""
+        from drl.eval import report
+
+        start = time.monotonic()
+        body = results if results is not None else {**self.header, "games": _games(self.sorted())}
+        body = {
+            **body,
+            "status": status,
+            "games_finished": len(self.records),
+            "games_planned": self.planned,
+        }
+        report.write_json(body, self.out_dir / "results.json")
+        self._last = time.monotonic()
+        self._cost = self._last - start
+
+    def close(self) -> None:
+        self.pdn.close()
+
+
+class _Shielded:
+    """Ignore Ctrl-C and SIGTERM while the games played so far are written (main thread
+    only), so that a second Ctrl-C does not cut the writing short."""
+
+    def __enter__(self) -> None:
+        self._old: dict[int, Any] = {}
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self._old[sig] = signal.signal(sig, signal.SIG_IGN)
+
+    def __exit__(self, *exc: object) -> None:
+        for sig, handler in self._old.items():
+            signal.signal(sig, handler)
+
+
+def interrupted_after(done: int, planned: int | None, fmt: str) -> str:
+    """``"interrupted after N of M games"`` (sprt: ``of at most M``; pool: no ``M``)."""
+    if planned is None:
+        return f"interrupted after {done} games"
+    return f"interrupted after {done} of {'at most ' if fmt == 'sprt' else ''}{planned} games"
+
+
+def _print_tables(
+    console: Any,
+    cfg: EvalConfig,
+    ratings: Any,
+    records: list[GameRecord],
+    players: list[str],
+    note: str = "",
+) -> None:
     from drl.eval import report
+
+    suffix = f" - {note}" if note else ""
+    if ratings is not None:
+        title = f"Elo ({cfg.format}, {cfg.variant.spec}, anchor {ratings.anchor} = 0){suffix}"
+        console.print(report.standings_table(ratings, records, title=title))
+    console.print(report.pairs_table(records, players, title=f"Pairs{suffix}"))
+    console.print(report.roles_table(records, players, title=f"By colour and role{suffix}"))
+
+
+def _summary(records: list[GameRecord], players: list[str]) -> dict[str, Any]:
+    from drl.eval.stats import summarize
+
+    return {n: {k: w.to_dict() for k, w in summarize(records, n).items()} for n in players}
+
+
+def _report_stopped(cfg: EvalConfig, journal: _Journal, console: Any, err: BaseException) -> None:
+    """Print and write what an interrupted (or failed) evaluation has played."""
     from drl.eval.arena import write_pdn
+
+    journal.close()
+    records = journal.sorted()
+    interrupted = isinstance(err, KeyboardInterrupt)
+    if interrupted:
+        note = interrupted_after(len(records), journal.planned, cfg.format)
+    else:
+        note = f"stopped by an error after {len(records)} games"
+    results: dict[str, Any] = dict(journal.header)
+    if not interrupted:
+        results["error"] = f"{type(err).__name__}: {err}"
+    players = [n for n in _player_names(cfg) if any(n in (r.black, r.white) for r in records)]
+    ratings = None
+    if len(players) >= 2:
+        try:
+            ratings = _rate(cfg, records, players)
+        except ValueError as why:  # the players who played are not connected by games yet
+            results["ratings_error"] = str(why)
+    if ratings is not None:
+        results["ratings"] = ratings.to_dict()
+    results["summary"] = _summary(records, players)
+    results["games"] = _games(records)
+    write_pdn(records, journal.out_dir / "games.pdn")  # in game order, as at the end
+    journal.save("interrupted" if interrupted else "failed", results)
+    if interrupted or records:  # (an error before the first game is only reported)
+        console.print(f"[bold red]drl-eval: {note}[/]")
+        if records:
+            _print_tables(console, cfg, ratings, records, players, note)
+        console.print(f"the {len(records)} finished games are in {journal.out_dir}")
+
+
+def _play(
+    cfg: EvalConfig,
+    journal: _Journal,
+    results: dict[str, Any],
+    console: Any,
+) -> tuple[list[GameRecord], list[str], list[Any]]:
+    """Play the format's games, each through ``journal.add``; put the format's own results
+    into ``results``. Returns ``(records, players, extra tables)``."""
+    from drl.agents import spec_name
     from drl.eval.formats import halftime_match, pool_tournament
     from drl.eval.sprt import play_sprt
-    from drl.eval.stats import summarize
     from drl.eval.tournament import play_tournament
 
-    console = Console()
-    if not console.is_terminal:
-        console = Console(width=max(console.width, 120))
     variant = cfg.variant.spec
     names = [spec_name(s) for s in cfg.agents]
     common = _MatchOptions(
@@ -252,20 +463,21 @@ def run(cfg: EvalConfig, out_dir: Path) -> dict:
         max_plies=cfg.max_plies,
         progress=cfg.progress,
     )
-    console.print(f"[bold]drl-eval[/] {cfg.format} in {variant}: {', '.join(names)}")
-    results: dict[str, Any] = {
-        "config": OmegaConf.to_container(OmegaConf.structured(cfg)),
-        "variant": variant,
-        "format": cfg.format,
-        "players": names,
-    }
-    extra_tables = []
+    extra_tables: list[Any] = []
     if cfg.format in ("round_robin", "gauntlet"):
-        match = play_tournament(list(cfg.agents), variant, cfg.games, schedule=cfg.format, **common)
-        records, players = match.records, list(match.players)
-    elif cfg.format == "halftime":
-        h = halftime_match(cfg.agents[0], cfg.agents[1], variant, cfg.games // 2, **common)
-        records, players = h.records, list(h.players)
+        match = play_tournament(
+            list(cfg.agents),
+            variant,
+            cfg.games,
+            schedule=cfg.format,
+            on_record=journal.add,
+            **common,
+        )
+        return match.records, list(match.players), extra_tables
+    if cfg.format == "halftime":
+        h = halftime_match(
+            cfg.agents[0], cfg.agents[1], variant, cfg.games // 2, on_record=journal.add, **common
+        )
         results["halftime"] = {
             "first_half": h.first_half,
             "second_half": h.second_half,
@@ -274,20 +486,21 @@ def run(cfg: EvalConfig, out_dir: Path) -> dict:
             "won_both_roles": h.won_both_roles,
         }
         console.print(
-            f"halftime: {players[0]} takes first; halves {h.first_half} and "
+            f"halftime: {h.players[0]} takes first; halves {h.first_half} and "
             f"{h.second_half}; winner {h.winner or 'none (tied)'}"
             + (f", {h.won_both_roles} won in both roles" if h.won_both_roles else "")
         )
-    elif cfg.format == "pool":
+        return h.records, list(h.players), extra_tables
+    if cfg.format == "pool":
         p = pool_tournament(
             list(cfg.agents),
             variant,
             cfg.lives,
             games_per_round=cfg.pool_games_per_round,
             life_lost_by=cfg.life_lost_by,
+            on_record=journal.add,
             **common,
         )
-        records, players = p.records, names
         results["pool"] = {
             "winner": p.winner,
             "rounds": p.rounds,
@@ -312,64 +525,156 @@ def run(cfg: EvalConfig, out_dir: Path) -> dict:
                 str(s.out_in_round or "-"),
             )
         extra_tables.append(t)
-    else:  # sprt
-        sprt = cfg.sprt
+        return p.records, names, extra_tables
+    sprt = cfg.sprt
 
-        def show(now, games: int) -> None:
-            console.print(
-                f"SPRT after {games} games: LLR {now.llr:.2f} "
-                f"[{now.lower:.2f}, {now.upper:.2f}] -> {now.decision}"
-            )
-
-        test = play_sprt(
-            cfg.agents[0],
-            cfg.agents[1],
-            variant,
-            cfg.games,
-            elo0=sprt.elo0,
-            elo1=sprt.elo1,
-            alpha=sprt.alpha,
-            beta=sprt.beta,
-            max_games=sprt.max_games,
-            on_batch=show,
-            **common,
+    def show(now: Any, games: int) -> None:
+        console.print(
+            f"SPRT after {games} games: LLR {now.llr:.2f} "
+            f"[{now.lower:.2f}, {now.upper:.2f}] -> {now.decision}"
         )
-        records, players = test.records, list(test.players)
-        results["sprt"] = {
-            "pentanomial": test.counts,
-            "llr": test.result.llr,
-            "lower": test.result.lower,
-            "upper": test.result.upper,
-            "decision": test.result.decision,
-            "games": len(records),
-            "elo0": sprt.elo0,
-            "elo1": sprt.elo1,
-            "alpha": sprt.alpha,
-            "beta": sprt.beta,
-        }
+
+    test = play_sprt(
+        cfg.agents[0],
+        cfg.agents[1],
+        variant,
+        cfg.games,
+        elo0=sprt.elo0,
+        elo1=sprt.elo1,
+        alpha=sprt.alpha,
+        beta=sprt.beta,
+        max_games=sprt.max_games,
+        on_batch=show,
+        on_record=journal.add,
+        **common,
+    )
+    results["sprt"] = {
+        "pentanomial": test.counts,
+        "llr": test.result.llr,
+        "lower": test.result.lower,
+        "upper": test.result.upper,
+        "decision": test.result.decision,
+        "games": len(test.records),
+        "elo0": sprt.elo0,
+        "elo1": sprt.elo1,
+        "alpha": sprt.alpha,
+        "beta": sprt.beta,
+    }
+    return test.records, list(test.players), extra_tables
+
+
+def run(
+    cfg: EvalConfig,
+    out_dir: Path,
+    on_record: Callable[[GameRecord], None] | None = None,
+) -> dict:
+    """Play what ``cfg`` asks for, print tables and write results to ``out_dir``.
+
+    Every game is kept as it finishes: it is appended to ``games.pdn`` (flushed), and
+    ``results.json`` is rewritten atomically with the games so far every few seconds
+    (``"status": "running"``, ``games_finished``, ``games_planned``). At the end both
+    files are rewritten whole, the games in order (``"status": "complete"``). If the
+    evaluation is interrupted (``KeyboardInterrupt``: Ctrl-C, or SIGTERM under
+    ``drl-eval``) or fails, the tables of the games finished so far are printed, marked
+    ``interrupted after N of M games``, both files are written with those games
+    (``"status": "interrupted"`` or ``"failed"``), and the exception is raised again.
+
+    Args:
+        cfg: the evaluation (checked by the caller, see ``_check``).
+        out_dir: folder for ``results.json``, ``games.pdn`` and ``elo.png`` (created).
+        on_record: called with each finished game once it has been saved.
+
+    Returns:
+        The results dict written to ``results.json``.
+
+    Raises:
+        ValueError: ``out_dir`` or a file in it cannot be written (before any game,
+            naming the path), or what the match functions raise (bad agents...).
+        KeyboardInterrupt: the evaluation was interrupted (after writing what it had).
+    """
+    from rich.console import Console
+
+    from drl.agents import spec_name
+    from drl.cli._output import check_writable_dir, check_writable_file
+    from drl.eval import report
+    from drl.eval.arena import write_pdn
+
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=max(console.width, 120))
+    variant = cfg.variant.spec
+    names = [spec_name(s) for s in cfg.agents]
+    check_writable_dir(out_dir)
+    for name in ("results.json", "games.pdn") + (("elo.png",) if cfg.plot else ()):
+        check_writable_file(out_dir / name)
+    console.print(f"[bold]drl-eval[/] {cfg.format} in {variant}: {', '.join(names)}")
+    results: dict[str, Any] = {
+        "config": OmegaConf.to_container(OmegaConf.structured(cfg)),
+        "variant": variant,
+        "format": cfg.format,
+        "players": names,
+    }
+    try:
+        journal = _Journal(out_dir, dict(results), planned_games(cfg), on_record)
+    except OSError as err:
+        raise ValueError(f"{out_dir}: cannot write the results there ({err})") from None
+    try:
+        records, players, extra_tables = _play(cfg, journal, results, console)
+    except BaseException as err:
+        with _Shielded():
+            _report_stopped(cfg, journal, console, err)
+        raise
+    journal.close()
     ratings = _rate(cfg, records, players)
     results["ratings"] = ratings.to_dict()
-    results["summary"] = {
-        n: {k: w.to_dict() for k, w in summarize(records, n).items()} for n in players
-    }
-    results["games"] = [{k: v for k, v in r.to_dict().items() if k != "pdn"} for r in records]
-
-    console.print(
-        report.standings_table(
-            ratings, records, title=f"Elo ({cfg.format}, {variant}, anchor {ratings.anchor} = 0)"
-        )
-    )
-    console.print(report.pairs_table(records, players))
-    console.print(report.roles_table(records, players))
+    results["summary"] = _summary(records, players)
+    results["games"] = _games(records)
+    _print_tables(console, cfg, ratings, records, players)
     for t in extra_tables:
         console.print(t)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    report.write_json(results, out_dir / "results.json")
     write_pdn(records, out_dir / "games.pdn")
+    journal.save("complete", results)
+    results = {**results, "status": "complete", "games_finished": len(records)}
+    results["games_planned"] = journal.planned
     if cfg.plot:
         report.plot_elo(ratings, out_dir / "elo.png", title=f"{cfg.format} in {variant}")
     console.print(f"results in {out_dir}")
     return results
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in ``drl-eval``'s main thread so that the evaluation stops and
+    keeps its games as on Ctrl-C (the exit status is then 143, 128 + SIGTERM)."""
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    raise Terminated
+
+
+class OutputDirCheck(Callback):
+    """Hydra callback (``hydra.callbacks`` in ``configs/eval.yaml``): refuses an output
+    folder that cannot be written before anything runs, naming ``hydra.run.dir`` (or
+    ``hydra.sweep.dir``), instead of a traceback from Hydra creating it."""
+
+    def _check(self, config: DictConfig, key: str) -> None:
+        from drl.cli._output import check_writable_dir
+
+        try:
+            folder = OmegaConf.select(config, key)
+        except Exception:  # an interpolation only Hydra resolves later: Hydra reports it
+            return
+        if folder is None:
+            return
+        try:
+            check_writable_dir(str(folder), key)
+        except ValueError as err:
+            sys.exit(f"drl-eval: {err}")
+
+    def on_run_start(self, config: DictConfig, **kwargs: Any) -> None:
+        self._check(config, "hydra.run.dir")
+
+    def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
+        self._check(config, "hydra.sweep.dir")
 
 
 @hydra.main(version_base=None, config_path=CONFIG_DIR, config_name="eval")
@@ -382,9 +687,14 @@ def _main(cfg: DictConfig) -> None:
     except ValueError as err:
         sys.exit(f"drl-eval: {err}")
     out_dir = Path(HydraConfig.get().runtime.output_dir)
+    signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         run(conf, out_dir)
-    except ValueError as err:
+    except Terminated:
+        sys.exit(128 + signal.SIGTERM)
+    except KeyboardInterrupt:
+        sys.exit(128 + signal.SIGINT)
+    except (ValueError, RuntimeError, OSError) as err:
         sys.exit(f"drl-eval: {err}")
 
 

@@ -77,13 +77,20 @@ def play_session(
 ) -> str:
     """Run one game between the user (``read``/``write``) and the checkpoint.
 
+    The ``pdn`` file is checked before the game starts (its folders are created); if it
+    still cannot be written at the end, the game's PDN is written out (``write``) with the
+    reason, so the game is not lost.
+
     Returns:
         The PDN result (``"1-0"``, ``"0-1"``, ``"1/2-1/2"``, or ``"*"`` if the user quit).
 
     Raises:
-        ValueError: no ``ckpt``, a bad variant, colour, role, FEN or checkpoint.
+        ValueError: no ``ckpt``, a bad variant, colour, role, FEN or checkpoint, a
+            checkpoint whose network does not fit the variant, or a ``pdn`` path that
+            cannot be written (the message names it).
     """
     from drl.agents.az import AZAgent
+    from drl.cli._output import check_writable_file
     from drl.eval.arena import role_variant
     from drl.rules import Board, IllegalMoveError, Variant
     from drl.rules.pdn import board_to_pdn
@@ -96,11 +103,13 @@ def play_session(
         raise ValueError(f"color must be black or white, got {cfg.color!r}")
     if cfg.role not in ("taker", "giver"):
         raise ValueError(f"role must be taker or giver, got {cfg.role!r}")
-    agent = AZAgent(cfg.ckpt, sims=cfg.sims, device=cfg.device)
-    from drl.nn.checkpoint import load_checkpoint
-
-    spec = cfg.variant or load_checkpoint(agent.path).get("variant", "english")
-    variant = Variant.parse(spec)
+    if cfg.pdn:
+        check_writable_file(cfg.pdn, "pdn")
+    if cfg.variant is not None:
+        Variant.parse(cfg.variant)  # a bad variant is named before the checkpoint is read
+    agent = AZAgent(cfg.ckpt, sims=cfg.sims, device=cfg.device, variant=cfg.variant)
+    variant = Variant.parse(cfg.variant or agent.trained_on or "english")
+    agent.check_variant(variant)  # a checkpoint without its variant: the board still fits
     if variant.is_asymmetric:
         other = "white" if cfg.color == "black" else "black"
         variant = role_variant(variant, cfg.color if cfg.role == "taker" else other)
@@ -151,10 +160,14 @@ def play_session(
     if cfg.pdn:
         from pathlib import Path
 
-        Path(cfg.pdn).write_text(
-            board_to_pdn(board, {"Event": "drl-play"}, None if outcome else "*"), encoding="utf-8"
-        )
-        write(f"game written to {cfg.pdn}")
+        text = board_to_pdn(board, {"Event": "drl-play"}, None if outcome else "*")
+        try:
+            Path(cfg.pdn).write_text(text, encoding="utf-8")
+        except OSError as err:
+            write(f"could not write the game to pdn={cfg.pdn} ({err.strerror or err}); its PDN:")
+            write(text)
+        else:
+            write(f"game written to {cfg.pdn}")
     return result
 
 

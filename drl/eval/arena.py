@@ -21,15 +21,17 @@ Scores: a game cut at ``max_plies`` is reported as truncated (termination
 
 from __future__ import annotations
 
+import bisect
 import concurrent.futures as cf
 import copy
 import multiprocessing as mp
 import os
+import signal
 import time
-from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import overload
 
 import numpy as np
 
@@ -41,6 +43,7 @@ from drl.rules.pdn import board_to_pdn
 __all__ = [
     "GameTask",
     "MatchResult",
+    "check_agents",
     "play_game",
     "play_in_flight",
     "run_games",
@@ -48,13 +51,48 @@ __all__ = [
     "make_openings",
     "match_tasks",
     "role_variant",
+    "TaskList",
+    "check_count",
+    "check_games",
+    "MAX_GAMES",
+    "MAX_OPENING_PLIES",
+    "MAX_PLIES",
+    "MAX_WORKERS",
     "write_pdn",
+    "PDNWriter",
+    "play_tasks",
     "DEFAULT_IN_FLIGHT",
 ]
 
 DEFAULT_IN_FLIGHT = 32
 """Games played at once by :func:`play_in_flight` (each holds its own instance of every
 non-batched agent in it)."""
+
+MAX_GAMES = 1_000_000
+"""Most games of a match, a tournament, an SPRT match or a pool round (every finished game
+is kept in memory, a few KB each, for the statistics at the end)."""
+
+MAX_OPENING_PLIES = 100
+"""Longest random opening, in plies (a longer one is most of a game)."""
+
+MAX_PLIES = 100_000
+"""Largest per-game cap on plies."""
+
+MAX_WORKERS = 256
+"""Most worker processes."""
+
+
+def check_count(value: object, name: str, minimum: int, maximum: int) -> int:
+    """``value`` as an int if it is an integer in ``[minimum, maximum]``.
+
+    Raises:
+        ValueError: naming ``name``, the limits and the value (a bool is not a count).
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{name} must be an integer, got {value!r}")
+    if not minimum <= value <= maximum:
+        raise ValueError(f"{name} must be between {minimum} and {maximum:,}, got {value:,}")
+    return int(value)
 
 
 @dataclass(frozen=True)
@@ -93,15 +131,15 @@ class GameTask:
 
 
 def check_max_plies(max_plies: object) -> None:
-    """Raise ``ValueError`` unless ``max_plies`` is an integer >= 1 (a cap of 0 plies
-    would record every game as truncated before its first move)."""
-    if isinstance(max_plies, bool) or not isinstance(max_plies, (int, np.integer)) or max_plies < 1:
-        raise ValueError(f"max_plies must be an integer >= 1, got {max_plies!r}")
+    """Raise ``ValueError`` unless ``max_plies`` is an integer in ``[1, MAX_PLIES]`` (a
+    cap of 0 plies would record every game as truncated before its first move)."""
+    check_count(max_plies, "max_plies", 1, MAX_PLIES)
 
 
 def check_openings(openings: object) -> None:
-    """Raise ``ValueError`` unless ``openings`` is None, a number of plies >= 0 or a
-    sequence of FEN strings (checked against the variant later)."""
+    """Raise ``ValueError`` unless ``openings`` is None, a number of plies in
+    ``[0, MAX_OPENING_PLIES]`` or a sequence of FEN strings (checked against the variant
+    later)."""
     if openings is None or isinstance(openings, (list, tuple)):
         return
     if isinstance(openings, bool) or not isinstance(openings, (int, np.integer)) or openings < 0:
@@ -109,6 +147,16 @@ def check_openings(openings: object) -> None:
             f"openings must be None, a number of random plies >= 0 or a list "
             f"of FENs, got {openings!r}"
         )
+    if openings > MAX_OPENING_PLIES:
+        raise ValueError(
+            f"openings must be at most {MAX_OPENING_PLIES} plies of random moves, got {openings:,}"
+        )
+
+
+def check_games(games: object, name: str = "games") -> int:
+    """``games`` as an int if it is in ``[1, MAX_GAMES]``; else ``ValueError`` naming
+    ``name`` and the limit."""
+    return check_count(games, name, 1, MAX_GAMES)
 
 
 @dataclass
@@ -154,38 +202,152 @@ def role_variant(variant: Variant | str, taker: str) -> Variant:
     return v.replace(taker=taker, objectives=objectives)
 
 
-def make_openings(variant: Variant | str, count: int, plies: int, seed: int = 0) -> list[str]:
-    """Seeded random openings: ``count`` FENs reached by ``plies`` random legal moves.
+class _Openings(Sequence[str]):
+    """Seeded random openings drawn in order as they are first asked for: item ``i`` is
+    ``make_openings(variant, count, plies, seed)[i]``, without drawing those after it."""
 
-    Openings that end the game (under either Taker colour in Give and Take) are drawn
-    again; duplicates are kept (they are rare and harmless).
+    def __init__(self, variant: Variant, count: int, plies: int, seed: int) -> None:
+        v = variant
+        self.variant, self._n, self.plies = v, count, plies
+        self._check = (
+            [role_variant(v, "black"), role_variant(v, "white")] if v.is_asymmetric else [v]
+        )
+        self._rng = np.random.default_rng(seed)
+        self._fens: list[str] = []
 
-    Raises:
-        ValueError: negative ``count``/``plies``, or no live opening found.
-    """
-    if count < 0 or plies < 0:
-        raise ValueError(f"count and plies must be >= 0, got {count}, {plies}")
-    v = Variant.parse(variant)
-    variants = [role_variant(v, "black"), role_variant(v, "white")] if v.is_asymmetric else [v]
-    rng = np.random.default_rng(seed)
-    out: list[str] = []
-    for _ in range(count):
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, i):
+        if not 0 <= i < self._n:
+            raise IndexError(f"opening {i} of {self._n}")
+        while len(self._fens) <= i:
+            self._fens.append(self._draw())
+        return self._fens[i]
+
+    def _draw(self) -> str:
+        rng = self._rng
         for _attempt in range(100):
-            board = Board(v)
+            board = Board(self.variant)
             ok = True
-            for _ply in range(plies):
+            for _ply in range(self.plies):
                 legal = board.legal_moves
                 if not legal or board.is_game_over():
                     ok = False
                     break
                 board.push_unchecked(legal[int(rng.integers(len(legal)))])
             fen = board.fen()
-            if ok and all(not Board(w, fen=fen).is_game_over() for w in variants):
-                out.append(fen)
-                break
-        else:
-            raise ValueError(f"no live {plies}-ply opening found for {v}")
-    return out
+            if ok and all(not Board(w, fen=fen).is_game_over() for w in self._check):
+                return fen
+        raise ValueError(f"no live {self.plies}-ply opening found for {self.variant}")
+
+
+def make_openings(variant: Variant | str, count: int, plies: int, seed: int = 0) -> list[str]:
+    """Seeded random openings: ``count`` FENs reached by ``plies`` random legal moves.
+
+    Openings that end the game (under either Taker colour in Give and Take) are drawn
+    again; duplicates are kept (they are rare and harmless). Matches draw the same
+    openings one by one as their games start (:func:`match_tasks`).
+
+    Raises:
+        ValueError: negative ``count``/``plies``, ``plies`` over
+            :data:`MAX_OPENING_PLIES`, or no live opening found.
+    """
+    if count < 0 or plies < 0:
+        raise ValueError(f"count and plies must be >= 0, got {count}, {plies}")
+    check_openings(plies)
+    drawn = _Openings(Variant.parse(variant), count, plies, seed)
+    return [drawn[i] for i in range(count)]
+
+
+class TaskList(Sequence[GameTask]):
+    """A read-only list of game tasks, each built when it is read: a long match does not
+    build its tasks, nor draw its openings, before its first game.
+
+    It behaves as a sequence (``len``, indexing, slices as lists, iteration, ``==``
+    against any sequence of tasks); ``+`` with another sequence of tasks gives a
+    :class:`TaskList` of both, still unbuilt.
+    """
+
+    def __init__(self, parts: Sequence[Sequence[GameTask]] = ()) -> None:
+        self._parts: list[Sequence[GameTask]] = []
+        self._ends: list[int] = []
+        for part in parts:
+            for p in part._parts if isinstance(part, TaskList) else [part]:
+                if len(p):
+                    self._parts.append(p)
+                    self._ends.append((self._ends[-1] if self._ends else 0) + len(p))
+
+    @classmethod
+    def lazy(cls, length: int, build: Callable[[int], GameTask]) -> TaskList:
+        """Tasks ``build(0), ..., build(length - 1)``, built when read."""
+        return cls([_Built(length, build)])
+
+    def __len__(self) -> int:
+        return self._ends[-1] if self._ends else 0
+
+    @overload
+    def __getitem__(self, i: int) -> GameTask: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[GameTask]: ...
+    def __getitem__(self, i: int | slice) -> GameTask | list[GameTask]:
+        n = len(self)
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(n))]
+        k = int(i) + n if i < 0 else int(i)
+        if not 0 <= k < n:
+            raise IndexError(f"task {i} of {n}")
+        p = bisect.bisect_right(self._ends, k)
+        return self._parts[p][k - (self._ends[p - 1] if p else 0)]
+
+    def __iter__(self) -> Iterator[GameTask]:
+        for part in self._parts:
+            yield from part
+
+    def __add__(self, other: Sequence[GameTask]) -> TaskList:
+        return TaskList([self, tuple(other) if isinstance(other, list) else other])
+
+    def __radd__(self, other: Sequence[GameTask]) -> TaskList:
+        return TaskList([tuple(other) if isinstance(other, list) else other, self])
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, str) or len(other) != len(self):
+            return False
+        return all(a == b for a, b in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"<TaskList of {len(self)} tasks>"
+
+
+class _StartPositions(Sequence[None]):
+    """``n`` openings that are all the start position (None)."""
+
+    def __init__(self, n: int) -> None:
+        self._n = n
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, i):
+        return None
+
+
+class _Built(Sequence[GameTask]):
+    def __init__(self, length: int, build: Callable[[int], GameTask]) -> None:
+        self._length, self._build = length, build
+
+    def __len__(self) -> int:
+        return self._length
+
+    def __getitem__(self, i):
+        if not 0 <= i < self._length:
+            raise IndexError(i)
+        return self._build(i)
+
+    def __iter__(self) -> Iterator[GameTask]:
+        return (self._build(i) for i in range(self._length))
 
 
 def _unique_names(a: str, b: str) -> tuple[str, str]:
@@ -203,37 +365,45 @@ def match_tasks(
     names: tuple[str, str] | None = None,
     event: str = "drl arena",
     first_index: int = 0,
-) -> list[GameTask]:
+) -> TaskList:
     """The tasks of an A-vs-B match (see the module doc for the colour/role schedule).
 
     Args:
         agent_a, agent_b: spec strings (or agents, for in-process play).
         variant: the variant (Give and Take: its ``taker`` flag is set per game).
-        games: number of games (>= 1); a multiple of 2 (4 in Give and Take) plays every
-            colour/role combination equally often.
-        openings: plies of the seeded random openings, a list of FENs (used in turn), or
-            None / 0 for the start position.
+        games: number of games, in ``[1, MAX_GAMES]``; a multiple of 2 (4 in Give and
+            Take) plays every colour/role combination equally often.
+        openings: plies of the seeded random openings (at most
+            :data:`MAX_OPENING_PLIES`), a list of FENs (used in turn), or None / 0 for
+            the start position.
         seed: match seed (openings and agent seeds).
         max_plies: per-game cap.
         names: display names of A and B (default: their specs, made unique).
         event: PDN ``Event`` tag.
         first_index: index of the first task.
 
+    Returns:
+        A :class:`TaskList`: each task is made when it is read, and the random openings
+        are drawn in order as they are first needed (reading task ``k`` draws the
+        openings up to its own; the first is drawn here, so that a variant without live
+        openings of that length fails at once).
+
     Raises:
-        ValueError: ``games < 1``, ``max_plies < 1``, negative ``openings``, bad variant,
-            bad FEN in ``openings``.
+        ValueError: ``games`` outside ``[1, MAX_GAMES]``, ``max_plies`` outside
+            ``[1, MAX_PLIES]``, bad ``openings``, bad variant, bad FEN in ``openings``.
     """
-    if games < 1:
-        raise ValueError(f"games must be >= 1, got {games}")
+    games = check_games(games)
     check_max_plies(max_plies)
     check_openings(openings)
     v = Variant.parse(variant)
     cycle = 4 if v.is_asymmetric else 2
     n_open = -(-games // cycle)
+    fens: Sequence[str | None]
     if openings is None or (isinstance(openings, int) and openings == 0):
-        fens: list[str | None] = [None] * n_open
+        fens = _StartPositions(n_open)
     elif isinstance(openings, int):
-        fens = list(make_openings(v, n_open, openings, seed))
+        fens = _Openings(v, n_open, openings, seed)
+        fens[0]  # noqa: B018 - fails now if no live opening of this length exists
     else:
         fens = list(openings)
         if not fens:
@@ -243,39 +413,39 @@ def match_tasks(
     if names is None:
         names = _unique_names(spec_name(agent_a), spec_name(agent_b))
     name_a, name_b = names
-    ss = np.random.SeedSequence(seed)
-    game_seeds = ss.generate_state(games, dtype=np.uint32)
-    tasks = []
-    for g in range(games):
-        o, c = divmod(g, cycle)
+    game_seeds = np.random.SeedSequence(seed).generate_state(games, dtype=np.uint32)
+    # the game's variant string for each place in the colour/role cycle (str() is costly)
+    cycle_variants = []
+    for c in range(cycle):
         a_black = c in (0, 3)
         if v.is_asymmetric:
             a_taker = c in (0, 2)
-            taker_color = (
+            taker = (
                 ("black" if a_black else "white") if a_taker else ("white" if a_black else "black")
             )
-            gv = role_variant(v, taker_color)
+            cycle_variants.append(str(role_variant(v, taker)))
         else:
-            gv = v
-        black, white = (agent_a, agent_b) if a_black else (agent_b, agent_a)
-        bname, wname = (name_a, name_b) if a_black else (name_b, name_a)
-        tasks.append(
-            GameTask(
-                index=first_index + g,
-                black_spec=black,
-                white_spec=white,
-                black_name=bname,
-                white_name=wname,
-                variant=str(gv),
-                opening=fens[o % len(fens)],
-                opening_index=o % len(fens),
-                seed=int(game_seeds[g]),
-                max_plies=max_plies,
-                event=event,
-                round=str(g + 1),
-            )
+            cycle_variants.append(str(v))
+
+    def build(g: int) -> GameTask:
+        o, c = divmod(g, cycle)
+        a_black = c in (0, 3)
+        return GameTask(
+            index=first_index + g,
+            black_spec=agent_a if a_black else agent_b,
+            white_spec=agent_b if a_black else agent_a,
+            black_name=name_a if a_black else name_b,
+            white_name=name_b if a_black else name_a,
+            variant=cycle_variants[c],
+            opening=fens[o % len(fens)],
+            opening_index=o % len(fens),
+            seed=int(game_seeds[g]),
+            max_plies=max_plies,
+            event=event,
+            round=str(g + 1),
         )
-    return tasks
+
+    return TaskList.lazy(games, build)
 
 
 # -- playing ----------------------------------------------------------------------------
@@ -290,6 +460,22 @@ def _agent(spec: str | Agent, slot: int) -> Agent:
     if key not in _AGENTS:
         _AGENTS[key] = make(spec)
     return _AGENTS[key]
+
+
+def check_agents(specs: Sequence[str | Agent], variant: Variant | str) -> None:
+    """Check before any game that the agents can play ``variant``
+    (:meth:`Agent.check_variant`, e.g. an ``az`` checkpoint's board size). Agent objects
+    and batched specs are checked here (a batched spec's agent is built once and kept
+    for its games); the agents of other specs are checked as each game starts.
+
+    Raises:
+        ValueError: a bad spec, or an agent that cannot play ``variant`` (the message
+            names what does not fit).
+    """
+    v = Variant.parse(variant)
+    for spec in specs:
+        if isinstance(spec, Agent) or is_batched(spec):
+            _agent(spec, 2).check_variant(v)
 
 
 def play_game(task: GameTask) -> GameRecord:
@@ -307,6 +493,8 @@ def play_game(task: GameTask) -> GameRecord:
     opening_fen = board.fen()
     black = _agent(task.black_spec, 0)
     white = _agent(task.white_spec, 1)
+    black.check_variant(variant)
+    white.check_variant(variant)
     black.reset(seed=task.seed * 2)
     white.reset(seed=task.seed * 2 + 1)
     players = (black, white)
@@ -333,7 +521,10 @@ class _Game:
     def __init__(self, task: GameTask, players: tuple[Agent, Agent]) -> None:
         self.task = task
         self.start = time.perf_counter()
-        self.board = Board(Variant.parse(task.variant), fen=task.opening)
+        variant = Variant.parse(task.variant)
+        for agent in players:
+            agent.check_variant(variant)
+        self.board = Board(variant, fen=task.opening)
         self.opening_fen = self.board.fen()
         self.players = players
         self.over = self._ended()
@@ -390,8 +581,53 @@ class _Instances:
             self._free[self._key(spec)].append(agent)
 
 
+class _InFlight:
+    """The games with a batched agent in play in this process (see :func:`play_in_flight`)."""
+
+    def __init__(self, in_flight: int) -> None:
+        if in_flight < 1:
+            raise ValueError(f"in_flight must be >= 1, got {in_flight}")
+        self.limit = in_flight
+        self.agents = _Instances()
+        self.live: list[_Game] = []
+
+    def room(self) -> bool:
+        return len(self.live) < self.limit
+
+    def add(self, t: GameTask) -> None:
+        black = self.agents.acquire(t.black_spec, t.seed * 2)
+        white = self.agents.acquire(t.white_spec, t.seed * 2 + 1)
+        self.live.append(_Game(t, (black, white)))
+
+    def step(self) -> list[GameRecord]:
+        """One round: every game moves until a batched agent is to move, each batched agent
+        moves in all its games at once; returns the games that ended."""
+        for g in self.live:
+            while not g.over and not g.to_move().batched:
+                agent = g.to_move()
+                g.push(agent, agent.select_move(g.board))
+        waiting: dict[int, tuple[Agent, list[_Game]]] = {}
+        for g in self.live:
+            if not g.over:
+                agent = g.to_move()
+                waiting.setdefault(id(agent), (agent, []))[1].append(g)
+        for agent, games in waiting.values():
+            for g, move in zip(games, agent.select_moves([g.board for g in games]), strict=True):
+                g.push(agent, move)
+        still, ended = [], []
+        for g in self.live:
+            if not g.over:
+                still.append(g)
+                continue
+            self.agents.release(g.task.black_spec, g.players[0])
+            self.agents.release(g.task.white_spec, g.players[1])
+            ended.append(g.record())
+        self.live = still
+        return ended
+
+
 def play_in_flight(
-    tasks: Sequence[GameTask],
+    tasks: Iterable[GameTask],
     in_flight: int = DEFAULT_IN_FLIGHT,
     on_record: Callable[[GameRecord], None] | None = None,
 ) -> list[GameRecord]:
@@ -406,7 +642,8 @@ def play_in_flight(
     gets the moves :func:`play_game` would play.
 
     Args:
-        tasks: the games.
+        tasks: the games (read in order, as games start: a :class:`TaskList` is built
+            as it is played).
         in_flight: most games played at once (>= 1).
         on_record: called with each finished game (in completion order).
 
@@ -414,51 +651,26 @@ def play_in_flight(
         Records sorted by task index.
 
     Raises:
-        ValueError: ``in_flight < 1``.
+        ValueError: ``in_flight < 1``, or an agent that cannot play a game's variant.
         RuntimeError: an agent returned an illegal move (the message names it).
     """
-    if in_flight < 1:
-        raise ValueError(f"in_flight must be >= 1, got {in_flight}")
-    agents = _Instances()
-    pending = deque(tasks)
-    live: list[_Game] = []
+    flight = _InFlight(in_flight)
+    pending = iter(tasks)
     records: list[GameRecord] = []
-    while pending or live:
-        while pending and len(live) < in_flight:
-            t = pending.popleft()
-            live.append(
-                _Game(
-                    t,
-                    (
-                        agents.acquire(t.black_spec, t.seed * 2),
-                        agents.acquire(t.white_spec, t.seed * 2 + 1),
-                    ),
-                )
-            )
-        for g in live:
-            while not g.over and not g.to_move().batched:
-                agent = g.to_move()
-                g.push(agent, agent.select_move(g.board))
-        waiting: dict[int, tuple[Agent, list[_Game]]] = {}
-        for g in live:
-            if not g.over:
-                agent = g.to_move()
-                waiting.setdefault(id(agent), (agent, []))[1].append(g)
-        for agent, games in waiting.values():
-            for g, move in zip(games, agent.select_moves([g.board for g in games]), strict=True):
-                g.push(agent, move)
-        still = []
-        for g in live:
-            if not g.over:
-                still.append(g)
-                continue
-            agents.release(g.task.black_spec, g.players[0])
-            agents.release(g.task.white_spec, g.players[1])
-            rec = g.record()
+    more = True
+    while True:
+        while more and flight.room():
+            t = next(pending, None)
+            if t is None:
+                more = False
+            else:
+                flight.add(t)
+        if not flight.live:
+            break
+        for rec in flight.step():
             records.append(rec)
             if on_record:
                 on_record(rec)
-        live = still
     return sorted(records, key=lambda r: r.index)
 
 
@@ -523,6 +735,23 @@ def default_workers() -> int:
     return max(1, min(2, cpus))
 
 
+def _ignore_interrupts() -> None:
+    """Worker processes leave Ctrl-C (sent to the whole process group) to the main process,
+    which stops them."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _stop_workers(pool: cf.ProcessPoolExecutor) -> None:
+    """Kill the workers now (the games they are playing are lost anyway), drop the queued
+    games, and wait until the pool has reaped its processes."""
+    for proc in list((getattr(pool, "_processes", None) or {}).values()):
+        try:
+            proc.kill()
+        except (OSError, ValueError, AttributeError):  # already gone
+            pass
+    pool.shutdown(wait=True, cancel_futures=True)
+
+
 def run_games(
     tasks: Sequence[GameTask],
     workers: int | None = None,
@@ -534,11 +763,19 @@ def run_games(
     """Play tasks: games with a batched agent in this process, many in flight
     (:func:`play_in_flight`); the others in parallel processes when ``workers > 1``.
 
+    Tasks are read in order as games start (a :class:`TaskList` is built, and its
+    openings drawn, as it is played), and at most ``2 * workers`` games wait for a worker,
+    so a long schedule starts at once and holds little memory. When interrupted
+    (``KeyboardInterrupt``, or any error) the worker processes are stopped and the
+    exception is raised again: every game finished before it has been passed to
+    ``on_record``.
+
     Args:
         tasks: the games.
         workers: processes for the games without a batched agent (default
-            :func:`default_workers`); 1 plays them in this process (required when those
-            tasks hold :class:`Agent` objects rather than specs).
+            :func:`default_workers`, at most :data:`MAX_WORKERS`); 1 plays them in this
+            process (required when those tasks hold :class:`Agent` objects rather than
+            specs).
         progress: show a progress bar (tqdm, on stderr).
         description: progress-bar label.
         on_record: called with each finished game (in completion order).
@@ -548,16 +785,15 @@ def run_games(
         Records sorted by task index.
 
     Raises:
-        ValueError: ``workers < 1`` or ``in_flight < 1``, or Agent objects of non-batched
-            agents with ``workers > 1``.
+        ValueError: ``workers`` outside ``[1, MAX_WORKERS]`` or ``in_flight < 1``, Agent
+            objects of non-batched agents with ``workers > 1``, or an agent that cannot
+            play a game's variant.
     """
     from tqdm.auto import tqdm
 
     workers = default_workers() if workers is None else workers
-    if workers < 1:
-        raise ValueError(f"workers must be >= 1, got {workers}")
-    if in_flight < 1:
-        raise ValueError(f"in_flight must be >= 1, got {in_flight}")
+    check_count(workers, "workers", 1, MAX_WORKERS)
+    flight = _InFlight(in_flight)
     batched: dict[object, bool] = {}
 
     def has_batched(t: GameTask) -> bool:
@@ -569,49 +805,149 @@ def run_games(
                 return True
         return False
 
-    together = [t for t in tasks if has_batched(t)]
-    alone = [t for t in tasks if not has_batched(t)]
-    if workers > 1 and any(
-        isinstance(t.black_spec, Agent) or isinstance(t.white_spec, Agent) for t in alone
-    ):
-        raise ValueError(
-            "agents given as objects can only play with workers=1; pass spec "
-            "strings to play in parallel"
-        )
     records: list[GameRecord] = []
     bar = tqdm(total=len(tasks), desc=description, disable=not progress, unit="game", leave=False)
 
     def done(rec: GameRecord) -> None:
         records.append(rec)
+        bar.update()
         if on_record:
             on_record(rec)
-        bar.update()
 
+    parallel = workers > 1 and len(tasks) > 1
+    pool: cf.ProcessPoolExecutor | None = None
+    waiting: set[cf.Future] = set()
+    pending = iter(tasks)
+    task = next(pending, None)
     try:
-        if workers == 1 or len(alone) <= 1:
-            play_in_flight(together, in_flight, done)
-            for t in alone:
-                done(play_game(t))
-        else:
-            ctx = mp.get_context("spawn")
-            with cf.ProcessPoolExecutor(
-                max_workers=min(workers, len(alone)), mp_context=ctx
-            ) as pool:
-                futures = [pool.submit(play_game, t) for t in alone]
-                play_in_flight(together, in_flight, done)  # meanwhile, in this process
-                for fut in cf.as_completed(futures):
-                    done(fut.result())
+        while task is not None or flight.live or waiting:
+            for fut in [f for f in waiting if f.done()]:
+                waiting.discard(fut)
+                done(fut.result())
+            if task is not None:
+                if has_batched(task):
+                    if flight.room():
+                        flight.add(task)
+                        task = next(pending, None)
+                        continue
+                elif not parallel:
+                    done(play_game(task))
+                    task = next(pending, None)
+                    continue
+                elif len(waiting) < 2 * workers:
+                    if isinstance(task.black_spec, Agent) or isinstance(task.white_spec, Agent):
+                        raise ValueError(
+                            "agents given as objects can only play with workers=1; pass spec "
+                            "strings to play in parallel"
+                        )
+                    if pool is None:
+                        pool = cf.ProcessPoolExecutor(
+                            max_workers=min(workers, len(tasks)),
+                            mp_context=mp.get_context("spawn"),
+                            initializer=_ignore_interrupts,
+                        )
+                    waiting.add(pool.submit(play_game, task))
+                    task = next(pending, None)
+                    continue
+            if flight.live:
+                for rec in flight.step():
+                    done(rec)
+            elif waiting:
+                cf.wait(waiting, return_when=cf.FIRST_COMPLETED)
+    except BaseException:
+        if pool is not None:
+            _stop_workers(pool)
+            pool = None
+        raise
     finally:
         bar.close()
+        if pool is not None:
+            pool.shutdown(wait=True)
     return sorted(records, key=lambda r: r.index)
 
 
 def write_pdn(records: Sequence[GameRecord], path: str | os.PathLike) -> Path:
-    """Write the games' PDN, concatenated, to ``path`` (parent folders are created)."""
+    """Write the games' PDN, concatenated, to ``path`` (parent folders are created). The
+    file is replaced atomically: a reader sees the old file or the new one, never a part.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(r.pdn for r in records), encoding="utf-8")
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text("".join(r.pdn for r in records), encoding="utf-8")
+    os.replace(tmp, path)
     return path
+
+
+class PDNWriter:
+    """Appends each finished game's PDN to a file as the game finishes (flushed), so that
+    an interrupted match keeps every game it finished.
+
+    The file is created (or emptied) when the writer is made, so an unwritable path fails
+    before the first game. Use as a context manager, or call :meth:`close`.
+
+    Args:
+        path: the PDN file (parent folders are created).
+
+    Attributes:
+        path: the file.
+        games: games written so far.
+
+    Raises:
+        OSError: the file cannot be created.
+    """
+
+    def __init__(self, path: str | os.PathLike) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._fh = open(self.path, "w", encoding="utf-8")  # noqa: SIM115 - closed in close()
+        self.games = 0
+
+    def add(self, record: GameRecord) -> None:
+        """Append one game and flush it to the file."""
+        self._fh.write(record.pdn)
+        self._fh.flush()
+        self.games += 1
+
+    def close(self) -> None:
+        self._fh.close()
+
+    def __enter__(self) -> PDNWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _calls(*callbacks: Callable[[GameRecord], None] | None) -> Callable[[GameRecord], None]:
+    """One callback calling each given one in turn."""
+    given = [c for c in callbacks if c is not None]
+
+    def call(rec: GameRecord) -> None:
+        for c in given:
+            c(rec)
+
+    return call
+
+
+def play_tasks(
+    tasks: Sequence[GameTask],
+    workers: int | None = None,
+    progress: bool = True,
+    description: str = "games",
+    on_record: Callable[[GameRecord], None] | None = None,
+    pdn_path: str | os.PathLike | None = None,
+) -> tuple[list[GameRecord], Path | None]:
+    """:func:`run_games`, writing each game to ``pdn_path`` as it finishes
+    (:class:`PDNWriter`) and the file in game order at the end (:func:`write_pdn`).
+
+    Returns:
+        ``(records sorted by index, the PDN path or None)``.
+    """
+    if pdn_path is None:
+        return run_games(tasks, workers, progress, description, on_record), None
+    with PDNWriter(pdn_path) as writer:
+        records = run_games(tasks, workers, progress, description, _calls(writer.add, on_record))
+    return records, write_pdn(records, pdn_path)
 
 
 def play_match(
@@ -627,6 +963,7 @@ def play_match(
     pdn_path: str | os.PathLike | None = None,
     progress: bool = True,
     event: str = "drl arena",
+    on_record: Callable[[GameRecord], None] | None = None,
 ) -> MatchResult:
     """Play a match A vs B with colours (and Give and Take roles) swapped.
 
@@ -639,23 +976,27 @@ def play_match(
         seed: match seed.
         workers: processes (default min(2, CPUs)).
         max_plies: per-game cap; longer games are reported as truncated.
-        pdn_path: write all games to this PDN file.
+        pdn_path: write every game to this PDN file as it finishes (the file is
+            rewritten in game order at the end; see :class:`PDNWriter`).
         progress: show a progress bar.
         event: PDN ``Event`` tag.
+        on_record: called with each finished game (in completion order).
 
     Returns:
         :class:`MatchResult` with records sorted by game index.
 
     Raises:
-        ValueError: bad specs (listing the valid agents), variant, openings or counts.
+        ValueError: bad specs (listing the valid agents), variant, openings or counts, or
+            an agent that cannot play the variant (:func:`check_agents`).
+        OSError: ``pdn_path`` cannot be written (before the first game).
     """
     names = _unique_names(spec_name(agent_a_spec), spec_name(agent_b_spec))  # checks specs
     v = Variant.parse(variant)
+    check_agents([agent_a_spec, agent_b_spec], v)
     tasks = match_tasks(
         agent_a_spec, agent_b_spec, v, games, openings, seed, max_plies, names=names, event=event
     )
-    records = run_games(tasks, workers, progress, description=f"{names[0]} vs {names[1]}")
-    out = MatchResult(players=names, variant=str(v), records=records)
-    if pdn_path is not None:
-        out.pdn_path = write_pdn(records, pdn_path)
-    return out
+    records, written = play_tasks(
+        tasks, workers, progress, f"{names[0]} vs {names[1]}", on_record, pdn_path
+    )
+    return MatchResult(players=names, variant=str(v), records=records, pdn_path=written)

@@ -25,7 +25,7 @@ points).
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -33,18 +33,43 @@ import numpy as np
 from drl.agents import spec_name
 from drl.eval.arena import (
     GameTask,
+    PDNWriter,
+    TaskList,
+    _calls,
+    _Openings,
+    check_agents,
+    check_count,
+    check_games,
     check_max_plies,
     check_openings,
     make_openings,
     match_tasks,
+    play_tasks,
     role_variant,
-    run_games,
     write_pdn,
 )
 from drl.eval.records import GameRecord
 from drl.rules import Variant
 
-__all__ = ["HalftimeResult", "halftime_match", "PoolStanding", "PoolResult", "pool_tournament"]
+__all__ = [
+    "HalftimeResult",
+    "halftime_match",
+    "PoolStanding",
+    "PoolResult",
+    "pool_tournament",
+    "MAX_LIVES",
+    "MAX_ROUNDS",
+    "POOL_ROUNDS",
+]
+
+MAX_LIVES = 1000
+"""Most lives per player in a pool (a player loses at most one per round)."""
+
+MAX_ROUNDS = 10_000
+"""Most rounds of a pool."""
+
+POOL_ROUNDS = 50
+"""Default cap on a pool's rounds (:func:`pool_tournament`'s ``max_rounds``)."""
 
 
 @dataclass
@@ -85,18 +110,20 @@ def halftime_match(
     max_plies: int = 400,
     pdn_path: str | os.PathLike | None = None,
     progress: bool = True,
+    on_record: Callable[[GameRecord], None] | None = None,
 ) -> HalftimeResult:
     """Play a Give and Take match with roles switched at halftime (seed 000).
 
     Args:
         agent_a, agent_b: agent specs; A takes in the first half.
         variant: a Give and Take variant with one Taker and one Giver.
-        games_per_half: k (>= 1).
-        openings, seed, workers, max_plies, pdn_path, progress: as in
+        games_per_half: k, in ``[1, MAX_GAMES / 2]``.
+        openings, seed, workers, max_plies, pdn_path, progress, on_record: as in
             :func:`drl.eval.arena.play_match`.
 
     Raises:
         ValueError: a variant without a Taker and a Giver, bad specs or counts.
+        OSError: ``pdn_path`` cannot be written (before the first game).
     """
     v = Variant.parse(variant)
     if not v.is_asymmetric:
@@ -104,52 +131,61 @@ def halftime_match(
             f"roles switched at halftime needs one Taker and one Giver; {v} has "
             f"objectives {'/'.join(v.objectives)}"
         )
-    if games_per_half < 1:
-        raise ValueError(f"games_per_half must be >= 1, got {games_per_half}")
+    games_per_half = check_games(games_per_half, "games_per_half")
+    check_games(2 * games_per_half, "2 * games_per_half")
     check_max_plies(max_plies)
     check_openings(openings)
     a, b = spec_name(agent_a), spec_name(agent_b)
+    check_agents([agent_a, agent_b], v)
     if a == b:
         a, b = f"{a}#1", f"{b}#2"
     n_open = -(-games_per_half // 2)
+    fens: Sequence[str | None]
     if isinstance(openings, int) and openings > 0:
-        fens: list[str | None] = list(make_openings(v, n_open, openings, seed))
+        fens = _Openings(v, n_open, openings, seed)
+        fens[0]  # noqa: B018 - fails now if no live opening of this length exists
     elif openings is None or isinstance(openings, int):
         fens = [None]
     else:
         fens = list(openings)
+        if not fens:
+            raise ValueError("openings: the list of FENs is empty")
     game_seeds = np.random.SeedSequence(seed).generate_state(2 * games_per_half, np.uint32)
-    tasks = []
-    for half in range(2):
-        for i in range(games_per_half):
-            g = half * games_per_half + i
-            a_black = i % 2 == 0
-            a_takes = half == 0
-            taker = (
-                ("black" if a_black else "white") if a_takes else ("white" if a_black else "black")
+    # the variant string of each (half, A plays Black) pair, made once (str() is costly)
+    takers = {
+        (half, a_black): str(
+            role_variant(
+                v,
+                ("black" if a_black else "white")
+                if half == 0
+                else ("white" if a_black else "black"),
             )
-            black, white = (agent_a, agent_b) if a_black else (agent_b, agent_a)
-            bname, wname = (a, b) if a_black else (b, a)
-            o = (i // 2) % len(fens)
-            tasks.append(
-                GameTask(
-                    index=g,
-                    black_spec=black,
-                    white_spec=white,
-                    black_name=bname,
-                    white_name=wname,
-                    variant=str(role_variant(v, taker)),
-                    opening=fens[o],
-                    opening_index=o,
-                    seed=int(game_seeds[g]),
-                    max_plies=max_plies,
-                    event="drl halftime match",
-                    round=f"{half + 1}.{i + 1}",
-                )
-            )
-    records = run_games(tasks, workers, progress, description=f"{a} vs {b} (halftime)")
-    if pdn_path is not None:
-        write_pdn(records, pdn_path)
+        )
+        for half in range(2)
+        for a_black in (True, False)
+    }
+
+    def build(g: int) -> GameTask:
+        half, i = divmod(g, games_per_half)
+        a_black = i % 2 == 0
+        o = (i // 2) % len(fens)
+        return GameTask(
+            index=g,
+            black_spec=agent_a if a_black else agent_b,
+            white_spec=agent_b if a_black else agent_a,
+            black_name=a if a_black else b,
+            white_name=b if a_black else a,
+            variant=takers[half, a_black],
+            opening=fens[o],
+            opening_index=o,
+            seed=int(game_seeds[g]),
+            max_plies=max_plies,
+            event="drl halftime match",
+            round=f"{half + 1}.{i + 1}",
+        )
+
+    tasks = TaskList.lazy(2 * games_per_half, build)
+    records, _ = play_tasks(tasks, workers, progress, f"{a} vs {b} (halftime)", on_record, pdn_path)
     halves = []
     for half in range(2):
         part = records[half * games_per_half : (half + 1) * games_per_half]
@@ -202,56 +238,112 @@ def pool_tournament(
     games_per_round: int = 2,
     life_lost_by: str = "loser",
     openings: int | None = 4,
-    max_rounds: int = 50,
+    max_rounds: int = POOL_ROUNDS,
     seed: int = 0,
     workers: int | None = None,
     max_plies: int = 400,
     pdn_path: str | os.PathLike | None = None,
     progress: bool = True,
+    on_record: Callable[[GameRecord], None] | None = None,
 ) -> PoolResult:
     """Pool play with lives (seed 001; see the module doc for the rules chosen).
 
     Args:
         specs: three or more agent specs with distinct names.
         variant: the variant played (any; Give and Take swaps roles within a round).
-        lives: lives per player (>= 1).
+        lives: lives per player, in ``[1, MAX_LIVES]``.
         games_per_round: games of each one-on-one round (>= 1; 2 swaps colours).
         life_lost_by: ``"loser"`` (default) or ``"winner"`` (the literal seed text).
         openings: random-opening plies (each round gets its own opening), or None.
-        max_rounds: stop after this many pool rounds.
-        seed, workers, max_plies, pdn_path, progress: as in
-            :func:`drl.eval.arena.play_match`.
+        max_rounds: stop after this many pool rounds, in ``[1, MAX_ROUNDS]``.
+        seed, workers, max_plies, pdn_path, progress, on_record: as in
+            :func:`drl.eval.arena.play_match` (the PDN file holds every round's games).
 
     Raises:
         ValueError: fewer than three players, duplicate names, bad counts or options.
+        OSError: ``pdn_path`` cannot be written (before the first game).
     """
     names = [spec_name(s) for s in specs]
     if len(names) < 3:
         raise ValueError(f"pool play needs three or more players, got {names}")
     if len(set(names)) != len(names):
         raise ValueError(f"player names must be unique, got {names}")
-    if lives < 1 or games_per_round < 1 or max_rounds < 1:
-        raise ValueError(
-            f"lives, games_per_round and max_rounds must be >= 1, got "
-            f"{lives}, {games_per_round}, {max_rounds}"
-        )
+    check_count(lives, "lives", 1, MAX_LIVES)
+    check_games(games_per_round, "games_per_round")
+    check_count(max_rounds, "max_rounds", 1, MAX_ROUNDS)
+    pairs_per_round = len(names) // 2
+    check_games(
+        games_per_round * pairs_per_round * max_rounds,
+        f"games_per_round * {pairs_per_round} pairs * max_rounds",
+    )
     if life_lost_by not in ("loser", "winner"):
         raise ValueError(f"life_lost_by must be 'loser' or 'winner', got {life_lost_by!r}")
     check_max_plies(max_plies)
     check_openings(openings)
     v = Variant.parse(variant)
+    check_agents(specs, v)
     by_name = dict(zip(names, specs, strict=True))
     table = {n: PoolStanding(n, lives) for n in names}
     played = {n: 0 for n in names}
     rng = np.random.default_rng(seed)
     result = PoolResult([], None)
+    writer = PDNWriter(pdn_path) if pdn_path is not None else None
+    try:
+        _pool_rounds(
+            result,
+            names,
+            by_name,
+            table,
+            played,
+            rng,
+            v,
+            openings,
+            games_per_round,
+            max_rounds,
+            max_plies,
+            life_lost_by,
+            workers,
+            progress,
+            _calls(writer.add if writer else None, on_record),
+        )
+    finally:
+        if writer is not None:
+            writer.close()
+    alive = [n for n in names if table[n].lives > 0]
+    result.winner = alive[0] if len(alive) == 1 else None
+    result.standings = sorted(
+        table.values(), key=lambda s: (-s.lives, -(s.out_in_round or max_rounds + 1), -s.points)
+    )
+    if pdn_path is not None:
+        write_pdn(result.records, pdn_path)
+    return result
+
+
+def _pool_rounds(
+    result: PoolResult,
+    names: list[str],
+    by_name: dict[str, str],
+    table: dict[str, PoolStanding],
+    played: dict[str, int],
+    rng: np.random.Generator,
+    v: Variant,
+    openings: int | None,
+    games_per_round: int,
+    max_rounds: int,
+    max_plies: int,
+    life_lost_by: str,
+    workers: int | None,
+    progress: bool,
+    on_record: Callable[[GameRecord], None],
+) -> None:
+    """The pool's rounds, played into ``result``, ``table`` and ``played``."""
     for rnd in range(1, max_rounds + 1):
         alive = [n for n in names if table[n].lives > 0]
         if len(alive) <= 1:
             break
         order = sorted(alive, key=lambda n: (played[n], rng.random()))
         pairs = [(order[i], order[i + 1]) for i in range(0, len(order) - 1, 2)]
-        tasks: list[GameTask] = []
+        tasks = TaskList()
         spans = []
         for a, b in pairs:
             opening = make_openings(v, 1, openings, int(rng.integers(2**31))) if openings else None
@@ -269,7 +361,7 @@ def pool_tournament(
                 first_index=len(result.records) + start,
             )
             spans.append((a, b, start, len(tasks)))
-        records = run_games(tasks, workers, progress, description=f"pool round {rnd}")
+        records, _ = play_tasks(tasks, workers, progress, f"pool round {rnd}", on_record)
         result.records += records
         log = []
         for a, b, lo, hi in spans:
@@ -293,11 +385,3 @@ def pool_tournament(
             if table[hit].lives == 0:
                 table[hit].out_in_round = rnd
         result.rounds.append(log)
-    alive = [n for n in names if table[n].lives > 0]
-    result.winner = alive[0] if len(alive) == 1 else None
-    result.standings = sorted(
-        table.values(), key=lambda s: (-s.lives, -(s.out_in_round or max_rounds + 1), -s.points)
-    )
-    if pdn_path is not None:
-        write_pdn(result.records, pdn_path)
-    return result

@@ -114,10 +114,15 @@ def _clean(obj: Any) -> Any:
 
 
 def write_json(obj: Any, path: str | os.PathLike) -> Path:
-    """Write ``obj`` as indented JSON (NaN -> null, infinities -> "inf"/"-inf")."""
+    """Write ``obj`` as indented JSON (NaN -> null, infinities -> "inf"/"-inf").
+
+    The file is replaced atomically (written to ``<name>.tmp``, then renamed): a reader,
+    or an interrupted writer, leaves the old file or the new one, never a part."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(_clean(obj), indent=2) + "\n", encoding="utf-8")
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(_clean(obj), indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
     return path
 
 

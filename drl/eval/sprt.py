@@ -249,6 +249,7 @@ def play_sprt(
     max_plies: int = 400,
     progress: bool = True,
     on_batch: Callable[[SPRTResult, int], None] | None = None,
+    on_record: Callable[[GameRecord], None] | None = None,
 ) -> SPRTMatch:
     """Play A against B in batches until the pentanomial SPRT decides.
 
@@ -266,20 +267,23 @@ def play_sprt(
         openings, seed, workers, max_plies, progress: as in
             :func:`~drl.eval.arena.play_match`.
         on_batch: called after each batch with the test so far and the games played.
+        on_record: called with each finished game (in completion order), indexed as in
+            :attr:`SPRTMatch.records`.
 
     Returns:
         :class:`SPRTMatch`.
 
     Raises:
-        ValueError: an odd or non-positive ``batch_games``, ``max_games < 1``, or what
-            :func:`sprt` and :func:`~drl.eval.arena.play_match` raise.
+        ValueError: an odd ``batch_games`` or one outside ``[2, MAX_GAMES]``,
+            ``max_games`` outside ``[1, MAX_GAMES]``, or what :func:`sprt` and
+            :func:`~drl.eval.arena.play_match` raise.
     """
-    from drl.eval.arena import play_match
+    from drl.eval.arena import check_games, play_match
 
     if batch_games < 2 or batch_games % 2:
         raise ValueError(f"batch_games must be an even number >= 2 (game pairs), got {batch_games}")
-    if max_games < 1:
-        raise ValueError(f"max_games must be >= 1, got {max_games}")
+    check_games(batch_games, "batch_games")
+    check_games(max_games, "max_games")
     sprt([0, 0, 0], elo0, elo1, alpha, beta)  # checks the test's arguments before playing
     records: list[GameRecord] = []
     history: list[SPRTResult] = []
@@ -287,6 +291,12 @@ def play_sprt(
     counts: list[int] = []
     batch = 0
     while len(records) < max_games:
+        offset = len(records)
+
+        def reindexed(r: GameRecord, offset: int = offset) -> None:
+            if on_record is not None:
+                on_record(dataclasses.replace(r, index=offset + r.index))
+
         m = play_match(
             agent_a,
             agent_b,
@@ -297,6 +307,7 @@ def play_sprt(
             workers=workers,
             max_plies=max_plies,
             progress=progress,
+            on_record=reindexed,
         )
         batch += 1
         for r in m.records:

@@ -5,12 +5,20 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from drl.agents import spec_name
-from drl.eval.arena import GameTask, MatchResult, match_tasks, run_games, write_pdn
+from drl.eval.arena import (
+    MatchResult,
+    TaskList,
+    check_agents,
+    check_games,
+    match_tasks,
+    play_tasks,
+)
+from drl.eval.records import GameRecord
 from drl.rules import Variant
 
 __all__ = ["pairings", "play_tournament"]
@@ -58,6 +66,7 @@ def play_tournament(
     pdn_path: str | os.PathLike | None = None,
     progress: bool = True,
     event: str = "drl tournament",
+    on_record: Callable[[GameRecord], None] | None = None,
 ) -> MatchResult:
     """Play every scheduled pair, colours and roles swapped as in
     :func:`drl.eval.arena.match_tasks`.
@@ -70,21 +79,29 @@ def play_tournament(
         hero: the gauntlet's spec (default: the first).
         openings, seed, workers, max_plies, progress, event: as in
             :func:`drl.eval.arena.play_match`; each pairing gets its own seed.
-        pdn_path: write every game to this PDN file.
+        pdn_path: write every game to this PDN file as it finishes (in game order at
+            the end).
+        on_record: called with each finished game (in completion order).
 
     Returns:
         A :class:`MatchResult` holding all games (``players`` in the order given).
 
     Raises:
-        ValueError: bad specs (listing the valid agents), schedule, or counts.
+        ValueError: bad specs (listing the valid agents), schedule, or counts (more than
+            :data:`~drl.eval.arena.MAX_GAMES` games in all), or an agent that cannot
+            play the variant.
+        OSError: ``pdn_path`` cannot be written (before the first game).
     """
     names = [spec_name(s) for s in specs]
     hero_name = spec_name(hero) if hero is not None else None
     pairs = pairings(names, schedule, hero_name)
     by_name = dict(zip(names, specs, strict=True))
     v = Variant.parse(variant)
+    check_agents(specs, v)
     seeds = np.random.SeedSequence(seed).generate_state(len(pairs), dtype=np.uint32)
-    tasks: list[GameTask] = []
+    check_games(games_per_pair, "games_per_pair")
+    check_games(games_per_pair * len(pairs), f"games_per_pair * {len(pairs)} pairs")
+    tasks = TaskList()
     for (a, b), s in zip(pairs, seeds, strict=True):
         tasks += match_tasks(
             by_name[a],
@@ -98,8 +115,5 @@ def play_tournament(
             event=event,
             first_index=len(tasks),
         )
-    records = run_games(tasks, workers, progress, description=f"{schedule} {v}")
-    out = MatchResult(players=tuple(names), variant=str(v), records=records)
-    if pdn_path is not None:
-        out.pdn_path = write_pdn(records, pdn_path)
-    return out
+    records, written = play_tasks(tasks, workers, progress, f"{schedule} {v}", on_record, pdn_path)
+    return MatchResult(players=tuple(names), variant=str(v), records=records, pdn_path=written)

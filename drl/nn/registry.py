@@ -30,6 +30,7 @@ __all__ = [
     "arch_config_class",
     "build",
     "check_compatible",
+    "check_variant",
     "describe",
     "load",
     "make_config",
@@ -213,8 +214,81 @@ def check_compatible(payload: Mapping[str, Any], arch: str, config: Mapping[str,
         )
 
 
+def _config_dict(config: Mapping[str, Any] | Any) -> dict[str, Any]:
+    if isinstance(config, Mapping):
+        return dict(config)
+    return dataclasses.asdict(config)
+
+
+def _check_board(
+    cfg: Mapping[str, Any],
+    board_size: int,
+    game: str,
+    source: str,
+    trained_on: str | None,
+    arch: str | None,
+    planes: bool = True,
+) -> None:
+    """The one test that a network's inputs and outputs fit a board size (and, with
+    ``planes``, this version's observation planes)."""
+    from drl.encode import N_CHANNELS, num_actions
+
+    what = f"arch {arch!r}" if arch else "a network"
+    actions = num_actions(board_size)
+    have_size, have_actions = cfg.get("board_size"), cfg.get("num_actions")
+    if have_size != board_size or (have_actions is not None and have_actions != actions):
+        trained = f", trained on {trained_on}" if trained_on else ""
+        raise ValueError(
+            f"{source} holds {what} for {_board(cfg)}; {game} is played on "
+            f"{board_size}x{board_size} boards (the network has {have_actions} step "
+            f"actions{trained}; the game has {actions})"
+        )
+    have_planes = cfg.get("in_channels")
+    if planes and have_planes is not None and have_planes != N_CHANNELS:
+        raise ValueError(
+            f"{source} holds {what} reading {have_planes} input planes; {game} is "
+            f"encoded in {N_CHANNELS} planes by this version of drl"
+        )
+
+
+def check_variant(
+    config: Mapping[str, Any] | Any,
+    variant: Any,
+    source: str = "the network",
+    trained_on: str | None = None,
+    arch: str | None = None,
+) -> None:
+    """Check that a network can play a variant: the one check every network loaded for a
+    game goes through (:func:`load`, the ``az`` agent, ``drl-play``, the arena, the
+    training evaluation).
+
+    Args:
+        config: the network's config (a dataclass such as :class:`~drl.nn.NetConfig`, or
+            the ``net_config`` mapping of a checkpoint) with ``board_size`` and, where
+            known, ``num_actions`` and ``in_channels``.
+        variant: a :class:`~drl.rules.Variant` or variant string.
+        source: what holds the network, for the message (e.g. ``"checkpoint runs/x.pt"``).
+        trained_on: the variant the network was trained on, for the message.
+        arch: the network's architecture name, for the message.
+
+    Raises:
+        ValueError: the board size, the number of step actions (896 on 8x8, 1800 on
+            10x10) or the number of input planes differs; the message names ``source``,
+            the network's board and ``trained_on``, and the variant's board.
+    """
+    from drl.rules import Variant
+
+    v = Variant.parse(variant)
+    _check_board(_config_dict(config), v.board_size, str(v), source, trained_on, arch)
+
+
 def load(
-    payload: Mapping[str, Any], device: Any = "cpu", board_size: int | None = None
+    payload: Mapping[str, Any],
+    device: Any = "cpu",
+    board_size: int | None = None,
+    *,
+    variant: Any = None,
+    source: str = "checkpoint",
 ) -> PolicyValueModel:
     """Rebuild the network stored in a checkpoint payload, in eval mode on ``device``.
 
@@ -223,21 +297,24 @@ def load(
             ``arch`` (absent in old checkpoints: ``resnet``).
         device: torch device (or its name) for the network.
         board_size: when given, the board size the network must be for (8 or 10).
+        variant: when given, the variant the network must play (:func:`check_variant`).
+        source: what the payload was read from, for messages (e.g. its path).
 
     Returns:
         The network with its weights loaded.
 
     Raises:
-        ValueError: the architecture is not registered, the board size differs from
-            ``board_size``, the stored config does not fit the architecture, or the
-            weights do not fit the stored config (each naming both sides).
+        ValueError: the architecture is not registered, the network does not fit
+            ``board_size`` or ``variant`` (:func:`check_variant`), the stored config does
+            not fit the architecture, or the weights do not fit the stored config (each
+            naming both sides).
     """
     arch, cfg = _stored(payload)
-    if board_size is not None and cfg.get("board_size") != board_size:
-        raise ValueError(
-            f"checkpoint holds arch {arch!r} for {_board(cfg)}; this game is "
-            f"played on {board_size}x{board_size} boards"
-        )
+    trained_on = payload.get("variant")
+    if board_size is not None:
+        _check_board(cfg, board_size, "this game", source, trained_on, arch, planes=False)
+    if variant is not None:
+        check_variant(cfg, variant, source, trained_on, arch)
     try:
         net = build(arch, **cfg)
     except (TypeError, ValueError) as err:
