@@ -16,6 +16,7 @@ its first observation with reward 0).
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 from typing import Any
@@ -74,9 +75,10 @@ def bytes_per_env(board_size: int, max_plies: int, record_moves: bool = False) -
     observation that each step returns.
     """
     shapes = _buffer_shapes(board_size, max_plies, record_moves)
-    total = sum(int(np.prod(shape)) * np.dtype(dtype).itemsize for shape, dtype in shapes.values())
-    planes = int(np.prod(shapes["_planes"][0]))
-    mask = int(np.prod(shapes["_masks"][0]))
+    # (Python ints: a max_plies past int64 must give a huge number, not an overflow)
+    total = sum(math.prod(shape) * np.dtype(dtype).itemsize for shape, dtype in shapes.values())
+    planes = math.prod(shapes["_planes"][0])
+    mask = math.prod(shapes["_masks"][0])
     total += planes * (2 * 4 + 2) + mask * (2 * 1 + 2)  # space bounds: low, high, 2 masks
     total += planes * 4 + mask  # the observation copy of a step
     return total
@@ -101,7 +103,14 @@ def memory_limit() -> int | None:
     return min(limits) if limits else None
 
 
-def _gib(n: int) -> str:
+def _size(n: int) -> str:
+    """Bytes for a message: ``548 KiB``, ``23.5 GiB`` (any size, however large)."""
+    if n.bit_length() > 256:  # past a float, and past reading
+        return f"{excerpt(n // 2**30)} GiB"
+    if n < 2**20:
+        return f"{n / 2**10:,.0f} KiB"
+    if n < 2**30:
+        return f"{n / 2**20:,.1f} MiB"
     return f"{n / 2**30:,.1f} GiB"
 
 
@@ -177,12 +186,13 @@ class DraughtsVectorEnv(VectorEnv):
         per_env = bytes_per_env(self.variant.board_size, int(max_plies), bool(record_moves))
         need, limit = int(num_envs) * per_env, memory_limit()
         if limit is not None and need > limit:
+            fit = limit // per_env
             raise ValueError(
-                f"num_envs={excerpt(int(num_envs))} needs {_gib(need)} of buffers "
-                f"({per_env:,} bytes per game at max_plies={excerpt(int(max_plies))}"
+                f"num_envs={excerpt(int(num_envs))} needs {_size(need)} of buffers "
+                f"({_size(per_env)} per game at max_plies={excerpt(int(max_plies))}"
                 f"{', record_moves' if record_moves else ''}), more than the memory "
-                f"limit of {_gib(limit)} (the machine's memory, or its control group's); "
-                f"at most {limit // per_env:,} games fit"
+                f"limit of {_size(limit)} (the machine's memory, or its control group's); "
+                + (f"at most {fit:,} games fit" if fit else "not even one game fits")
             )
         variants = role_variants(self.variant, role)
         self._variants = (variants[0], variants[1])  # by agent colour

@@ -142,6 +142,12 @@ def test_a_number_of_envs_whose_buffers_cannot_fit_in_memory_is_refused():
     assert "memory limit of" in message and "games fit" in message
     with pytest.raises(ValueError, match=r"max_plies=1000000000000"):
         DraughtsVectorEnv(1, "english", max_plies=10**12)  # the history grows with max_plies
+    # sizes past int64 and past a float are refused the same way, briefly
+    with pytest.raises(ValueError, match="an integer of about 401 digits") as info:
+        DraughtsVectorEnv(10**400, "english")
+    assert len(str(info.value)) < 400
+    with pytest.raises(ValueError, match="not even one game fits"):
+        DraughtsVectorEnv(1, "english", max_plies=10**400)
 
 
 def test_the_memory_limit_decides_how_many_envs_fit(monkeypatch):
