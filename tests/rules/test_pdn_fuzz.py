@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import functools
 import random
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -76,9 +75,19 @@ def parsed(text: str) -> Game:
     return game
 
 
-@functools.cache
+_DIRS: list[Path] = []
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _files_dir(tmp_path_factory):
+    _DIRS.append(tmp_path_factory.mktemp("pdn-fuzz"))
+    yield
+    _DIRS.pop()
+
+
 def tmp_dir() -> Path:
-    return Path(tempfile.mkdtemp(prefix="pdn-fuzz-"))
+    """Where the checks write their files (pytest's temporary folder for this module)."""
+    return _DIRS[-1]
 
 
 INSERTS = st.one_of(
