@@ -14,7 +14,8 @@ import argparse
 import sys
 import time
 
-from drl.rules.perft import divide, perft
+from drl.rules._quote import excerpt
+from drl.rules.perft import MAX_DEPTH, divide, perft
 from drl.rules.variant import Variant, VariantError
 
 
@@ -35,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
         "variant",
         help="variant string, e.g. english or 'give_and_take:taker=white,max_capture=true'",
     )
-    parser.add_argument("depth", type=int, help="plies to search (>= 0)")
+    parser.add_argument("depth", type=int, help=f"plies to search (0..{MAX_DEPTH})")
     parser.add_argument("--fen", help="start from this FEN instead of the start position")
     parser.add_argument(
         "--divide", action="store_true", help="also print the leaf count below each first move"
@@ -43,6 +44,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.depth < 0 or (args.divide and args.depth < 1):
         parser.error("depth must be >= 0 (>= 1 with --divide)")
+    if args.depth > MAX_DEPTH:
+        parser.error(
+            f"depth {excerpt(args.depth)} is over the limit {MAX_DEPTH} plies (no tree that still "
+            f"branches that deep can be counted, and perft keeps a move list per ply)"
+        )
     try:
         variant = Variant.parse(args.variant)
         position = _position(variant, args.fen)

@@ -16,6 +16,9 @@ its first observation with reward 0).
 
 from __future__ import annotations
 
+import math
+import os
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -29,11 +32,86 @@ from drl.envs import _kernels as K
 from drl.envs.variants import Options, build_variant, role_variants
 from drl.game import winners
 from drl.game.kernels import G_CODE, POS_SIZE
+from drl.rules._quote import excerpt
 from drl.rules.board import Move
 from drl.rules.core import MAX_MOVES, MOVE_WIDTH, ST_PLY, initial_state
 from drl.rules.variant import Variant
 
 COLORS = ("black", "white")
+
+
+def _buffer_shapes(
+    board_size: int, max_plies: int, record_moves: bool
+) -> dict[str, tuple[tuple[int, ...], type]]:
+    """Per-game shape and dtype of each buffer of the vector env (each array is ``B``
+    of these, stacked)."""
+    n, a = board_size, num_actions(board_size)
+    return {
+        "_ws": ((K.W_SIZE,), np.int64),
+        "_pos": ((POS_SIZE,), np.int64),
+        "_rows": ((MAX_MOVES, MOVE_WIDTH), np.int64),
+        "_hist": ((max_plies + 2,), np.int64),
+        # without recording, one scratch row per game (the kernel writes move j to row
+        # min(j, rows - 1))
+        "_logs": ((max_plies + 2 if record_moves else 1, MOVE_WIDTH), np.int64),
+        "_rngs": ((), np.uint64),
+        "_masks": ((a,), np.int8),
+        "_planes": ((N_CHANNELS, n, n), np.float32),
+        "_rewards": ((), np.float32),
+        "_terminated": ((), np.bool_),
+        "_truncated": ((), np.bool_),
+        "_needs_reset": ((), np.bool_),
+        "_no_actions": ((), np.int64),
+    }
+
+
+def bytes_per_env(board_size: int, max_plies: int, record_moves: bool = False) -> int:
+    """Memory one game of a :class:`DraughtsVectorEnv` takes, in bytes.
+
+    The sum of its buffers (the legal-move rows, ``MAX_MOVES x MOVE_WIDTH`` int64 =
+    512 KiB, are most of it; the repetition history and, with ``record_moves``, the move
+    log grow with ``max_plies``), plus the batched observation space's bounds (low and
+    high arrays and their two boolean masks per observation element) and the copy of the
+    observation that each step returns.
+    """
+    shapes = _buffer_shapes(board_size, max_plies, record_moves)
+    # (Python ints: a max_plies past int64 must give a huge number, not an overflow)
+    total = sum(math.prod(shape) * np.dtype(dtype).itemsize for shape, dtype in shapes.values())
+    planes = math.prod(shapes["_planes"][0])
+    mask = math.prod(shapes["_masks"][0])
+    total += planes * (2 * 4 + 2) + mask * (2 * 1 + 2)  # space bounds: low, high, 2 masks
+    total += planes * 4 + mask  # the observation copy of a step
+    return total
+
+
+def memory_limit() -> int | None:
+    """Bytes of memory this process can have: the machine's physical memory, or the
+    control group's limit when that is lower; None where neither is known."""
+    limits = []
+    try:
+        limits.append(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, ValueError, OSError):
+        pass
+    for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+        try:
+            text = Path(path).read_text().strip()
+        except OSError:
+            continue
+        if text.isdigit():
+            limits.append(int(text))
+    limits = [x for x in limits if x > 0]
+    return min(limits) if limits else None
+
+
+def _size(n: int) -> str:
+    """Bytes for a message: ``548 KiB``, ``23.5 GiB`` (any size, however large)."""
+    if n.bit_length() > 256:  # past a float, and past reading
+        return f"{excerpt(n // 2**30)} GiB"
+    if n < 2**20:
+        return f"{n / 2**10:,.0f} KiB"
+    if n < 2**30:
+        return f"{n / 2**20:,.1f} MiB"
+    return f"{n / 2**30:,.1f} GiB"
 
 
 class DraughtsVectorEnv(VectorEnv):
@@ -105,6 +183,17 @@ class DraughtsVectorEnv(VectorEnv):
         if illegal_action not in ("raise", "lose"):
             raise ValueError(f"illegal_action must be 'raise' or 'lose', got {illegal_action!r}")
         self.variant = build_variant(variant, variant_options)
+        per_env = bytes_per_env(self.variant.board_size, int(max_plies), bool(record_moves))
+        need, limit = int(num_envs) * per_env, memory_limit()
+        if limit is not None and need > limit:
+            fit = limit // per_env
+            raise ValueError(
+                f"num_envs={excerpt(int(num_envs))} needs {_size(need)} of buffers "
+                f"({_size(per_env)} per game at max_plies={excerpt(int(max_plies))}"
+                f"{', record_moves' if record_moves else ''}), more than the memory "
+                f"limit of {_size(limit)} (the machine's memory, or its control group's); "
+                + (f"at most {fit:,} games fit" if fit else "not even one game fits")
+            )
         variants = role_variants(self.variant, role)
         self._variants = (variants[0], variants[1])  # by agent colour
         self.num_envs = int(num_envs)
@@ -127,24 +216,28 @@ class DraughtsVectorEnv(VectorEnv):
 
         self._params2 = np.stack([variants[0].params, variants[1].params])
         self._init = np.asarray(initial_state(self._params2[0]), dtype=np.int64)
-        self._ws = np.zeros((b, K.W_SIZE), dtype=np.int64)
-        self._ws[:, K.W_PLY_LIMIT] = self.max_plies
-        self._pos = np.zeros((b, POS_SIZE), dtype=np.int64)
-        self._rows = np.zeros((b, MAX_MOVES, MOVE_WIDTH), dtype=np.int64)
-        self._hist = np.zeros((b, self.max_plies + 2), dtype=np.int64)
         self.record_moves = bool(record_moves)
-        # without recording, one scratch row per game (the kernel writes move j to row
-        # min(j, rows - 1))
-        rows = self.max_plies + 2 if self.record_moves else 1
-        self._logs = np.zeros((b, rows, MOVE_WIDTH), dtype=np.int64)
-        self._rngs = np.zeros(b, dtype=np.uint64)
-        self._masks = np.zeros((b, a), dtype=np.int8)
-        self._planes = np.zeros((b, N_CHANNELS, n, n), dtype=np.float32)
-        self._rewards = np.zeros(b, dtype=np.float32)
-        self._terminated = np.zeros(b, dtype=np.bool_)
-        self._truncated = np.zeros(b, dtype=np.bool_)
-        self._needs_reset = np.ones(b, dtype=np.bool_)
-        self._no_actions = np.zeros(b, dtype=np.int64)
+        shapes = _buffer_shapes(n, self.max_plies, self.record_moves)  # what was counted
+
+        def zeros(name: str) -> np.ndarray:
+            shape, dtype = shapes[name]
+            return np.zeros((b, *shape), dtype=dtype)
+
+        self._ws = zeros("_ws")
+        self._ws[:, K.W_PLY_LIMIT] = self.max_plies
+        self._pos = zeros("_pos")
+        self._rows = zeros("_rows")
+        self._hist = zeros("_hist")
+        self._logs = zeros("_logs")
+        self._rngs = zeros("_rngs")
+        self._masks = zeros("_masks")
+        self._planes = zeros("_planes")
+        self._rewards = zeros("_rewards")
+        self._terminated = zeros("_terminated")
+        self._truncated = zeros("_truncated")
+        self._needs_reset = zeros("_needs_reset")
+        self._needs_reset[:] = True
+        self._no_actions = zeros("_no_actions")
 
     def _draw_agents(self) -> np.ndarray:
         if self.agent_color == "random":

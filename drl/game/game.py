@@ -59,13 +59,16 @@ class StepGame:
         self._board = self._root.copy()
         self._synced = 0
         self._fen = None if fen is None else self._root.fen()
-        cap = 256 if ply_limit is None else ply_limit + 2
+        # The move log starts small and doubles as the game goes on (see grow): a large
+        # ply_limit must not be allocated up front (10**12 plies would be 256 TB).
+        cap = 256 if ply_limit is None else min(int(ply_limit), 254) + 2
         state = np.array(self._root.state, dtype=np.int64)
         ply0 = int(state[ST_PLY])
         self._ply0 = ply0
         self.ws = np.zeros(G.W_SIZE, dtype=np.int64)
         self.ws[G.W_AGENT] = -1 if agent is None else int(agent)
-        self.ws[G.W_PLY_LIMIT] = -1 if ply_limit is None else int(ply_limit)
+        # (a limit past 2**62 plies is never reached; the int64 slot cannot hold more)
+        self.ws[G.W_PLY_LIMIT] = -1 if ply_limit is None else min(int(ply_limit), 2**62)
         self.ws[G.W_PLY0] = ply0
         self.pos = G.new_pos()
         self.rows = G.move_buffer()

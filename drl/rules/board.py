@@ -28,6 +28,7 @@ from typing import SupportsIndex, cast
 import numpy as np
 
 from drl.rules import core
+from drl.rules._quote import excerpt
 from drl.rules.fen import FENError, FenPosition, format_fen, parse_fen
 from drl.rules.geometry import CROWN_MASK, RAY, RAY_LEN, square_to_rowcol
 from drl.rules.notation import format_move, parse_move_text
@@ -525,12 +526,13 @@ class Board:
         """
         if not isinstance(text, str):
             raise IllegalMoveError(
-                f"move text must be a string, got {type(text).__name__} {text!r}"
+                f"move text must be a string, got {type(text).__name__} {excerpt(text)}"
             )
         try:
             spec = parse_move_text(text, self._size)
         except ValueError as err:
-            raise IllegalMoveError(f"cannot read move {text!r}: {err}") from None
+            # the reason quotes the text (a bounded excerpt)
+            raise IllegalMoveError(f"cannot read move {excerpt(text)}: {err}") from None
         legal = self.legal_moves
         if spec.file is not None:
             cands = [
@@ -555,11 +557,11 @@ class Board:
             return cands[0]
         if not cands:
             raise IllegalMoveError(
-                f"{text!r} is not a legal move in {self.fen()}; legal "
+                f"{excerpt(text)} is not a legal move in {self.fen()}; legal "
                 f"moves: {', '.join(map(str, legal)) or 'none'}"
             )
         raise AmbiguousMoveError(
-            f"{text!r} is ambiguous in {self.fen()}: it matches "
+            f"{excerpt(text)} is ambiguous in {self.fen()}: it matches "
             f"{', '.join(map(str, cands))}; write the full path",
             cands,
         )

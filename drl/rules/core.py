@@ -765,6 +765,14 @@ def _perft(states, params, depth, moves, ctx, n_moves, index):
     return total
 
 
+#: Deepest perft: its move lists take ``MAX_MOVES * MOVE_WIDTH * 8`` bytes (512 KiB) per
+#: ply, allocated up front. The deepest published counts are far shallower (English
+#: checkers to 28 plies, after years of computing), a tree that still branches 64 plies
+#: down cannot be counted in any time, and one with at least two moves at every node
+#: has more than 2**63 leaves there, past the int64 count.
+MAX_PERFT_DEPTH = 64
+
+
 @njit(cache=True)
 def perft(state, params, depth):
     """Number of leaf nodes of the legal-move tree ``depth`` plies deep.
@@ -782,11 +790,13 @@ def perft(state, params, depth):
         int64 leaf count (1 for depth 0).
 
     Raises:
-        ValueError: on arrays of the wrong shape.
+        ValueError: on arrays of the wrong shape, or a depth over ``MAX_PERFT_DEPTH``.
     """
     _check(state, params)
     if depth <= 0:
         return 1
+    if depth > MAX_PERFT_DEPTH:
+        raise ValueError("perft depth is over the limit MAX_PERFT_DEPTH (64)")
     states = np.empty((depth + 1, STATE_SIZE), dtype=np.int64)
     states[0] = state
     moves = np.empty((depth, MAX_MOVES, MOVE_WIDTH), dtype=np.int64)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from drl.rules._quote import excerpt
 from drl.rules.geometry import parse_square, square_to_rowcol
 from drl.rules.geometry import square_name as _square_name
 
@@ -53,7 +54,8 @@ _RANGE = re.compile(r"(\d+)-(\d+)")
 
 
 def _squares(body: str, token: str, board_size: int, fen: str) -> list[int]:
-    """Squares named by one list item without its K prefix (``12``, ``31-50``, ``c3``)."""
+    """Squares named by one list item without its K prefix (``12``, ``31-50``, ``c3``);
+    ``fen`` is the FEN as quoted in messages."""
     m = _RANGE.fullmatch(body)
     try:
         if m is None:
@@ -61,9 +63,9 @@ def _squares(body: str, token: str, board_size: int, fen: str) -> list[int]:
         lo = parse_square(m.group(1), board_size)
         hi = parse_square(m.group(2), board_size)
     except ValueError as err:
-        raise FENError(f"FEN {fen!r}: bad square {token!r} ({err})") from None
+        raise FENError(f"FEN {fen}: bad square {excerpt(token)} ({err})") from None
     if hi < lo:
-        raise FENError(f"FEN {fen!r}: range {token!r} runs backwards")
+        raise FENError(f"FEN {fen}: range {excerpt(token)} runs backwards")
     return list(range(lo, hi + 1))
 
 
@@ -85,14 +87,15 @@ def parse_fen(fen: str, board_size: int) -> FenPosition:
             the offending token.
     """
     if not isinstance(fen, str):
-        raise FENError(f"a FEN is a string, got {type(fen).__name__} {fen!r}")
+        raise FENError(f"a FEN is a string, got {type(fen).__name__} {excerpt(fen)}")
+    quoted = excerpt(fen)  # messages quote a bounded excerpt of the input
     text = fen.strip().strip('"').strip().rstrip(".").strip()
     if not text:
         raise FENError("empty FEN")
     fields = [f.strip() for f in text.split(":")]
     side = fields[0].upper()
     if side not in ("W", "B", "?"):
-        raise FENError(f"FEN {fen!r}: side to move must be W, B or ?, got {fields[0]!r}")
+        raise FENError(f"FEN {quoted}: side to move must be W, B or ?, got {excerpt(fields[0])}")
     turn = None if side == "?" else (1 if side == "W" else 0)
     men: dict[str, set[int]] = {"B": set(), "W": set()}
     kings: dict[str, set[int]] = {"B": set(), "W": set()}
@@ -102,52 +105,52 @@ def parse_fen(fen: str, board_size: int) -> FenPosition:
     for field in fields[1:]:
         field = field.replace(" ", "").rstrip(".")
         if not field:
-            raise FENError(f"FEN {fen!r}: empty field")
+            raise FENError(f"FEN {quoted}: empty field")
         head = field[0].upper()
         if head in ("H", "F") and field[1:].isdigit():
             digits = field[1:]
             if not digits.isascii() or len(digits) > 9:
                 raise FENError(
-                    f"FEN {fen!r}: counter {field!r} must be an ASCII number below 10**9"
+                    f"FEN {quoted}: counter {excerpt(field)} must be an ASCII number below 10**9"
                 )
             counters[head] = int(digits)
             continue
         if head not in ("W", "B"):
-            raise FENError(f"FEN {fen!r}: field {field!r} must start with W or B")
+            raise FENError(f"FEN {quoted}: field {excerpt(field)} must start with W or B")
         if head in seen_colours:
-            raise FENError(f"FEN {fen!r}: the {head} piece list appears twice")
+            raise FENError(f"FEN {quoted}: the {head} piece list appears twice")
         seen_colours.add(head)
         items = field[1:]
         if not items:
             continue
         for item in items.split(","):
             if not item:
-                raise FENError(f"FEN {fen!r}: empty square in {field!r}")
+                raise FENError(f"FEN {quoted}: empty square in {excerpt(field)}")
             is_king = item[0] in "Kk"  # no file is called k, so K always marks a king
-            squares = _squares(item[1:] if is_king else item, item, board_size, fen)
+            squares = _squares(item[1:] if is_king else item, item, board_size, quoted)
             for sq in squares:
                 if sq in owner:
                     where = "twice" if owner[sq][0] == head else "for both colours"
                     raise FENError(
-                        f"FEN {fen!r}: square {_square_name(sq, board_size)} "
-                        f"is listed {where} (token {item!r})"
+                        f"FEN {quoted}: square {_square_name(sq, board_size)} "
+                        f"is listed {where} (token {excerpt(item)})"
                     )
                 owner[sq] = (head, item)
                 (kings if is_king else men)[head].add(sq)
     if not seen_colours:
-        raise FENError(f"FEN {fen!r}: no piece list (expected e.g. W:W31,32:B1,2)")
+        raise FENError(f"FEN {quoted}: no piece list (expected e.g. W:W31,32:B1,2)")
     half = board_size // 2
     for sq in men["W"]:
         if sq < half:
             raise FENError(
-                f"FEN {fen!r}: a white man on {_square_name(sq, board_size)} "
-                f"(token {owner[sq][1]!r}) stands on its crowning row"
+                f"FEN {quoted}: a white man on {_square_name(sq, board_size)} "
+                f"(token {excerpt(owner[sq][1])}) stands on its crowning row"
             )
     for sq in men["B"]:
         if sq >= board_size * half - half:
             raise FENError(
-                f"FEN {fen!r}: a black man on {_square_name(sq, board_size)} "
-                f"(token {owner[sq][1]!r}) stands on its crowning row"
+                f"FEN {quoted}: a black man on {_square_name(sq, board_size)} "
+                f"(token {excerpt(owner[sq][1])}) stands on its crowning row"
             )
     return FenPosition(
         turn=turn,

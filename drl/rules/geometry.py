@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from drl.rules._quote import excerpt
+
 BOARD_SIZES = (8, 10)
 MAX_SQUARES = 50
 MAX_STEPS = 9  # longest diagonal ray on 10x10 (n - 1)
@@ -88,33 +90,44 @@ def square_name(square: int, board_size: int, notation: str = "numeric") -> str:
     raise ValueError(f"unknown notation {notation!r}; expected 'numeric' or 'algebraic'")
 
 
+def _small_int(digits: str) -> int:
+    """The value of ASCII digits, or 0 when it has more than 3 significant digits."""
+    digits = digits.lstrip("0")
+    return int(digits) if 0 < len(digits) <= 3 else 0
+
+
 def parse_square(text: str, board_size: int) -> int:
     """0-based square from its PDN name, numeric (``"32"``) or algebraic (``"g1"``).
 
     Raises:
-        ValueError: naming the text when it is not a playable square of this board.
+        ValueError: naming the text (a bounded excerpt of it) when it is not a playable
+            square of this board.
     """
     token = text.strip().lower()
     nsq = num_squares(board_size)
     if not token.isascii():
         raise ValueError(
-            f"cannot read square {text!r}: expected a number or a name like 'c3' (ASCII characters)"
+            f"cannot read square {excerpt(text)}: expected a number or a name like 'c3' "
+            "(ASCII characters)"
         )
+    # Square numbers and ranks have at most 2 digits (leading zeros aside); longer ones
+    # are out of range and are not converted (int() of thousands of digits is slow, and
+    # refused past 4300).
     if token.isdigit():
-        number = int(token)
+        number = _small_int(token)
         if not 1 <= number <= nsq:
-            raise ValueError(f"square {text!r} out of range 1..{nsq}")
+            raise ValueError(f"square {excerpt(text)} out of range 1..{nsq}")
         return number - 1
     if len(token) >= 2 and token[0].isalpha() and token[1:].isdigit():
         col = ord(token[0]) - ord("a")
-        rank = int(token[1:])
+        rank = _small_int(token[1:])
         if not (0 <= col < board_size and 1 <= rank <= board_size):
-            raise ValueError(f"square {text!r} is off the {board_size}x{board_size} board")
+            raise ValueError(f"square {excerpt(text)} is off the {board_size}x{board_size} board")
         try:
             return rowcol_to_square(board_size - rank, col, board_size)
         except ValueError:
-            raise ValueError(f"square {text!r} is a light square") from None
-    raise ValueError(f"cannot read square {text!r}: expected a number or a name like 'c3'")
+            raise ValueError(f"square {excerpt(text)} is a light square") from None
+    raise ValueError(f"cannot read square {excerpt(text)}: expected a number or a name like 'c3'")
 
 
 def _build_tables():

@@ -10,11 +10,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from drl.rules._quote import excerpt
 from drl.rules.geometry import parse_square, square_name
 
-__all__ = ["MoveText", "format_move", "parse_move_text"]
+__all__ = ["MAX_MOVE_TEXT", "MoveText", "format_move", "parse_move_text"]
 
-_STRENGTH = re.compile(r"[!?]+$")
+#: Longest move text read, in characters. A move has at most 27 landing squares (the
+#: kernel's move row), each at most 3 characters and a separator: about 110 characters;
+#: the rest is room for spaces after separators and strength marks.
+MAX_MOVE_TEXT = 256
 _SHORT_RUSSIAN = re.compile(r"([a-z])([a-z]\d{1,2})")
 
 
@@ -59,25 +63,30 @@ def parse_move_text(text: str, board_size: int) -> MoveText:
     (``!``, ``?``, ``!?``), and the Russian short form ``ed4`` (start file + end square).
 
     Raises:
-        ValueError: the text is not a move; the message names the text and the bad part.
+        ValueError: the text is not a move, or is longer than :data:`MAX_MOVE_TEXT`
+            characters; the message names the text (a bounded excerpt) and the bad part.
     """
-    raw = text
-    t = _STRENGTH.sub("", text.strip()).replace(" ", "").lower()
+    raw = excerpt(text)
+    if len(text) > MAX_MOVE_TEXT:
+        raise ValueError(
+            f"move text {raw} is too long to be a move (at most {MAX_MOVE_TEXT} characters)"
+        )
+    t = text.strip().rstrip("!?").replace(" ", "").lower()  # strength marks: 15x24!?
     if not t:
-        raise ValueError(f"empty move text {raw!r}")
+        raise ValueError(f"empty move text {raw}")
     m = _SHORT_RUSSIAN.fullmatch(t)
     if m is not None and board_size == 8:
         col = ord(m.group(1)) - ord("a")
         if col >= board_size:
-            raise ValueError(f"{raw!r}: file {m.group(1)!r} is off the board")
+            raise ValueError(f"{raw}: file {m.group(1)!r} is off the board")
         try:
             end = parse_square(m.group(2), board_size)
         except ValueError as err:
-            raise ValueError(f"{raw!r}: {err}") from None
+            raise ValueError(f"{raw}: {err}") from None
         return MoveText(text=t, file=col, end=end)
     seps = set(re.findall(r"[-x:]", t))
     if len(seps) > 1:
-        raise ValueError(f"{raw!r} mixes separators {sorted(seps)}")
+        raise ValueError(f"{raw} mixes separators {sorted(seps)}")
     if seps:
         sep = seps.pop()
         parts = t.split(sep)
@@ -85,14 +94,14 @@ def parse_move_text(text: str, board_size: int) -> MoveText:
     else:
         parts = re.findall(r"[a-z]\d{1,2}", t)
         if "".join(parts) != t or len(parts) < 2:
-            raise ValueError(f"{raw!r} is not a move (expected e.g. 11-15, 15x24, c3-d4)")
+            raise ValueError(f"{raw} is not a move (expected e.g. 11-15, 15x24, c3-d4)")
         capture = None
     if len(parts) < 2 or any(p == "" for p in parts):
-        raise ValueError(f"{raw!r} is not a move (a square is missing)")
+        raise ValueError(f"{raw} is not a move (a square is missing)")
     squares = []
     for p in parts:
         try:
             squares.append(parse_square(p, board_size))
         except ValueError as err:
-            raise ValueError(f"{raw!r}: {err}") from None
+            raise ValueError(f"{raw}: {err}") from None
     return MoveText(text=t, squares=tuple(squares), capture=capture)

@@ -8,6 +8,11 @@ by a space (``1- 7``), Russian short moves (``ed4``) and the results ``2-0 1-1 0
 ``1-0 1/2-1/2 0-1``, ``1:0 1/2:1/2 0:1`` and ``*``. Bytes are decoded as UTF-8, falling back
 to ISO-8859-1 (Latin-1), which many older files use.
 
+Malformed text is always a :class:`PDNError` that names the game and the line (read
+with ``strict=False``, it fails only its game, and reading goes on with the next one); a
+game whose movetext ends without a termination marker (a truncated file) is read as
+incomplete (``Game.complete`` False) and :func:`replay_file` reports it so.
+
 The writer produces standard PDN that this reader (and common draughts software) reads
 back. Variants without an official GameType (giveaway, losing, give_and_take, or any
 preset with changed flags) are written with their base board's GameType plus a
@@ -24,12 +29,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from drl.rules._quote import excerpt
+from drl.rules.notation import MAX_MOVE_TEXT
+
 if TYPE_CHECKING:
     from drl.rules.board import Board, Move, Outcome
     from drl.rules.variant import Variant
 
 __all__ = [
     "GAME_TYPES",
+    "MAX_GAME_TYPE",
+    "MAX_MOVE_NUMBER",
+    "MAX_TRIAL_PLIES",
     "Game",
     "PDNError",
     "ReplayReport",
@@ -85,11 +96,10 @@ _RESULTS = {
 }
 _MOVE_NUMBER = re.compile(r"^(\d+)\.+")
 _TAG_NAME = re.compile(r"[A-Za-z0-9_]+")
-_TAG_OPEN = re.compile(r"\[\s*([A-Za-z0-9_]+)\s*\"")
+_TAG_OPEN = re.compile(r"\[[ \t]*([A-Za-z0-9_]+)[ \t]*\"")  # one line
 _TAG_CLOSE = re.compile(r"\"?\s*\]")
 _WORD = re.compile(r"[^\s{}()\[\];]+")
 _NAG = re.compile(r"^\$\d+$")
-_STRENGTH = re.compile(r"[!?]+$")
 # Move shapes: numeric squares joined by separators (11-15, 15x24x31), algebraic squares
 # with optional separators (c3-d4, c3:e5:g3, a3b4), the Russian short form (ed4).
 _NUMERIC = r"\d{1,2}(?:[-x:]\d{1,2})"
@@ -113,7 +123,7 @@ def normalize_result(text: str) -> str:
     try:
         return _RESULTS[text.strip()]
     except KeyError:
-        raise PDNError(f"{text!r} is not a PDN result") from None
+        raise PDNError(f"{excerpt(text)} is not a PDN result") from None
 
 
 def _first_is_black(variant: Variant) -> bool:
@@ -174,8 +184,10 @@ class Game:
         tags: tag pairs in file order (``FEN``, ``GameType``, ``Result``... when present).
         moves: move texts in playing order, without numbers, strength marks, comments or
             variations (e.g. ``["32-28", "19-23", "28x19"]``).
-        result: the game termination marker as written (e.g. ``"2-0"``, ``"0:1"``), else
-            the ``Result`` tag, else None.
+        result: the game termination marker that ends the movetext, as written (e.g.
+            ``"2-0"``, ``"0:1"``, ``"*"``); None when the movetext ends without one (a
+            file cut off, a game that the next tag line starts, a syntax error). The
+            ``Result`` tag is not a substitute: it is in ``tags`` either way.
         index: 1-based number of the game in its source.
         source: file path or ``"<text>"``, for error messages.
         line: line of the source where the game starts.
@@ -196,6 +208,16 @@ class Game:
     error: str | None = None
 
     @property
+    def complete(self) -> bool:
+        """True when the game was read to its termination marker without a syntax error.
+
+        False for a game cut off (a truncated file: the moves may be only the start of
+        the game, whatever its ``Result`` tag says) and for a game with an ``error``;
+        :func:`replay_file` reports such a game as incomplete or failed, never as ok.
+        """
+        return self.result is not None and self.error is None
+
+    @property
     def fen(self) -> str | None:
         """The ``FEN`` tag, or None."""
         return self.tags.get("FEN")
@@ -211,9 +233,15 @@ class Game:
         return f"{self.source}#{self.index}{players}"
 
 
-def _decode(data: bytes, encoding: str | None) -> str:
+def _decode(data: bytes, encoding: str | None, source: str) -> str:
     if encoding is not None:
-        return data.decode(encoding)
+        try:
+            return data.decode(encoding)
+        except UnicodeDecodeError as err:
+            raise PDNError(
+                f"{source}: byte {err.start} ({data[err.start : err.start + 1]!r}) is not "
+                f"{encoding} text: {err.reason}"
+            ) from None
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -223,21 +251,32 @@ def _decode(data: bytes, encoding: str | None) -> str:
 def _load(path_or_text: str | os.PathLike | bytes, encoding: str | None) -> tuple[str, str]:
     """(text, source name) for a path, bytes, or PDN text."""
     if isinstance(path_or_text, bytes):
-        return _decode(path_or_text, encoding), "<bytes>"
+        return _decode(path_or_text, encoding, "<bytes>"), "<bytes>"
     if isinstance(path_or_text, os.PathLike):
         path = Path(path_or_text)
-        return _decode(path.read_bytes(), encoding), str(path)
+        return _decode(path.read_bytes(), encoding, str(path)), str(path)
     text = str(path_or_text)
     if "\n" not in text and len(text) < 4096:
         if os.path.isfile(text):
-            return _decode(Path(text).read_bytes(), encoding), text
+            return _decode(Path(text).read_bytes(), encoding, text), text
         if text.strip().lower().endswith(".pdn"):
             raise FileNotFoundError(errno.ENOENT, "no such PDN file", text)
     return text, "<text>"
 
 
+#: Largest PDN move number read (games have hundreds of moves at most).
+MAX_MOVE_NUMBER = 999_999
+#: Largest GameType number read (the PDN standard's numbers are below 100).
+MAX_GAME_TYPE = 999
+
+
 class _Reader:
-    """Character scanner that turns PDN text into games."""
+    """Character scanner that turns PDN text into games.
+
+    Every syntax error goes through :meth:`error` and :meth:`fail`: a :class:`PDNError`
+    naming the source, the game number and the line, raised (strict) or kept on its game
+    while reading goes on with the next game.
+    """
 
     def __init__(self, text: str, source: str, strict: bool = True) -> None:
         self.strict = strict
@@ -248,21 +287,30 @@ class _Reader:
         self.index = 0
         self.game: Game | None = None
         self.depth = 0  # variation nesting
+        self.depth_line = 1  # line of the outermost open '('
         self.pending: str | None = None  # move text ending in a separator ("1-")
         self.pending_line = 1
         self.number: int | None = None
+        self.header_end = 0  # line of the current game's last tag (or malformed tag)
         self.out: list[Game] = []  # finished games not yet yielded
 
-    def error(self, why: str, line: int | None = None) -> PDNError:
-        return PDNError(f"{self.source}: line {line or self.line}: {why}")
+    def error(self, why: str, line: int | None = None, next_game: bool = False) -> PDNError:
+        """A syntax error of the game being read (of the next one with ``next_game``: a
+        tag after a game's moves starts a new game)."""
+        game = self.game
+        index = self.index + 1 if game is None or next_game else game.index
+        return PDNError(f"{self.source}: game {index} (line {line or self.line}): {why}")
 
     def fail(self, err: PDNError, in_tag: bool = False) -> None:
         """Raise (strict) or record the error on the current game and resume reading.
 
         An error in the movetext ends its game; reading resumes at the next line that
-        starts with a tag. A malformed tag belongs to the game whose tags are being read
-        (a new one if the current game already has moves): the rest of its line is
-        skipped and the game goes on, keeping the error. A game keeps its first error.
+        starts with a tag (the line of the error itself, when the error is a tag line
+        that ends an unclosed variation or a cut-off move). A malformed tag line belongs
+        to the game whose tags are being read (a new one if the current game already has
+        moves): the rest of its line is skipped and the game goes on, keeping the error;
+        but when a line without tags (a blank line) follows and the game still has
+        nothing but tags, the next tag starts a new game. A game keeps its first error.
         """
         if self.strict:
             raise err
@@ -275,9 +323,10 @@ class _Reader:
         self.depth = 0
         self.pending = None
         if in_tag:
+            self.header_end = self.line
             self.skip_line()
             return
-        nxt = self.text.find("\n[", self.pos)
+        nxt = self.text.find("\n[", max(self.pos - 1, 0))
         self.advance((len(self.text) if nxt < 0 else nxt + 1) - self.pos)
         self.emit()
 
@@ -291,16 +340,12 @@ class _Reader:
 
     def finish(self) -> Game | None:
         self.flush_pending()
+        if self.depth:
+            self.depth = 0
+            raise self.error(f"a variation '(' opened on line {self.depth_line} is never closed")
         game, self.game = self.game, None
         if game is None:
             return None
-        if self.depth and game.error is None:
-            self.depth = 0
-            game.error = str(self.error(f"game {game.index}: a variation '(' is never closed"))
-            if self.strict:
-                raise PDNError(game.error)
-        if game.result is None and "Result" in game.tags:
-            game.result = game.tags["Result"]
         if not game.tags and not game.moves and game.result is None and game.error is None:
             self.index -= 1
             return None
@@ -314,10 +359,10 @@ class _Reader:
     def skip_comment(self) -> None:
         start = self.line
         end = self.text.find("}", self.pos + 1)
-        inner = self.text.find("{", self.pos + 1)
         if end < 0:
             raise self.error("a comment '{' is never closed", start)
-        if 0 <= inner < end:
+        inner = self.text.find("{", self.pos + 1, end)
+        if inner >= 0:
             self.advance(inner - self.pos)
             raise self.error(
                 "'{' inside a comment: PDN comments do not nest "
@@ -329,11 +374,17 @@ class _Reader:
         end = self.text.find("\n", self.pos)
         self.advance((len(self.text) if end < 0 else end) - self.pos)
 
-    def read_tag(self) -> None:
+    def read_tag(self, in_header: bool = True) -> None:
+        """Read one tag pair at ``self.pos``; one after a game's moves starts the next
+        game. Errors of a tag in a header are numbered with the game it belongs to."""
         start = self.line
+        game = self.game
+        starts_game = game is not None and bool(game.moves or game.result is not None)
+        next_game = starts_game and in_header
         m = _TAG_OPEN.match(self.text, self.pos)
         if m is None:
-            raise self.error('malformed tag: expected [Name "value"]', start)
+            raise self.error('malformed tag: expected [Name "value"]', start, next_game)
+        name = m.group(1)
         i = m.end()
         value = []
         while True:
@@ -342,12 +393,15 @@ class _Reader:
                 # last ']' of the line.
                 stop = self.text.rfind("]", m.end(), i)
                 if stop < 0:
-                    raise self.error(f"tag {m.group(1)}: the string is never closed", start)
+                    raise self.error(
+                        f"tag {excerpt(name)}: the string is never closed", start, next_game
+                    )
                 value = list(self.text[m.end() : stop].rstrip())
                 i = stop
                 break
             ch = self.text[i]
-            if ch == "\\" and i + 1 < len(self.text):
+            if ch == "\\" and i + 1 < len(self.text) and self.text[i + 1] not in "\r\n":
+                # (an escape never takes the line break: a tag pair is one line)
                 value.append(self.text[i + 1])
                 i += 2
                 continue
@@ -357,11 +411,18 @@ class _Reader:
             i += 1
         close = _TAG_CLOSE.match(self.text, i)
         if close is None:
-            raise self.error(f"tag {m.group(1)}: expected '\"]' after the value", start)
-        game = self.game
-        if game is not None and (game.moves or game.result is not None):
+            raise self.error(
+                f"tag {excerpt(name)}: expected '\"]' after the value", start, next_game
+            )
+        if starts_game:
             self.emit()
-        self.current().tags[m.group(1)] = "".join(value)
+        elif game is not None and (start > self.header_end + 1 or name in game.tags):
+            # A header is a run of tag lines, each tag once: a tag after a line without
+            # tags (the blank line between games), or one the game already has, starts
+            # the next game; the one read so far has no moves (a header cut off).
+            self.emit()
+        self.current().tags[name] = "".join(value)
+        self.header_end = start
         self.advance(close.end() - self.pos)
 
     def emitted(self) -> Iterator[Game]:
@@ -377,7 +438,8 @@ class _Reader:
         if self.pending is not None:
             text, self.pending = self.pending, None
             raise self.error(
-                f"move {text!r} is cut off (no square after the separator)", self.pending_line
+                f"move {excerpt(text)} is cut off (no square after the separator)",
+                self.pending_line,
             )
 
     def word(self, word: str) -> None:
@@ -392,7 +454,13 @@ class _Reader:
         m = _MOVE_NUMBER.match(word)
         if m is not None:
             self.current()
-            self.number = int(m.group(1))
+            digits = m.group(1).lstrip("0")
+            if len(digits) > len(str(MAX_MOVE_NUMBER)) or int(digits or "0") > MAX_MOVE_NUMBER:
+                raise self.error(
+                    f"move number {excerpt(m.group(0))} is over the limit {MAX_MOVE_NUMBER}",
+                    line,
+                )
+            self.number = int(digits or "0")
             word = word[m.end() :]
             if not word:
                 return
@@ -402,15 +470,20 @@ class _Reader:
             self.current().result = word
             self.emit()
             return
-        move = _STRENGTH.sub("", word)
+        move = word.rstrip("!?")  # strength marks: 28x19!?
         if not move:
             return
+        if len(move) > MAX_MOVE_TEXT:
+            raise self.error(
+                f"{excerpt(word)} is too long to be a move (at most {MAX_MOVE_TEXT} characters)",
+                line,
+            )
         if _PARTIAL_MOVE.fullmatch(move):  # "1-" of "1- 7": the square follows
             self.pending = move
             self.pending_line = line
             return
         if not _MOVE_WORD.fullmatch(move):
-            raise self.error(f"{word!r} is neither a move, a move number nor a result", line)
+            raise self.error(f"{excerpt(word)} is neither a move, a move number nor a result", line)
         game = self.current()
         game.moves.append(move)
         game.move_lines.append(line)
@@ -428,14 +501,35 @@ class _Reader:
             self.skip_line()
         elif ch == "{":
             self.skip_comment()
-        elif ch == "[" and not self.depth:
+        elif ch == "[" and self.depth:
+            if at_line_start:  # a tag line: the next game, after a variation left open
+                raise self.error(
+                    f"a variation '(' opened on line {self.depth_line} is never closed "
+                    "(a tag line follows)"
+                )
+            raise self.error(
+                f"'[' inside a variation (opened on line {self.depth_line}); tags come "
+                "before the moves"
+            )
+        elif ch == "[":
             self.flush_pending()
+            game = self.game
+            in_header = at_line_start or (
+                game is not None and not game.moves and game.result is None
+            )
             try:
-                self.read_tag()
+                self.read_tag(in_header)
             except PDNError as err:
+                # A malformed tag line belongs to the tags of its game (the next game's,
+                # after a finished one); a '[' that is not, after moves or a result on
+                # the same line, is an error of the movetext it is in.
+                if not in_header:
+                    raise
                 self.fail(err, in_tag=True)
         elif ch == "(":
             self.flush_pending()
+            if not self.depth:
+                self.depth_line = self.line
             self.depth += 1
             self.advance()
         elif ch == ")":
@@ -444,26 +538,38 @@ class _Reader:
                 raise self.error("')' without a matching '('")
             self.depth -= 1
             self.advance()
+        elif ch == "]":
+            raise self.error("']' without a tag: tags are written [Name \"value\"]")
+        elif ch == "}":
+            raise self.error("'}' without a matching '{'")
         else:
             m = _WORD.match(text, self.pos)
-            assert m is not None
+            if m is None:  # every other character starts a word; kept as a clear error
+                raise self.error(f"unexpected character {ch!r}")
             self.word(m.group(0))
             self.advance(m.end() - self.pos)
 
     def games(self) -> Iterator[Game]:
         n = len(self.text)
-        at_line_start = True
+        at_line_start = True  # only blanks since the start of the line
+        stuck = -1
         while self.pos < n:
             if self.text[self.pos] == "\n":
                 self.advance()
                 at_line_start = True
                 continue
-            blank = self.text[self.pos].isspace()
+            before = self.pos
+            blank = self.text[before].isspace()
             try:
                 self.step(at_line_start)
             except PDNError as err:
                 self.fail(err)
-            at_line_start = at_line_start and blank
+                if self.pos == before:  # resumed where it failed (a tag line): once only
+                    if stuck == before:
+                        self.advance()
+                    stuck = before
+            # fail() resumes at the start of a line
+            at_line_start = self.text[self.pos - 1] == "\n" or (at_line_start and blank)
             yield from self.emitted()
         try:
             self.emit()
@@ -486,11 +592,17 @@ def read_games(
             the next line that starts with a tag.
 
     Yields:
-        :class:`Game` objects in file order.
+        :class:`Game` objects in file order; ``Game.complete`` says whether the game was
+        read to its termination marker (a truncated file's last game is not).
 
     Raises:
         PDNError: malformed text (nested or unclosed comment, unclosed tag or variation,
-            a word that is not a move); raised when the reader reaches it.
+            a stray ``]`` or ``}``, a ``[`` inside a variation, a word that is not a move,
+            a move number over :data:`MAX_MOVE_NUMBER`, a word longer than
+            :data:`~drl.rules.notation.MAX_MOVE_TEXT`, bytes that are not ``encoding``);
+            raised when the reader reaches it, the message naming the source, the game
+            number and the line (``<text>: game 3 (line 12): ...``). Nothing else is
+            raised for any text.
         FileNotFoundError: a path (``os.PathLike``, or a one-line string ending in
             ``.pdn``) that does not exist.
     """
@@ -541,11 +653,11 @@ def write_game(
     ordered = [k for k in _ROSTER if k in all_tags] + [k for k in all_tags if k not in _ROSTER]
     for k in ordered:
         if not isinstance(k, str) or not _TAG_NAME.fullmatch(k):
-            raise PDNError(f"tag name {k!r}: PDN tag names are ASCII letters, digits and _")
+            raise PDNError(f"tag name {excerpt(k)}: PDN tag names are ASCII letters, digits and _")
         value = str(all_tags[k])
         if "\n" in value or "\r" in value:
             raise PDNError(
-                f"tag {k}: value {value!r} holds a line break; PDN tag values are one line"
+                f"tag {k}: value {excerpt(value)} holds a line break; PDN tag values are one line"
             )
     lines = [f'[{k} "{_escape(str(all_tags[k]))}"]' for k in ordered]
     words: list[str] = []
@@ -638,13 +750,52 @@ def board_to_pdn(
 # -- replaying -----------------------------------------------------------------------------
 
 
+def _game_type(game: Game, where: str) -> Variant:
+    """The variant of a game's ``GameType`` tag (``"20"``, ``"20,W,10,10,N1,0"``)."""
+    from drl.rules.variant import Variant
+
+    value = game.tags["GameType"]
+    fields = [f.strip() for f in value.split(",")]
+    head = fields[0]
+    if not (head.isascii() and head.isdigit()):
+        raise PDNError(f"{where}: GameType {excerpt(value)} does not start with a number")
+    if len(head.lstrip("0")) > len(str(MAX_GAME_TYPE)) or int(head) > MAX_GAME_TYPE:
+        raise PDNError(
+            f"{where}: GameType {excerpt(value)}: the game type number is over the limit "
+            f"{MAX_GAME_TYPE}"
+        )
+    number = int(head)
+    if number not in GAME_TYPES:
+        name = _GAME_TYPE_NAMES.get(number, "unknown")
+        raise PDNError(
+            f"{where}: GameType {number} ({name}) is not supported; supported: {sorted(GAME_TYPES)}"
+        )
+    variant = Variant.preset(GAME_TYPES[number])
+    # Optional fields: start colour, board width, board height, notation, invert flag.
+    for label, text in zip(("board width", "board height"), fields[2:4], strict=False):
+        if not text:
+            continue
+        if not (text.isascii() and text.isdigit()) or len(text.lstrip("0")) > 2:
+            raise PDNError(
+                f"{where}: GameType {excerpt(value)}: the {label} {excerpt(text)} is not a "
+                f"number of at most 2 digits"
+            )
+        if int(text) != variant.board_size:
+            raise PDNError(
+                f"{where}: GameType {excerpt(value)}: the {label} {int(text)} is not that "
+                f"of {variant.name} ({variant.board_size}x{variant.board_size})"
+            )
+    return variant
+
+
 def variant_for_game(game: Game, default: Variant | str | None = None) -> Variant:
     """The variant a game is played under: its ``Variant`` tag, else its ``GameType``,
     else ``default``.
 
     Raises:
-        PDNError: an unsupported or malformed GameType, a bad Variant tag, or neither tag
-            and no default.
+        PDNError: an unsupported or malformed GameType (a type number over
+            :data:`MAX_GAME_TYPE`, or board width / height fields that are not this
+            GameType's board size), a bad Variant tag, or neither tag and no default.
     """
     from drl.rules.variant import Variant, VariantError
 
@@ -655,18 +806,7 @@ def variant_for_game(game: Game, default: Variant | str | None = None) -> Varian
         except VariantError as err:
             raise PDNError(f"{where}: bad Variant tag: {err}") from None
     if "GameType" in game.tags:
-        value = game.tags["GameType"]
-        head = value.split(",")[0].strip()
-        if not head.isdigit():
-            raise PDNError(f"{where}: GameType {value!r} does not start with a number")
-        number = int(head)
-        if number not in GAME_TYPES:
-            name = _GAME_TYPE_NAMES.get(number, "unknown")
-            raise PDNError(
-                f"{where}: GameType {number} ({name}) is not supported; "
-                f"supported: {sorted(GAME_TYPES)}"
-            )
-        return Variant.preset(GAME_TYPES[number])
+        return _game_type(game, where)
     if default is None:
         raise PDNError(f"{where}: no GameType or Variant tag; pass a variant")
     return default if isinstance(default, Variant) else Variant.parse(default)
@@ -677,8 +817,12 @@ def replay(game: Game, variant: Variant | str | None = None) -> Board:
 
     Short move text that fits several legal moves (Russian ``hg7`` when a man on h6 and
     a king on h8 can both go to g7) is resolved by the rest of the game: the candidate
-    after which every later recorded move is legal is taken; if none or several are,
-    the move is reported as ambiguous.
+    after which every later recorded move is legal is taken; if none or several are
+    (or more than :data:`MAX_TRIAL_PLIES` moves would have to be tried to know), the
+    move is reported as ambiguous.
+
+    A game without a termination marker (``game.complete`` False, e.g. a truncated
+    file) replays as far as it goes; :func:`replay_file` reports it as incomplete.
 
     Args:
         game: a game from :func:`read_games`.
@@ -706,6 +850,9 @@ def _replay(game: Game, variant: Variant | str | None) -> tuple[Board | None, PD
     from drl.rules.variant import Variant
 
     where = f"{game.source}: game {game.index}"
+    syntax = game.error
+    if syntax is not None and not syntax.startswith(f"{where} "):
+        syntax = f"{where}: {syntax}"  # (a hand-made Game; the reader's errors name it)
     try:
         if variant is None:
             var = variant_for_game(game)
@@ -713,10 +860,10 @@ def _replay(game: Game, variant: Variant | str | None) -> tuple[Board | None, PD
             var = variant if isinstance(variant, Variant) else Variant.parse(variant)
         board = Board(var, fen=game.fen)
     except (FENError, PDNError) as err:
-        if game.error is not None:  # the syntax error says more than its consequence
-            return None, PDNError(f"{where}: unreadable: {game.error}")
+        if syntax is not None:  # the syntax error says more than its consequence
+            return None, PDNError(f"unreadable: {syntax}")
         return None, err if isinstance(err, PDNError) else PDNError(f"{where}: {err}")
-    board, stop, play_error = _play(board, game.moves, 0)
+    board, stop, play_error = _play(board, game.moves)
     if play_error is not None:
         number = game.move_numbers[stop] if stop < len(game.move_numbers) else None
         if number is None:
@@ -724,43 +871,97 @@ def _replay(game: Game, variant: Variant | str | None) -> tuple[Board | None, PD
         line = game.move_lines[stop] if stop < len(game.move_lines) else game.line
         return board, PDNError(
             f"{where} (line {line}): move {number} (ply {stop + 1}, "
-            f"{game.moves[stop]!r}): {play_error}"
+            f"{excerpt(game.moves[stop])}): {play_error}"
         )
-    if game.error is not None:
-        return board, PDNError(f"{where}: unreadable after ply {len(game.moves)}: {game.error}")
+    if syntax is not None:
+        return board, PDNError(f"unreadable after ply {len(game.moves)}: {syntax}")
     return board, None
 
 
-def _play(board: Board, moves: Sequence[str], start: int) -> tuple[Board, int, Exception | None]:
-    """Push ``moves[start:]`` on ``board``, resolving ambiguous text by the rest of the
-    game. Returns (board, index of the first move not played, its error or None)."""
+#: Most moves pushed, per game, while trying the candidates of ambiguous short moves.
+MAX_TRIAL_PLIES = 100_000
+
+
+@dataclass
+class _Choice:
+    """An ambiguous move being resolved: the board before it, its index, its error, and
+    the boards of the candidates tried so far with which the whole game replayed."""
+
+    board: Board
+    index: int
+    error: Exception
+    candidates: tuple[Move, ...]
+    tried: int = 0
+    complete: list[Board] = field(default_factory=list)
+
+
+def _play(board: Board, moves: Sequence[str]) -> tuple[Board, int, Exception | None]:
+    """Push ``moves`` on ``board``, resolving ambiguous text by the rest of the game.
+
+    Returns (board, index of the first move not played, its error or None). An ambiguous
+    move is resolved by playing the rest of the game after each candidate; the one
+    candidate after which every move is legal is taken. The search runs on an explicit
+    stack (a game of many ambiguous moves would exhaust Python's recursion limit) and
+    pushes at most :data:`MAX_TRIAL_PLIES` trial moves.
+    """
     from drl.rules.board import AmbiguousMoveError, IllegalMoveError
 
-    for i in range(start, len(moves)):
-        try:
-            board.push(moves[i])
-        except AmbiguousMoveError as err:
-            complete = []
-            for move in err.candidates:
-                trial = board.copy()
-                trial.push(move)
-                trial, _, trial_err = _play(trial, moves, i + 1)
-                if trial_err is None:
-                    complete.append(trial)
-            if len(complete) == 1:
-                return complete[0], len(moves), None
-            why = "none" if not complete else "more than one"
-            return (
-                board,
-                i,
+    choices: list[_Choice] = []
+    start = 0
+    budget = MAX_TRIAL_PLIES
+    result: tuple[Board, int, Exception | None] | None = None
+    while True:
+        if result is None:  # play on from moves[start]
+            stop, error = len(moves), None
+            for i in range(start, len(moves)):
+                if choices:
+                    budget -= 1
+                    if budget < 0:
+                        first = choices[0]
+                        return (
+                            first.board,
+                            first.index,
+                            AmbiguousMoveError(
+                                f"{first.error} (gave up after {MAX_TRIAL_PLIES} trial moves "
+                                "to find which candidate lets the rest of the game replay)",
+                                first.candidates,
+                            ),
+                        )
+                try:
+                    board.push(moves[i])
+                except IllegalMoveError as err:
+                    stop, error = i, err
+                    break
+            if isinstance(error, AmbiguousMoveError) and error.candidates:
+                choices.append(_Choice(board, stop, error, error.candidates))
+            else:
+                result = (board, stop, error)
+        if result is not None:
+            if not choices:
+                return result
+            if result[2] is None:
+                choices[-1].complete.append(result[0])
+            result = None
+        choice = choices[-1]
+        if choice.tried < len(choice.candidates):
+            board = choice.board.copy()
+            board.push(choice.candidates[choice.tried])
+            choice.tried += 1
+            start = choice.index + 1
+            continue
+        choices.pop()
+        if len(choice.complete) == 1:
+            result = (choice.complete[0], len(moves), None)
+        else:
+            why = "none" if not choice.complete else "more than one"
+            result = (
+                choice.board,
+                choice.index,
                 AmbiguousMoveError(
-                    f"{err} ({why} of the candidates lets the rest of the game replay)",
-                    err.candidates,
+                    f"{choice.error} ({why} of the candidates lets the rest of the game replay)",
+                    choice.candidates,
                 ),
             )
-        except IllegalMoveError as err:
-            return board, i, err
-    return board, len(moves), None
 
 
 @dataclass
@@ -769,26 +970,33 @@ class ReplayReport:
 
     Attributes:
         source: the file.
-        games_ok: games replayed to the end.
+        games_ok: games read to their termination marker and replayed to the end.
         moves: plies replayed (in all games, failed ones up to their bad move).
-        failures: (game index, message) for each game that failed.
+        failures: (game index, message) for each game that failed (unreadable, or a move
+            that cannot be played).
+        incomplete: (game index, message) for each game whose moves all replayed but
+            whose movetext ends without a termination marker (a file cut off, or a game
+            that the next tag line starts): its moves may be only the start of the game.
     """
 
     source: str
     games_ok: int = 0
     moves: int = 0
     failures: list[tuple[int, str]] = field(default_factory=list)
+    incomplete: list[tuple[int, str]] = field(default_factory=list)
 
     @property
     def games(self) -> int:
-        """Games read (ok + failed)."""
-        return self.games_ok + len(self.failures)
+        """Games read (ok + incomplete + failed)."""
+        return self.games_ok + len(self.incomplete) + len(self.failures)
 
     def __str__(self) -> str:
-        lines = [
-            f"{self.source}: {self.games_ok}/{self.games} games ok, {self.moves} moves replayed"
-        ]
-        lines += [f"  game {i}: {msg}" for i, msg in self.failures]
+        head = f"{self.source}: {self.games_ok}/{self.games} games ok"
+        if self.incomplete:
+            head += f", {len(self.incomplete)} incomplete"
+        lines = [f"{head}, {self.moves} moves replayed"]
+        problems = sorted(self.failures + self.incomplete)
+        lines += [f"  game {i}: {msg}" for i, msg in problems]
         return "\n".join(lines)
 
 
@@ -807,8 +1015,10 @@ def replay_file(
             ``strict=False``, so that a syntax error fails only the game it is in).
 
     Returns:
-        A :class:`ReplayReport`. A file in which no game can be found (empty, or not
-        PDN) is reported as one failure (game index 0), so it never reads as "all ok".
+        A :class:`ReplayReport`. A game without a termination marker is reported as
+        incomplete (``"incomplete: no result marker"``), not as ok. A file in which no
+        game can be found (empty, or not PDN) is reported as one failure (game index 0),
+        so it never reads as "all ok".
 
     Raises:
         FileNotFoundError: ``path`` is not an existing file (when ``games`` is None).
@@ -821,10 +1031,19 @@ def replay_file(
     for game in games:
         board, error = _replay(game, variant)
         report.moves += 0 if board is None else len(board.move_stack)
-        if error is None:
-            report.games_ok += 1
-        else:
+        if error is not None:
             report.failures.append((game.index, str(error)))
+        elif not game.complete:
+            last = game.move_lines[-1] if game.move_lines else game.line
+            report.incomplete.append(
+                (
+                    game.index,
+                    f"{game.source}: game {game.index} (line {last}): incomplete: no result "
+                    f"marker (the movetext ends after ply {len(game.moves)})",
+                )
+            )
+        else:
+            report.games_ok += 1
     if report.games == 0:
         report.failures.append((0, f"{path}: no game found (empty, or not a PDN file)"))
     return report

@@ -16,10 +16,15 @@ from typing import Any
 import numpy as np
 
 from drl.rules import core
+from drl.rules._quote import excerpt
 from drl.rules.geometry import square_name
 from drl.rules.variant import Variant
 
-__all__ = ["perft", "divide", "move_text"]
+__all__ = ["MAX_DEPTH", "perft", "divide", "move_text"]
+
+#: Deepest perft (plies). The move lists of every ply are allocated up front, 512 KiB
+#: each; deeper trees cannot be counted in any time (see ``core.MAX_PERFT_DEPTH``).
+MAX_DEPTH = core.MAX_PERFT_DEPTH
 
 
 def _resolve(position: Any, variant: Variant | str | None) -> tuple[np.ndarray, Variant]:
@@ -40,7 +45,14 @@ def _resolve(position: Any, variant: Variant | str | None) -> tuple[np.ndarray, 
 
 def _check_depth(depth: int) -> int:
     if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 0:
-        raise ValueError(f"depth must be an integer >= 0, got {depth!r}")
+        raise ValueError(f"depth must be an integer >= 0, got {excerpt(depth)}")
+    if depth > MAX_DEPTH:
+        per_ply = core.MAX_MOVES * core.MOVE_WIDTH * 8
+        raise ValueError(
+            f"depth {excerpt(int(depth))} is over the limit {MAX_DEPTH} plies (perft keeps a "
+            f"{per_ply // 1024} KiB move list per ply; no tree that still branches at "
+            f"{MAX_DEPTH} plies can be counted)"
+        )
     return int(depth)
 
 
@@ -50,14 +62,15 @@ def perft(position: Any, depth: int, variant: Variant | str | None = None) -> in
     Args:
         position: a ``Board`` (anything with ``.state`` and ``.variant``), a variant or
             variant string (its start position), or a state ``int64[STATE_SIZE]``.
-        depth: plies, >= 0 (depth 0 gives 1).
+        depth: plies, 0..:data:`MAX_DEPTH` (depth 0 gives 1).
         variant: the variant of a bare state array.
 
     Returns:
         The number of leaves (the last ply is counted in bulk, not played).
 
     Raises:
-        ValueError: on a negative depth or a malformed state.
+        ValueError: on a depth below 0 or over :data:`MAX_DEPTH` (the message gives the
+            limit), or a malformed state.
         TypeError: a state array without its variant.
     """
     depth = _check_depth(depth)
@@ -85,7 +98,7 @@ def divide(position: Any, depth: int, variant: Variant | str | None = None) -> d
     ``depth`` must be >= 1.
 
     Raises:
-        ValueError: on a depth below 1 or a malformed state.
+        ValueError: on a depth below 1 or over :data:`MAX_DEPTH`, or a malformed state.
     """
     depth = _check_depth(depth)
     if depth < 1:

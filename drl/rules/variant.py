@@ -38,6 +38,8 @@ from typing import Any
 
 import numpy as np
 
+from drl.rules._quote import excerpt
+
 __all__ = ["Variant", "VariantError", "PRESETS"]
 
 
@@ -169,27 +171,31 @@ class Variant:
 
     def __post_init__(self) -> None:
         if self.name not in PRESETS:
-            raise VariantError(f"unknown variant {self.name!r}; valid: {', '.join(PRESETS)}")
+            raise VariantError(f"unknown variant {excerpt(self.name)}; valid: {', '.join(PRESETS)}")
         if self.board_size not in (8, 10):
-            raise VariantError(f"board_size must be 8 or 10, got {self.board_size!r}")
+            raise VariantError(f"board_size must be 8 or 10, got {excerpt(self.board_size)}")
         max_rows = self.board_size // 2 - 1
         if not isinstance(self.rows_of_men, int) or not 1 <= self.rows_of_men <= max_rows:
             raise VariantError(
                 f"rows_of_men must be 1..{max_rows} on {self.board_size}x{self.board_size}, "
-                f"got {self.rows_of_men!r}"
+                f"got {excerpt(self.rows_of_men)}"
             )
         for flag, choices in _CHOICES.items():
             if getattr(self, flag) not in choices:
                 raise VariantError(
-                    f"{flag} must be one of {', '.join(choices)}; got {getattr(self, flag)!r}"
+                    f"{flag} must be one of {', '.join(choices)}; "
+                    f"got {excerpt(getattr(self, flag))}"
                 )
         for flag in _BOOLS:
             if not isinstance(getattr(self, flag), bool):
-                raise VariantError(f"{flag} must be true or false, got {getattr(self, flag)!r}")
+                raise VariantError(
+                    f"{flag} must be true or false, got {excerpt(getattr(self, flag))}"
+                )
         objectives = tuple(self.objectives)
         if len(objectives) != 2 or any(o not in OBJECTIVES for o in objectives):
             raise VariantError(
-                f"objectives must be two of take|give as black/white, got {self.objectives!r}"
+                "objectives must be two of take|give as black/white, "
+                f"got {excerpt(self.objectives)}"
             )
         object.__setattr__(self, "objectives", objectives)
         if objectives[0] != objectives[1] and objectives[COLORS.index(self.taker)] != "take":
@@ -206,7 +212,7 @@ class Variant:
                 or not low <= value <= MAX_COUNT
             ):
                 raise VariantError(
-                    f"{flag} must be none or an integer in {low}..{MAX_COUNT}, got {value!r}"
+                    f"{flag} must be none or an integer in {low}..{MAX_COUNT}, got {excerpt(value)}"
                 )
 
     # ------------------------------------------------------------------ construction
@@ -242,19 +248,20 @@ class Variant:
         name, _, rest = text.strip().partition(":")
         name = name.strip().lower()
         if name not in PRESETS:
-            raise VariantError(f"unknown variant {name!r}; valid: {', '.join(PRESETS)}")
+            raise VariantError(f"unknown variant {excerpt(name)}; valid: {', '.join(PRESETS)}")
         overrides: dict[str, Any] = {}
         for item in filter(None, (part.strip() for part in rest.split(","))):
             flag, eq, value = item.partition("=")
             flag = flag.strip().lower()
             if not eq:
-                raise VariantError(f"expected flag=value, got {item!r}")
+                raise VariantError(f"expected flag=value, got {excerpt(item)}")
             if flag not in _FLAG_ORDER:
                 raise VariantError(
-                    f"unknown flag {flag!r} in {text!r}; valid flags: {', '.join(_FLAG_ORDER)}"
+                    f"unknown flag {excerpt(flag)} in {excerpt(text)}; "
+                    f"valid flags: {', '.join(_FLAG_ORDER)}"
                 )
             if flag in overrides:
-                raise VariantError(f"flag {flag!r} given twice in {text!r}")
+                raise VariantError(f"flag {excerpt(flag)} given twice in {excerpt(text)}")
             overrides[flag] = _parse_value(flag, value.strip())
         return _build(name, overrides)
 
@@ -322,38 +329,52 @@ def _color_index(color: Any) -> int:
         return COLORS.index(color.lower())
     if color in (0, 1):
         return int(color)
-    raise VariantError(f"colour must be 0 (black) or 1 (white), got {color!r}")
+    raise VariantError(f"colour must be 0 (black) or 1 (white), got {excerpt(color)}")
+
+
+def _parse_count(flag: str, digits: str) -> int:
+    """ASCII digits -> int. A number with more digits than :data:`MAX_COUNT` is over every
+    flag's range and is refused unconverted (``int()`` of thousands of digits is slow,
+    and an error past 4300 digits)."""
+    if len(digits.lstrip("0")) > len(str(MAX_COUNT)):
+        if flag in _OPTIONAL_INTS:
+            low = 2 if flag == "repetition_draw" else 1
+            valid = f"none or an integer in {low}..{MAX_COUNT}"
+        else:
+            valid = "8 or 10" if flag == "board_size" else "a small integer"
+        raise VariantError(f"{flag} must be {valid}, got {excerpt(digits)}")
+    return int(digits)
 
 
 def _parse_value(flag: str, text: str) -> Any:
     low = text.lower()
     if flag in ("board_size", "rows_of_men"):
         if not (low.isascii() and low.isdigit()):
-            raise VariantError(f"{flag} must be an integer, got {text!r}")
-        return int(low)
+            raise VariantError(f"{flag} must be an integer, got {excerpt(text)}")
+        return _parse_count(flag, low)
     if flag in _BOOLS:
         if low in ("true", "1", "yes", "on"):
             return True
         if low in ("false", "0", "no", "off"):
             return False
-        raise VariantError(f"{flag} must be true or false, got {text!r}")
+        raise VariantError(f"{flag} must be true or false, got {excerpt(text)}")
     if flag in _OPTIONAL_INTS:
         if low in ("none", "off", "null"):
             return None
         if not (low.isascii() and low.isdigit()):
-            raise VariantError(f"{flag} must be none or an integer, got {text!r}")
-        return int(low)
+            raise VariantError(f"{flag} must be none or an integer, got {excerpt(text)}")
+        return _parse_count(flag, low)
     if flag == "objectives":
         parts = tuple(p.strip() for p in low.split("/"))
         if len(parts) != 2 or any(p not in OBJECTIVES for p in parts):
             raise VariantError(
                 f"objectives must be black/white with each one of take|give "
-                f"(e.g. take/give), got {text!r}"
+                f"(e.g. take/give), got {excerpt(text)}"
             )
         return parts
     choices = _CHOICES[flag]
     if low not in choices:
-        raise VariantError(f"{flag} must be one of {', '.join(choices)}; got {text!r}")
+        raise VariantError(f"{flag} must be one of {', '.join(choices)}; got {excerpt(text)}")
     return low
 
 

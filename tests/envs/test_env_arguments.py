@@ -132,3 +132,14 @@ def test_pettingzoo_step_after_everyone_is_done_says_so():
 def test_vector_env_needs_a_positive_integer_number_of_envs(bad):
     with pytest.raises(ValueError, match="num_envs"):
         DraughtsVectorEnv(bad, "english")
+
+
+@pytest.mark.parametrize("max_plies", [10**12, 2**70])
+def test_a_huge_max_plies_allocates_nothing_up_front(max_plies):
+    # The move log used to be allocated for max_plies + 2 moves (256 TB for 10**12).
+    env = gym.make("drl/English-v0", max_plies=max_plies, agent_color="black")
+    obs, _ = env.reset(seed=0)
+    for _ in range(3):
+        obs, reward, terminated, truncated, _ = env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+        assert not truncated
+    assert env.unwrapped.max_plies == max_plies

@@ -128,3 +128,49 @@ def test_game_moves_need_recording():
     assert len(rec.game_moves(1)) == 1  # black (the random opponent) moved first
     with pytest.raises(IndexError):
         rec.game_moves(2)
+
+
+# -- sizes: a number of games whose buffers cannot fit is refused before allocating -----------
+
+
+def test_a_number_of_envs_whose_buffers_cannot_fit_in_memory_is_refused():
+    # About 560 KB per game (the 512 KiB legal-move rows are most of it): 10**12 games
+    # would need 560 PB; the buffers used to be allocated until memory ran out.
+    with pytest.raises(ValueError, match=r"num_envs=1000000000000 needs .* GiB") as info:
+        gym.make_vec("drl/English-v0", num_envs=10**12)
+    message = str(info.value)
+    assert "memory limit of" in message and "games fit" in message
+    with pytest.raises(ValueError, match=r"max_plies=1000000000000"):
+        DraughtsVectorEnv(1, "english", max_plies=10**12)  # the history grows with max_plies
+    # sizes past int64 and past a float are refused the same way, briefly
+    with pytest.raises(ValueError, match="an integer of about 401 digits") as info:
+        DraughtsVectorEnv(10**400, "english")
+    assert len(str(info.value)) < 400
+    with pytest.raises(ValueError, match="not even one game fits"):
+        DraughtsVectorEnv(1, "english", max_plies=10**400)
+
+
+def test_the_memory_limit_decides_how_many_envs_fit(monkeypatch):
+    from drl.envs import vector
+
+    per_env = vector.bytes_per_env(8, 400)
+    monkeypatch.setattr(vector, "memory_limit", lambda: 5 * per_env + per_env // 2)
+    assert DraughtsVectorEnv(5, "english").num_envs == 5
+    with pytest.raises(ValueError, match="at most 5 games fit"):
+        DraughtsVectorEnv(6, "english")
+    with pytest.raises(ValueError, match="at most 5 games fit"):
+        gym.make_vec("drl/English-v0", num_envs=6)
+    monkeypatch.setattr(vector, "memory_limit", lambda: None)  # unknown: not checked
+    assert DraughtsVectorEnv(6, "english").num_envs == 6
+
+
+@pytest.mark.parametrize("variant, record", [("english", False), ("international", True)])
+def test_bytes_per_env_counts_every_buffer_of_the_env(variant, record):
+    from drl.envs.vector import bytes_per_env, memory_limit
+
+    envs = DraughtsVectorEnv(3, variant, max_plies=50, record_moves=record)
+    arrays = sum(a.nbytes for a in vars(envs).values() if isinstance(a, np.ndarray))
+    estimate = 3 * bytes_per_env(envs.variant.board_size, 50, record)
+    assert arrays <= estimate <= 1.1 * arrays  # plus the spaces' bounds and a step's copy
+    limit = memory_limit()
+    assert limit is None or limit > 2**20

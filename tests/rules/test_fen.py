@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -169,3 +171,71 @@ def test_a_fen_that_is_not_a_string_is_a_fen_error():
             parse_fen(bad, 8)
     with pytest.raises(FENError, match="string"):
         Board("english", fen=b"W:W21:B1")
+
+
+# -- hostile FEN: only FENError, with a bounded message ------------------------------------------
+
+FEN_INSERTS = st.one_of(
+    st.sampled_from(list('WBK?:,-. "xHFacehj0123456789\x00\n\u00b2\uff15')),
+    st.sampled_from(["9" * 5000, "1-" * 3000, ",,", "::", "K", "H" + "9" * 20, "F-1"]),
+    st.text(max_size=3),
+)
+
+
+@st.composite
+def mutated_fens(draw):
+    size, pos = draw(positions())
+    chars = list(format_fen(pos, size, draw(st.booleans())))
+    for op, where, what in draw(
+        st.lists(
+            st.tuples(
+                st.sampled_from(["insert", "delete", "replace"]), st.integers(0, 999), FEN_INSERTS
+            ),
+            min_size=1,
+            max_size=5,
+        )
+    ):
+        at = where % (len(chars) + 1)
+        if op == "insert":
+            chars[at:at] = [what]
+        elif op == "delete":
+            del chars[at : at + 1 + len(what) % 7]
+        else:
+            chars[at : at + 1] = [what]
+    return size, "".join(chars)
+
+
+def _check_mutated_fen(size: int, fen: str) -> None:
+    try:
+        pos = parse_fen(fen, size)
+    except FENError as err:
+        assert len(str(err)) < 600
+    else:  # what is read writes back and reads the same (counters are not written)
+        plain = dataclasses.replace(pos, no_progress=None, move_number=None)
+        assert parse_fen(format_fen(pos, size), size) == plain
+    variant = "international" if size == 10 else "english"
+    try:
+        Board(variant, fen=fen)
+    except FENError as err:
+        assert len(str(err)) < 600
+
+
+@settings(max_examples=300, deadline=None)
+@given(mutated_fens())
+def test_a_mutated_fen_is_read_or_refused_with_a_fen_error(sized):
+    _check_mutated_fen(*sized)
+
+
+@pytest.mark.slow
+@settings(max_examples=10_000, deadline=None)
+@given(mutated_fens())
+def test_a_mutated_fen_is_read_or_refused_many_examples(sized):
+    _check_mutated_fen(*sized)
+
+
+def test_a_huge_fen_is_quoted_once_and_briefly():
+    fen = "W:W" + "1," * 5_000_000 + "x"  # 10 MB
+    with pytest.raises(FENError) as info:
+        parse_fen(fen, 8)
+    message = str(info.value)
+    assert len(message) < 300 and "(10000004 characters)" in message and "twice" in message

@@ -68,7 +68,9 @@ def test_syntax_file_fen_games(games_dir: Path):
 
 def test_nested_comment_is_a_clear_error(games_dir: Path):
     path = games_dir / "pdn-syntax/fail_nested_comment.pdn"
-    with pytest.raises(PDNError, match=r"fail_nested_comment.pdn: line 1: .*do not nest"):
+    with pytest.raises(
+        PDNError, match=r"fail_nested_comment.pdn: game 1 \(line 1\): .*do not nest"
+    ):
         list(read_games(path))
     (game,) = read_games(path, strict=False)
     assert game.moves == ["33-29", "19-23", "35-30"]
@@ -441,3 +443,216 @@ def test_writer_refuses_tags_that_would_not_read_back(tags, problem):
     board.push("11-15")
     with pytest.raises(PDNError, match=problem):
         board_to_pdn(board, tags)
+
+
+# -- malformed input: always a PDNError for its game, and reading goes on ---------------------
+
+NEXT_GAME = '\n\n[Event "next"]\n[GameType "21"]\n1. 11-15 23-19 *\n'
+
+
+@pytest.mark.parametrize(
+    "movetext, words",
+    [
+        ("1. 11-15 ] 23-19 *", ["(line 3)", "']' without a tag"]),  # a stray ]
+        ("1. 11-15 (23-19 [Event] 22-18) 23-19 *", ["(line 3)", "'[' inside a variation"]),
+        # the error is found at the next game's tag line
+        ("1. 11-15 (23-19 22-18 *", ["(line 5)", "'(' opened on line 3 is never closed"]),
+        ("1. 11-15 } 23-19 *", ["(line 3)", "'}' without a matching '{'"]),
+        ("1. 11-15 23-", ["(line 3)", "'23-'", "cut off"]),
+    ],
+)
+def test_malformed_movetext_fails_its_game_and_reading_goes_on(tmp_path, movetext, words):
+    text = f'[Event "bad"]\n[GameType "21"]\n{movetext}{NEXT_GAME}'
+    with pytest.raises(PDNError) as info:
+        list(read_games(text))
+    for word in ["<text>: game 1 ", *words]:
+        assert word in str(info.value)
+    bad, good = read_games(text, strict=False)
+    assert bad.error is not None and all(word in bad.error for word in words)
+    assert not bad.complete
+    assert good.tags["Event"] == "next" and good.moves == ["11-15", "23-19"] and good.complete
+    path = tmp_path / "bad.pdn"
+    path.write_text(text)
+    report = replay_file(path)
+    assert report.games_ok == 1 and [i for i, _ in report.failures] == [1]
+
+
+def test_an_unclosed_variation_before_a_tag_line_ends_its_game_there():
+    # The tag line is the next game's: the error belongs to the first game, whose moves
+    # before the variation are kept, and the second game is read whole.
+    text = '[GameType "21"]\n1. 11-15 (23-19\n[GameType "21"]\n1. 9-13 22-18 *\n'
+    first, second = read_games(text, strict=False)
+    assert first.moves == ["11-15"] and "never closed" in first.error
+    assert second.error is None and second.moves == ["9-13", "22-18"] and second.line == 3
+
+
+@pytest.mark.parametrize(
+    "movetext, words",
+    [
+        ("1" * 5000 + ". 11-15 *", ["move number", "over the limit 999999"]),
+        ("12345678. 11-15 *", ["move number '12345678.'", "999999"]),
+        ("11-15" + "!" * 20_000 + "x *", ["too long to be a move", "(20006 characters)"]),
+    ],
+)
+def test_huge_numbers_and_words_in_the_movetext_are_bounded_errors(movetext, words):
+    text = f'[GameType "21"]\n{movetext}{NEXT_GAME}'
+    with pytest.raises(PDNError) as info:
+        list(read_games(text))
+    message = str(info.value)
+    assert all(word in message for word in words) and len(message) < 300
+    bad, good = read_games(text, strict=False)
+    assert bad.error is not None and good.complete and good.moves == ["11-15", "23-19"]
+
+
+@pytest.mark.parametrize(
+    "tags, words",
+    [
+        ({"GameType": "2" * 4300}, ["GameType", "over the limit 999", "(4300 characters)"]),
+        ({"GameType": "21" + "0" * 5000}, ["GameType", "over the limit 999"]),
+        ({"GameType": "20,W,10," + "9" * 5000}, ["board height", "at most 2 digits"]),
+        ({"GameType": "20,W,8,8,N1,0"}, ["board width 8", "international (10x10)"]),
+        ({"GameType": "21,B,8,10"}, ["board height 10", "english (8x8)"]),
+        ({"Variant": "english:board_size=" + "9" * 5000}, ["Variant", "board_size", "8 or 10"]),
+        ({"Variant": "english:no_progress_plies=" + "9" * 5000}, ["1..1000000000"]),
+        ({"Variant": "x" * 10**6}, ["unknown variant", "(1000000 characters)"]),
+    ],
+)
+def test_numeric_tags_are_bounded_and_name_the_tag(tmp_path, tags, words):
+    lines = "".join(f'[{k} "{v}"]\n' for k, v in tags.items())
+    text = f"{lines}1. 11-15 *{NEXT_GAME}"
+    (bad, good) = read_games(text)
+    with pytest.raises(PDNError) as info:
+        variant_for_game(bad)
+    message = str(info.value)
+    assert "game 1" in message and all(word in message for word in words), message
+    assert len(message) < 400
+    path = tmp_path / "tags.pdn"
+    path.write_text(text)
+    report = replay_file(path)
+    assert report.games_ok == 1 and [i for i, _ in report.failures] == [1]
+    assert all(word in report.failures[0][1] for word in words)
+
+
+def test_game_type_board_fields_that_match_are_accepted():
+    for value in ("20,W,10,10,N1,0", "25,W,8,8,A0,0", "21,B,8,8", "20,W,,"):
+        assert variant_for_game(one(f'[GameType "{value}"]\n*')).name in (
+            "international",
+            "russian",
+            "english",
+        )
+
+
+def test_bytes_in_a_named_encoding_that_they_are_not_are_a_pdn_error():
+    with pytest.raises(PDNError, match=r"<bytes>: byte 8 .* not utf-8"):
+        list(read_games(b'[Event "\xe9t\xe9"]\n*\n', "utf-8"))
+
+
+# -- a game cut off without a termination marker ----------------------------------------------
+
+
+def test_a_truncated_last_game_is_incomplete_and_the_earlier_games_are_fine(tmp_path):
+    games = [
+        '[Event "a"]\n[GameType "21"]\n[Result "1-0"]\n1. 11-15 23-19 2. 8-11 1-0\n\n',
+        '[Event "b"]\n[GameType "21"]\n[Result "0-1"]\n1. 9-13 22-18 0-1\n\n',
+        '[Event "c"]\n[GameType "21"]\n[Result "1-0"]\n1. 11-15 23-19 2. 8-11 22-17 1-0\n',
+    ]
+    text = "".join(games)
+    cut = text[: text.rindex("22-17")]  # the file ends in the middle of game c
+    a, b, c = read_games(cut)
+    assert (a.result, a.complete) == ("1-0", True) and (b.result, b.complete) == ("0-1", True)
+    assert c.moves == ["11-15", "23-19", "8-11"]
+    assert c.result is None and not c.complete  # not the Result tag's "1-0"
+    assert c.tags["Result"] == "1-0" and c.error is None
+    path = tmp_path / "cut.pdn"
+    path.write_text(cut)
+    report = replay_file(path)
+    assert report.games_ok == 2 and report.games == 3 and not report.failures
+    ((index, message),) = report.incomplete
+    assert index == 3 and "incomplete: no result marker" in message and "ply 3" in message
+    assert "2/3 games ok, 1 incomplete" in str(report)
+    assert "game 3: " in str(report)
+    # the whole file is fine
+    path.write_text(text)
+    report = replay_file(path)
+    assert report.games_ok == 3 and not report.incomplete and not report.failures
+
+
+@pytest.mark.parametrize(
+    "ending",
+    ["", "\n", " 22-", " 1/2-1", " 2. ", " {a comment", " (22-17", '\n[Event "d"'],
+)
+def test_every_cut_off_ending_is_incomplete_or_an_error(ending):
+    text = '[GameType "21"]\n[Result "1-0"]\n1. 11-15 23-19' + ending
+    games = list(read_games(text, strict=False))
+    assert all(not g.complete for g in games)
+    assert games[0].result is None and games[0].moves == ["11-15", "23-19"]
+
+
+def test_games_without_a_marker_before_the_next_tags_are_incomplete():
+    first, second = read_games('[Event "a"]\n1. 32-28\n[Event "b"]\n1. 33-29 *\n')
+    assert not first.complete and first.result is None
+    assert second.complete and second.result == "*"
+
+
+# -- ambiguous short moves: no recursion, bounded trials ---------------------------------------
+
+# Russian kings on e3 and e5 can both play "ed4"; the next white move "de3" is only legal
+# after the king from e3 went, so every cycle is resolved by the move after it. Black's
+# king shuttles a3-b4, out of the white kings' lines.
+AMBIGUOUS_FEN = "W:WKe3,Ke5:BKa3"
+AMBIGUOUS_CYCLE = ["ed4", "ab4", "de3", "ba3"]
+
+
+def _ambiguous_game(cycles: int) -> str:
+    moves = " ".join(AMBIGUOUS_CYCLE * cycles)
+    return f'[GameType "25"]\n[FEN "{AMBIGUOUS_FEN}"]\n{moves} *\n'
+
+
+def test_many_ambiguous_short_moves_replay_without_deep_recursion():
+    import inspect
+    import sys
+
+    (game,) = read_games(_ambiguous_game(120))
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(len(inspect.stack()) + 80)  # far fewer frames than ambiguous moves
+    try:
+        board = replay(game)
+    finally:
+        sys.setrecursionlimit(limit)
+    assert len(board.move_stack) == 480
+    assert [str(m) for m in board.move_stack[:4]] == ["e3-d4", "a3-b4", "d4-e3", "b4-a3"]
+
+
+def test_resolving_ambiguous_moves_stops_after_a_bounded_number_of_trial_moves(monkeypatch):
+    from drl.rules import pdn
+
+    (game,) = read_games(_ambiguous_game(3))
+    assert len(replay(game).move_stack) == 12
+    monkeypatch.setattr(pdn, "MAX_TRIAL_PLIES", 5)
+    with pytest.raises(PDNError, match=r"move 1 \(ply 1, 'ed4'\).*gave up after 5 trial moves"):
+        replay(game)
+
+
+# -- one game's broken header never leaks into the next game ----------------------------------
+
+
+@pytest.mark.parametrize(
+    "junk",
+    [
+        '[Event "a"]\n[Variant "losing"]\n\n',  # a header cut off before its moves
+        '[Event "a"]\n[Variant "losing"]\n',  # the same, without the blank line
+        '[GameType "21"]\n1. 11-15 * [\n\n',  # a stray '[' after a result
+        '[Variant "losing"]\n[bad tag\n\n',  # a header with a malformed tag line
+    ],
+)
+def test_a_broken_header_does_not_leak_into_the_next_game(tmp_path, junk):
+    text = junk + '[Event "b"]\n[GameType "21"]\n1. 11-15 22-18 *\n'
+    games = list(read_games(text, strict=False))
+    last = games[-1]
+    assert last.tags == {"Event": "b", "GameType": "21"} and last.error is None
+    assert last.complete and variant_for_game(last) == Variant.preset("english")
+    path = tmp_path / "junk.pdn"
+    path.write_text(text)
+    report = replay_file(path)
+    assert last.index not in [i for i, _ in report.failures + report.incomplete]
+    assert report.games_ok == len([g for g in games if g.complete])

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from drl.cli.perft import main as perft_main
-from drl.rules import core
+from drl.rules import Board, core
 from drl.rules.geometry import parse_square
 from drl.rules.perft import divide, perft
 from drl.rules.variant import Variant
@@ -196,3 +196,31 @@ def test_cli_rejects_bad_input(capsys):
     assert "unknown variant" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         perft_main(["english", "-2"])
+    assert "depth" in capsys.readouterr().err
+
+
+def test_depth_is_bounded_in_the_api_and_the_cli(capsys):
+    # Each ply keeps a 512 KiB move list: 100000 plies asked for 52 GB up front.
+    from drl.rules.perft import MAX_DEPTH
+
+    for call in (
+        lambda: perft("english", 100_000),
+        lambda: divide("english", 100_000),
+        lambda: perft(core.initial_state(Variant.preset("english").params), 100_000, "english"),
+    ):
+        with pytest.raises(ValueError, match=f"over the limit {MAX_DEPTH} plies"):
+            call()
+    with pytest.raises(SystemExit):
+        perft_main(["english", "100000"])
+    err = capsys.readouterr().err
+    assert "depth 100000 is over the limit" in err and str(MAX_DEPTH) in err
+    with pytest.raises(ValueError, match="over the limit"):
+        core.perft(
+            core.initial_state(Variant.preset("english").params),
+            Variant.preset("english").params,
+            MAX_DEPTH + 1,
+        )
+    # The deepest allowed search runs: here the tree ends after one ply (18x25 takes the
+    # last white piece).
+    assert perft(Board("english", fen="B:W22:B18"), MAX_DEPTH) == 0
+    assert perft(Board("english", fen="B:W22:B18"), 1) == 1
