@@ -27,6 +27,7 @@ import copy
 import multiprocessing as mp
 import os
 import signal
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -741,6 +742,23 @@ def _ignore_interrupts() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+class _SpawnIgnoringInterrupts:
+    """Ignore Ctrl-C in this process while worker processes may be started (main thread
+    only). A spawned child inherits the ignored SIGINT through ``exec`` and Python then
+    installs no handler of its own, so a Ctrl-C sent to the process group while a worker
+    is still importing cannot end it with a traceback (the initializer, which also ignores
+    it, runs only after the imports)."""
+
+    def __enter__(self) -> None:
+        self._old = None
+        if threading.current_thread() is threading.main_thread():
+            self._old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._old is not None:
+            signal.signal(signal.SIGINT, self._old)
+
+
 def _stop_workers(pool: cf.ProcessPoolExecutor) -> None:
     """Kill the workers now (the games they are playing are lost anyway), drop the queued
     games, and wait until the pool has reaped its processes."""
@@ -846,7 +864,8 @@ def run_games(
                             mp_context=mp.get_context("spawn"),
                             initializer=_ignore_interrupts,
                         )
-                    waiting.add(pool.submit(play_game, task))
+                    with _SpawnIgnoringInterrupts():  # submit starts workers as needed
+                        waiting.add(pool.submit(play_game, task))
                     task = next(pending, None)
                     continue
             if flight.live:

@@ -206,3 +206,30 @@ def test_interrupted_workers_are_stopped():
         run_games(tasks, workers=2, progress=False, on_record=on_record)
     assert len(seen) == 4
     assert multiprocessing.active_children() == []  # no worker left running
+
+
+def _report_sigint(queue):
+    queue.put(repr(signal.getsignal(signal.SIGINT)))
+
+
+def test_workers_ignore_ctrl_c_from_their_first_instruction():
+    # A worker still importing when Ctrl-C reaches the process group must not die with
+    # a traceback: it is started with SIGINT ignored, before any initializer can run.
+    from drl.eval.arena import _SpawnIgnoringInterrupts
+
+    ctx = multiprocessing.get_context("spawn")
+    seen = []
+    for shielded in (False, True):
+        queue = ctx.Queue()
+        if shielded:
+            with _SpawnIgnoringInterrupts():
+                proc = ctx.Process(target=_report_sigint, args=(queue,))
+                proc.start()
+        else:
+            proc = ctx.Process(target=_report_sigint, args=(queue,))
+            proc.start()
+        seen.append(queue.get(timeout=60))
+        proc.join(timeout=60)
+    assert seen[0] != repr(signal.SIG_IGN)  # the control: a plain child takes Ctrl-C
+    assert seen[1] == repr(signal.SIG_IGN)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored
