@@ -260,6 +260,9 @@ class ReplayBuffer:
     Attributes:
         num_shards: the number the next shard gets (one past the highest used).
         num_games, num_positions: games and positions in the good shards.
+        next_game_index: one past the highest game index in the good shards, the number
+            the next finished game gets (equal to ``num_games`` unless a shard was set
+            aside, whose numbers are then not handed out again below a later shard's).
         set_aside: the shards this scan set aside (their new paths).
     """
 
@@ -278,6 +281,7 @@ class ReplayBuffer:
         self.num_shards = 0
         self.num_games = 0
         self.num_positions = 0
+        self.next_game_index = 0
         self._scan()
 
     # -- disk ---------------------------------------------------------------------------
@@ -319,6 +323,7 @@ class ReplayBuffer:
                 continue
             self.num_games += b.num_games
             self.num_positions += b.num_positions
+            self._note_indices(b)
             loaded.append(b)
         for b in loaded:
             self._push(b)
@@ -347,8 +352,13 @@ class ReplayBuffer:
         self.num_shards += 1
         self.num_games += batch.num_games
         self.num_positions += batch.num_positions
+        self._note_indices(batch)
         self._push(batch)
         return path
+
+    def _note_indices(self, batch: GameBatch) -> None:
+        if batch.num_positions:
+            self.next_game_index = max(self.next_game_index, int(batch.game_index.max()) + 1)
 
     # -- sampling -----------------------------------------------------------------------
     def __len__(self) -> int:

@@ -500,13 +500,13 @@ def _train(cfg: Config, run_dir: Path, progress: bool | None) -> TrainResult:
         cfg.runtime.address,
         cfg.runtime.cpus_per_actor,
     )
-    runtime.set_next_game_index(buffer.num_games)
+    runtime.set_next_game_index(buffer.next_game_index)
     loss_cfg = loss_config(cfg)
     logger = _Logger(run_dir, cfg.tensorboard)
 
     def on_games(batch: GameBatch, pdns: list[str]) -> None:
         # The buffer's game count is the one numbering of the run's games.
-        batch, pdns = renumber_games(batch, pdns, buffer.num_games)
+        batch, pdns = renumber_games(batch, pdns, buffer.next_game_index)
         _write_text_atomic(
             run_dir / "games" / f"selfplay-{buffer.num_shards:06d}.pdn", "".join(pdns)
         )

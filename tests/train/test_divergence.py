@@ -7,6 +7,7 @@ import logging
 import math
 import subprocess
 import sys
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -382,3 +383,20 @@ def test_drl_train_reports_divergence_in_one_line(tmp_path):
     assert "(lr 1e+20)" in lines[0] and "loss term" in lines[0]
     # only the network before any training was checkpointed
     assert [p.name for p in list_checkpoints(run / "checkpoints")] == ["ckpt-00000000.pt"]
+
+
+def test_games_after_a_set_aside_shard_take_no_number_of_a_kept_one(tmp_path, tiny):
+    # A damaged shard in the middle leaves fewer games than numbers handed out; the
+    # next games must be numbered past every kept game, not from the count of games.
+    run = tmp_path / "run"
+    train(tiny(iterations=1, final_eval=replace(tiny().train.final_eval, games=0)), run)
+    shards = ReplayBuffer.shard_files(run / "replay")
+    assert len(shards) == 2  # 4 games in shards of 2
+    shards[0].write_bytes(b"not a shard")
+    train(tiny(iterations=2, final_eval=replace(tiny().train.final_eval, games=0)), run)
+    buf = ReplayBuffer(run / "replay", window=10**6)
+    assert [p.name for p in buf.set_aside] == [] and buf.num_games == 6
+    kept = [np.unique(np.load(p)["game_index"]) for p in buf.shard_paths()]
+    indices = np.concatenate(kept)
+    assert len(indices) == len(set(indices.tolist())) == 6
+    assert sorted(indices.tolist()) == [2, 3, 4, 5, 6, 7]  # 0 and 1 were in the damaged shard
