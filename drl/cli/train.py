@@ -17,7 +17,9 @@ against the baselines of ``train.final_eval`` in both colours and (Give and Take
 
 from __future__ import annotations
 
+import signal
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 import hydra
@@ -85,6 +87,14 @@ def _run(cfg: DictConfig) -> None:
         sys.exit(f"drl-train: {err}")
     except OSError as err:  # e.g. the disk filled up: the message names the file
         sys.exit(f"drl-train: {run_dir}: {err}")
+    except KeyboardInterrupt:
+        print(
+            f"drl-train: interrupted; every finished game is saved in {run_dir}. To go on, "
+            f"run again with run_dir={run_dir} and the same overrides (the run's settings "
+            f"are in {Path(run_dir) / 'config.yaml'})",
+            file=sys.stderr,
+        )
+        sys.exit(128 + signal.SIGINT)
     console.print(
         f"{result.iterations} iterations, {result.learner_steps} learner steps, "
         f"{result.games} games, {result.positions} positions; "

@@ -101,7 +101,7 @@ class RayRuntime:
     chunk by chunk as actors deliver them.
 
     Raises:
-        RuntimeError: if Ray is not installed (``pip install 'drl[ray]'``).
+        RuntimeError: if Ray is not installed (``pip install -e ".[ray]"``).
     """
 
     def __init__(
@@ -120,7 +120,7 @@ class RayRuntime:
         except ImportError:
             raise RuntimeError(
                 "runtime=ray needs the 'ray' package, which is not installed; "
-                "install it with pip install 'drl[ray]' or use runtime=local"
+                'install it with pip install -e ".[ray]" in the drl checkout, or use runtime=local'
             ) from None
         self.ray = ray
         if not ray.is_initialized():

@@ -665,3 +665,31 @@ def test_a_run_killed_twenty_times_loses_and_repeats_nothing(tmp_path):
     random.Random(1).shuffle(kills)
     assert len(kills) >= 20
     _killed_run(tmp_path, kills, gpi=6, seed=1)
+
+
+def test_ctrl_c_in_drl_train_is_one_line_that_says_how_to_go_on(tmp_path):
+    run = tmp_path / "run"
+    proc = subprocess.Popen(
+        TRAIN
+        + ["train=tiny", "model=tiny", "progress=false", "tensorboard=false", "threads=1"]
+        + ["train.iterations=1000", f"run_dir={run}"],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 300  # a hang guard, not a speed check
+        while not ReplayBuffer.shard_files(run / "replay"):
+            assert proc.poll() is None, proc.stderr.read()[-3000:]
+            assert time.monotonic() < deadline, "drl-train wrote no shard"
+            time.sleep(0.1)
+        proc.send_signal(signal.SIGINT)
+        err = proc.communicate(timeout=120)[1]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err[-3000:]
+    assert "Traceback" not in err
+    assert f"drl-train: interrupted; every finished game is saved in {run}" in err
+    assert f"run_dir={run} and the same overrides" in err
