@@ -280,6 +280,32 @@ def check_variant(
 
     v = Variant.parse(variant)
     _check_board(_config_dict(config), v.board_size, str(v), source, trained_on, arch)
+    _warn_other_rules(v, source, trained_on)
+
+
+def _warn_other_rules(v: Any, source: str, trained_on: str | None) -> None:
+    """Warn (once per pair) when a network plays other rules than it was trained on,
+    which is allowed (cross-variant play) but easy to do by mistake, e.g. by leaving out
+    ``variant=``. Which colour is the Taker does not count: both roles are trained."""
+    import warnings
+
+    from drl.rules import Variant
+
+    if not trained_on:
+        return
+    try:
+        trained = Variant.parse(trained_on)
+    except ValueError:
+        return
+    if trained.is_asymmetric and v.is_asymmetric:
+        trained = trained.replace(taker=v.taker, objectives=v.objectives)
+    if trained != v:
+        warnings.warn(
+            f"{source} was trained on {trained_on} and plays {v} here; pass "
+            f"variant={trained_on} to play it under its own rules",
+            UserWarning,
+            stacklevel=3,
+        )
 
 
 def load(

@@ -50,7 +50,8 @@ def test_the_az_agent_refuses_another_board_when_it_is_built(english):
     with pytest.raises(ValueError) as err:
         AZAgent(str(english), sims=2, device="cpu", variant="international")
     _names_everything(str(err.value), english)
-    AZAgent(str(english), sims=2, device="cpu", variant="give_and_take")  # 8x8: fits
+    with pytest.warns(UserWarning, match="trained on english"):  # 8x8: fits, other rules
+        AZAgent(str(english), sims=2, device="cpu", variant="give_and_take")
 
 
 def test_a_built_agent_refuses_the_board_before_its_first_move(english):
@@ -131,3 +132,18 @@ def test_the_one_check_refuses_other_planes_and_actions(english, tmp_path):
         check_variant(wrong, "english")
     ten = NetConfig(in_channels=N_CHANNELS, board_size=10, num_actions=1800)
     check_variant(ten, "international")  # fits: no error
+
+
+def test_a_network_playing_other_rules_than_its_own_is_warned_about(tmp_path):
+    # Allowed (cross-variant play), but easy to do by leaving out variant=: say so once.
+    import warnings
+
+    from drl.agents.az import AZAgent
+
+    ckpt = _checkpoint(tmp_path, 8, "give_and_take")
+    with pytest.warns(UserWarning, match=rf"{ckpt} was trained on give_and_take and plays"):
+        AZAgent(str(ckpt), sims=2, device="cpu", variant="english")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # its own rules, with either colour as the Taker
+        for v in ("give_and_take", "give_and_take:taker=white"):
+            AZAgent(str(ckpt), sims=2, device="cpu", variant=v)
