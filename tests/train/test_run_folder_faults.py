@@ -187,17 +187,22 @@ def test_renumber_games_rewrites_indices_and_rounds_together():
 # -- 3. one process at a time --------------------------------------------------------------
 
 
-def test_a_second_process_on_a_run_folder_is_refused_and_a_killed_holder_frees_it(tmp_path, tiny):
-    run = tmp_path / "run"
-    first = subprocess.Popen(
+def _long_drl_train(cwd, run):
+    """A tiny drl-train in ``run`` that would go on far longer than any test waits."""
+    return subprocess.Popen(
         TRAIN
         + ["train=tiny", "model=tiny", "progress=false", "tensorboard=false", "threads=1"]
         + ["train.iterations=1000", f"run_dir={run}"],
-        cwd=tmp_path,
+        cwd=cwd,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
     )
+
+
+def test_a_second_process_on_a_run_folder_is_refused_and_a_killed_holder_frees_it(tmp_path, tiny):
+    run = tmp_path / "run"
+    first = _long_drl_train(tmp_path, run)
     try:
         deadline = time.monotonic() + 300  # a hang guard, not a speed check
         while not list_checkpoints(run / "checkpoints"):
@@ -669,15 +674,7 @@ def test_a_run_killed_twenty_times_loses_and_repeats_nothing(tmp_path):
 
 def test_ctrl_c_in_drl_train_is_one_line_that_says_how_to_go_on(tmp_path):
     run = tmp_path / "run"
-    proc = subprocess.Popen(
-        TRAIN
-        + ["train=tiny", "model=tiny", "progress=false", "tensorboard=false", "threads=1"]
-        + ["train.iterations=1000", f"run_dir={run}"],
-        cwd=tmp_path,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    proc = _long_drl_train(tmp_path, run)
     try:
         deadline = time.monotonic() + 300  # a hang guard, not a speed check
         while not ReplayBuffer.shard_files(run / "replay"):
