@@ -38,7 +38,6 @@ from __future__ import annotations
 import math
 import signal
 import sys
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -361,21 +360,6 @@ class _Journal:
         self.pdn.close()
 
 
-class _Shielded:
-    """Ignore Ctrl-C and SIGTERM while the games played so far are written (main thread
-    only), so that a second Ctrl-C does not cut the writing short."""
-
-    def __enter__(self) -> None:
-        self._old: dict[int, Any] = {}
-        if threading.current_thread() is threading.main_thread():
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                self._old[sig] = signal.signal(sig, signal.SIG_IGN)
-
-    def __exit__(self, *exc: object) -> None:
-        for sig, handler in self._old.items():
-            signal.signal(sig, handler)
-
-
 def interrupted_after(done: int, planned: int | None, fmt: str) -> str:
     """``"interrupted after N of M games"`` (sprt: ``of at most M``; pool: no ``M``)."""
     if planned is None:
@@ -621,7 +605,9 @@ def run(
     try:
         records, players, extra_tables = _play(cfg, journal, results, console)
     except BaseException as err:
-        with _Shielded():
+        from drl.eval.arena import IgnoringSignals
+
+        with IgnoringSignals(signal.SIGINT, signal.SIGTERM):  # a 2nd Ctrl-C waits
             _report_stopped(cfg, journal, console, err)
         raise
     journal.close()

@@ -32,7 +32,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import overload
+from typing import Any, overload
 
 import numpy as np
 
@@ -742,21 +742,29 @@ def _ignore_interrupts() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-class _SpawnIgnoringInterrupts:
-    """Ignore Ctrl-C in this process while worker processes may be started (main thread
-    only). A spawned child inherits the ignored SIGINT through ``exec`` and Python then
-    installs no handler of its own, so a Ctrl-C sent to the process group while a worker
-    is still importing cannot end it with a traceback (the initializer, which also ignores
-    it, runs only after the imports)."""
+class IgnoringSignals:
+    """Ignore the given signals in this process inside the ``with`` block (main thread
+    only; elsewhere nothing changes), then restore their handlers.
+
+    Used while worker processes may be started: a spawned child inherits an ignored
+    SIGINT through ``exec`` and Python then installs no handler of its own, so a Ctrl-C
+    sent to the process group while a worker is still importing cannot end it with a
+    traceback (the initializer, which also ignores it, runs only after the imports). The
+    CLI uses it to write results without a second Ctrl-C cutting the write short.
+    """
+
+    def __init__(self, *signals: int) -> None:
+        self.signals = signals or (signal.SIGINT,)
 
     def __enter__(self) -> None:
-        self._old = None
+        self._old: dict[int, Any] = {}
         if threading.current_thread() is threading.main_thread():
-            self._old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+            for sig in self.signals:
+                self._old[sig] = signal.signal(sig, signal.SIG_IGN)
 
     def __exit__(self, *exc: object) -> None:
-        if self._old is not None:
-            signal.signal(signal.SIGINT, self._old)
+        for sig, handler in self._old.items():
+            signal.signal(sig, handler)
 
 
 def _stop_workers(pool: cf.ProcessPoolExecutor) -> None:
@@ -864,7 +872,7 @@ def run_games(
                             mp_context=mp.get_context("spawn"),
                             initializer=_ignore_interrupts,
                         )
-                    with _SpawnIgnoringInterrupts():  # submit starts workers as needed
+                    with IgnoringSignals(signal.SIGINT):  # submit starts workers as needed
                         waiting.add(pool.submit(play_game, task))
                     task = next(pending, None)
                     continue

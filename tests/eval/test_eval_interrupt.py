@@ -215,14 +215,14 @@ def _report_sigint(queue):
 def test_workers_ignore_ctrl_c_from_their_first_instruction():
     # A worker still importing when Ctrl-C reaches the process group must not die with
     # a traceback: it is started with SIGINT ignored, before any initializer can run.
-    from drl.eval.arena import _SpawnIgnoringInterrupts
+    from drl.eval.arena import IgnoringSignals
 
     ctx = multiprocessing.get_context("spawn")
     seen = []
     for shielded in (False, True):
         queue = ctx.Queue()
         if shielded:
-            with _SpawnIgnoringInterrupts():
+            with IgnoringSignals(signal.SIGINT):
                 proc = ctx.Process(target=_report_sigint, args=(queue,))
                 proc.start()
         else:
