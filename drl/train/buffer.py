@@ -11,6 +11,7 @@ target can never put mass on an illegal step.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import re
@@ -57,6 +58,14 @@ class GameBatch:
         game_plies: ``[G]`` int64 length of each game in plies (full moves).
         game_result: ``[G]`` int64 winner colour 0 black / 1 white, 2 draw, 3 truncated.
         game_taker: ``[G]`` int64 colour of the Taker, -1 outside Give and Take.
+        search_value: ``[N]`` float32 in [-1, 1], the search's value of the position for
+            the player to move (the root value of its search); equal to ``value`` where
+            no search was run (forced steps). Default: ``value`` (shards written before
+            the field existed).
+        game_adjudicated: ``[G]`` int64, for a game cut at the ply cap, the result its
+            adjudication gave (0 black won, 1 white won, 2 draw) and taught through
+            ``value``; -1 for a game played out (or cut without adjudication, taught as
+            0). Default: all -1.
     """
 
     obs: np.ndarray
@@ -72,6 +81,16 @@ class GameBatch:
     game_plies: np.ndarray
     game_result: np.ndarray
     game_taker: np.ndarray
+    search_value: np.ndarray | None = None
+    game_adjudicated: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        if self.search_value is None:
+            object.__setattr__(self, "search_value", np.array(self.value, np.float32))
+        if self.game_adjudicated is None:
+            object.__setattr__(
+                self, "game_adjudicated", np.full(len(self.game_plies), -1, np.int64)
+            )
 
     @property
     def num_positions(self) -> int:
@@ -100,7 +119,7 @@ class GameBatch:
             ShardError: naming the first inconsistent array and what is wrong with it.
         """
         n = self.num_positions
-        for name in ("policy_weight", "plies_left", "player", "game_index"):
+        for name in ("policy_weight", "plies_left", "player", "game_index", "search_value"):
             if len(getattr(self, name)) != n:
                 raise ShardError(f"{name} has {len(getattr(self, name))} rows, expected {n}")
         if self.obs.ndim != 4 or len(self.obs) != n:
@@ -115,10 +134,20 @@ class GameBatch:
         g = self.num_games
         if len(self.game_result) != g or len(self.game_taker) != g:
             raise ShardError("game_result/game_taker length does not match game_plies")
+        if len(self.game_adjudicated) != g:  # type: ignore[arg-type]
+            raise ShardError("game_adjudicated length does not match game_plies")
         self._validate_values(num_actions)
 
     def _validate_values(self, num_actions: int | None) -> None:
-        for name in ("obs", "policy", "policy_weight", "value", "pieces_left", "plies_left"):
+        for name in (
+            "obs",
+            "policy",
+            "policy_weight",
+            "value",
+            "search_value",
+            "pieces_left",
+            "plies_left",
+        ):
             x = getattr(self, name)
             if not np.isfinite(x).all():
                 bad = int(np.count_nonzero(~np.isfinite(x)))
@@ -127,6 +156,7 @@ class GameBatch:
             ("policy", 0.0, np.inf),
             ("policy_weight", 0.0, 1.0),
             ("value", -1.0, 1.0),
+            ("search_value", -1.0, 1.0),
             ("pieces_left", 0.0, 1.0),
             ("plies_left", 0.0, np.inf),
         ):
@@ -182,6 +212,7 @@ class SampleBatch:
         value: ``[B]`` float32.
         pieces_left: ``[B, 2]`` float32.
         plies_left: ``[B]`` float32.
+        search_value: ``[B]`` float32 (see :attr:`GameBatch.search_value`).
     """
 
     obs: np.ndarray
@@ -191,6 +222,11 @@ class SampleBatch:
     value: np.ndarray
     pieces_left: np.ndarray
     plies_left: np.ndarray
+    search_value: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        if self.search_value is None:
+            object.__setattr__(self, "search_value", np.array(self.value, np.float32))
 
 
 def _write_atomic_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:
@@ -217,7 +253,14 @@ def load_shard(path: Path, num_actions: int | None = None) -> GameBatch:
     """
     try:
         with np.load(path) as z:
-            batch = GameBatch(**{f.name: z[f.name] for f in fields(GameBatch)})
+            # fields with a default may be missing from shards written before they existed
+            batch = GameBatch(
+                **{
+                    f.name: z[f.name]
+                    for f in fields(GameBatch)
+                    if f.name in z.files or f.default is dataclasses.MISSING
+                }
+            )
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
         raise ShardError(f"replay shard {path} is unreadable: {exc}") from exc
     try:
@@ -390,6 +433,7 @@ class ReplayBuffer:
         policy = np.zeros((batch_size, num_actions), np.float32)
         weight = np.empty(batch_size, np.float32)
         value = np.empty(batch_size, np.float32)
+        search_value = np.empty(batch_size, np.float32)
         pieces = np.empty((batch_size, 2), np.float32)
         plies = np.empty(batch_size, np.float32)
         for w in np.unique(which):
@@ -398,6 +442,7 @@ class ReplayBuffer:
             obs[rows] = data.obs[idx]
             weight[rows] = data.policy_weight[idx]
             value[rows] = data.value[idx]
+            search_value[rows] = data.search_value[idx]
             pieces[rows] = data.pieces_left[idx]
             plies[rows] = data.plies_left[idx]
             lo, hi = data.legal_offsets[idx], data.legal_offsets[idx + 1]
@@ -414,4 +459,5 @@ class ReplayBuffer:
             value=value,
             pieces_left=pieces,
             plies_left=plies,
+            search_value=search_value,
         )

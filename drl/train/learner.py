@@ -5,8 +5,10 @@ Losses (per position, averaged over the batch):
 - policy: cross-entropy between the search policy and the network's policy, both over
   the stored legal steps only (the logits are masked before the softmax), weighted by
   ``policy_weight`` (0 for forced steps and fast playout-cap searches);
-- value: squared error between the value head and the final result for the player to
-  move;
+- value: squared error between the value head and its target for the player to move,
+  ``(1 - search_value_weight) * z + search_value_weight * q``: ``z`` the game's result
+  (played out, or adjudicated at the ply cap) and ``q`` the root value of the search run
+  at the position (a lower-variance, search-based target);
 - auxiliary (when the network has the heads): squared error of the pieces left per
   side at the end, and Huber loss of the plies left (scaled by ``plies_scale``).
 
@@ -33,7 +35,7 @@ from torch.nn import functional as F
 from drl.nn import PolicyValueModel, TrainingDiverged, masked_log_softmax
 from drl.train.buffer import SampleBatch
 
-__all__ = ["LossConfig", "TrainingDiverged", "check_network", "train_step"]
+__all__ = ["LossConfig", "TrainingDiverged", "check_network", "train_step", "value_target"]
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,8 @@ class LossConfig:
             heads).
         plies_scale: plies-left targets are divided by this (finite, > 0).
         grad_clip: clip the global gradient norm to this (finite, >= 0; 0 = off).
+        search_value_weight: share of the search's root value in the value target, in
+            [0, 1] (0: the game result alone, as AlphaZero).
 
     Raises:
         ValueError: for a value out of its range, as ``name=value: must be ...`` (a
@@ -58,8 +62,15 @@ class LossConfig:
     aux_loss_weight: float = 0.1
     plies_scale: float = 100.0
     grad_clip: float = 5.0
+    search_value_weight: float = 0.0
 
     def __post_init__(self) -> None:
+        w = self.search_value_weight
+        if not (math.isfinite(w) and 0.0 <= w <= 1.0):
+            raise ValueError(
+                f"search_value_weight={w!r}: must lie in [0, 1] (the share of the search's "
+                "root value in the value target)"
+            )
         for name, low, strict in (
             ("value_loss_weight", 0.0, False),
             ("aux_loss_weight", 0.0, False),
@@ -93,6 +104,25 @@ _HINT = (
     "Hint: lower train.lr, raise train.batch_size or lower the loss weights, or check "
     "the replay data"
 )
+
+
+def value_target(batch: SampleBatch, search_value_weight: float) -> np.ndarray:
+    """The value head's target: ``(1 - w) * value + w * search_value``.
+
+    Args:
+        batch: the minibatch (``value``: the game result for the player to move, or the
+            adjudicated one; ``search_value``: the search's root value).
+        search_value_weight: ``w`` in [0, 1].
+
+    Returns:
+        ``[B]`` float32 in [-1, 1].
+    """
+    w = float(search_value_weight)
+    z = np.asarray(batch.value, np.float32)
+    if w == 0.0:
+        return z
+    q = np.asarray(batch.search_value, np.float32)
+    return ((1.0 - w) * z + w * q).astype(np.float32)
 
 
 def train_step(
@@ -137,7 +167,7 @@ def train_step(
     mask = _tensor(batch.mask, device)
     target = _tensor(batch.policy, device)
     weight = _tensor(batch.policy_weight, device)
-    z = _tensor(batch.value, device)
+    z = _tensor(value_target(batch, loss.search_value_weight), device)
     out = net(obs)
     logp = masked_log_softmax(out.policy_logits, mask)
     ce = -(target * logp).sum(dim=-1)

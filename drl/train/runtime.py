@@ -41,6 +41,7 @@ def _merge(stats: Sequence[SelfPlayStats]) -> SelfPlayStats:
         out.game_plies += s.game_plies
         out.results += s.results
         out.takers += s.takers
+        out.adjudicated += s.adjudicated
         ent += s.target_entropy * s.searched
     out.target_entropy = ent / max(out.searched, 1)
     return out

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from drl.agents.alphabeta import AlphaBetaAgent
 from drl.encode.actions import num_actions as _num_actions
 from drl.encode.planes import N_CHANNELS
 from drl.game import kernels as G
@@ -53,6 +54,7 @@ __all__ = [
     "SelfPlayActor",
     "SelfPlayConfig",
     "SelfPlayStats",
+    "adjudicate",
     "renumber_games",
 ]
 
@@ -74,6 +76,12 @@ class SelfPlayConfig:
             on. 1.0 turns the option off.
         fast_simulations: budget of the fast searches.
         record_forced: keep positions with a single legal step (value training only).
+        adjudicate_depth: a game cut at ``max_plies`` is adjudicated by an alpha-beta
+            search of this depth (plies) from its last position, and its positions are
+            taught that result instead of 0; 0 turns adjudication off.
+        adjudicate_margin: the adjudicating search's score (centi-men for the player to
+            move, a man = 100) from which the side ahead is judged the winner; below it
+            the game is a draw. A forced win or loss the search finds is exact.
     """
 
     games_in_flight: int = 128
@@ -81,6 +89,8 @@ class SelfPlayConfig:
     full_search_prob: float = 1.0
     fast_simulations: int = 8
     record_forced: bool = True
+    adjudicate_depth: int = 0
+    adjudicate_margin: int = 100
 
     def __post_init__(self) -> None:
         if self.games_in_flight < 1:
@@ -91,6 +101,10 @@ class SelfPlayConfig:
             raise ValueError(f"full_search_prob must lie in (0, 1], got {self.full_search_prob}")
         if self.fast_simulations < 1:
             raise ValueError(f"fast_simulations must be >= 1, got {self.fast_simulations}")
+        if not 0 <= self.adjudicate_depth <= 20:
+            raise ValueError(f"adjudicate_depth must lie in [0, 20], got {self.adjudicate_depth}")
+        if self.adjudicate_margin < 1:
+            raise ValueError(f"adjudicate_margin must be >= 1, got {self.adjudicate_margin}")
 
 
 @dataclass
@@ -108,6 +122,8 @@ class SelfPlayStats:
         game_plies: length of each finished game in plies.
         results: per game: 0 black won, 1 white won, 2 draw, 3 truncated.
         takers: per game: the Taker's colour, -1 outside Give and Take.
+        adjudicated: per game: the adjudicated result of a game cut at the ply cap (0
+            black won, 1 white won, 2 draw), -1 for a game played out.
         target_entropy: mean entropy (nats) of the recorded search policies.
     """
 
@@ -121,16 +137,25 @@ class SelfPlayStats:
     game_plies: list[int] = field(default_factory=list)
     results: list[int] = field(default_factory=list)
     takers: list[int] = field(default_factory=list)
+    adjudicated: list[int] = field(default_factory=list)
     target_entropy: float = 0.0
 
     def outcome_mix(self) -> dict[str, float]:
-        """Fractions of finished games by outcome (and by role in Give and Take)."""
+        """Fractions of finished games by outcome (and by role in Give and Take).
+
+        ``truncated`` counts every game cut at the ply cap; ``adjudicated_decisive`` those
+        of them whose adjudication gave a winner (taught as a win and a loss, not 0)."""
         n = max(len(self.results), 1)
         res = np.asarray(self.results)
         tak = np.asarray(self.takers)
+        adj = np.asarray(self.adjudicated) if self.adjudicated else np.full(len(res), -1)
         out = {
             "draw": float(np.sum(res == RESULT_DRAW)) / n,
             "truncated": float(np.sum(res == RESULT_TRUNCATED)) / n,
+            "adjudicated_decisive": float(
+                np.sum((res == RESULT_TRUNCATED) & (adj >= 0) & (adj < 2))
+            )
+            / n,
         }
         if len(tak) and np.all(tak >= 0):
             out["taker_win"] = float(np.sum((res < 2) & (res == tak))) / n
@@ -157,10 +182,12 @@ class _Game:
         self.legal: list[np.ndarray] = []
         self.policy: list[np.ndarray] = []
         self.weight: list[float] = []
+        self.search_value: list[float] = []
         self.player: list[int] = []
         self.ply: list[int] = []
         self.moves: list[Move] = []
         self.result = -1
+        self.adjudicated = -1
         self.taker = -1
         if variant.is_asymmetric:
             self.taker = 0 if variant.taker == "black" else 1
@@ -208,6 +235,9 @@ class SelfPlayActor:
         self._moves = G.move_buffer()
         self._played = np.zeros(MOVE_WIDTH, np.int64)
         self._mask = np.zeros(self.num_actions, np.bool_)
+        self._adjudicator: AlphaBetaAgent | None = None
+        if config.adjudicate_depth > 0:
+            self._adjudicator = AlphaBetaAgent(depth=config.adjudicate_depth, tt_bits=16)
 
     @property
     def next_game_index(self) -> int:
@@ -319,13 +349,13 @@ class SelfPlayActor:
             for i, g in enumerate(slots):
                 if forced[i] >= 0:
                     if cfg.record_forced:
-                        self._record(g, np.array([forced[i]]), np.ones(1, np.float32), 0.0)
+                        self._record(g, np.array([forced[i]]), np.ones(1, np.float32), 0.0, np.nan)
                 else:
                     assert result is not None, "a game with a choice of moves was searched"
                     legal = np.flatnonzero(result.legal[i])
                     pol = result.policy[i, legal]
                     w = 1.0 if full[i] else 0.0
-                    self._record(g, legal, pol, w)
+                    self._record(g, legal, pol, w, float(result.root_value[i]))
                     if w:
                         p = pol[pol > 0]
                         ent_sum += float(-(p * np.log(p)).sum())
@@ -357,13 +387,16 @@ class SelfPlayActor:
             history_len=states[:, ST_PLY] + 1,
         )
 
-    def _record(self, g: _Game, legal: np.ndarray, policy: np.ndarray, weight: float) -> None:
+    def _record(
+        self, g: _Game, legal: np.ndarray, policy: np.ndarray, weight: float, q: float
+    ) -> None:
         obs = np.empty((N_CHANNELS, self.board_size, self.board_size), np.float32)
         G.observe(g.pos, g.params, -1, obs)
         g.obs.append(obs.astype(np.float16))
         g.legal.append(legal.astype(np.int16))
         g.policy.append(np.asarray(policy, np.float32))
         g.weight.append(weight)
+        g.search_value.append(q)
         g.player.append(int(g.pos[ST_TURN]))
         g.ply.append(int(g.pos[ST_PLY]))
 
@@ -382,16 +415,23 @@ class SelfPlayActor:
             return True
         if G.truncated(g.pos, self.config.max_plies):
             g.result = RESULT_TRUNCATED
+            if self._adjudicator is not None:
+                g.adjudicated = adjudicate(
+                    self._board(g), self._adjudicator, self.config.adjudicate_margin
+                )
             return True
         return False
 
     def _finish(self, g: _Game, stats: SelfPlayStats) -> tuple[GameBatch, str]:
         result = g.result
         player = np.asarray(g.player, np.int64)
-        if result in (0, 1):
-            value = np.where(player == result, 1.0, -1.0).astype(np.float32)
+        taught = g.adjudicated if result == RESULT_TRUNCATED else result
+        if taught in (0, 1):
+            value = np.where(player == taught, 1.0, -1.0).astype(np.float32)
         else:
             value = np.zeros(len(player), np.float32)
+        q = np.asarray(g.search_value, np.float32)
+        q = np.clip(np.where(np.isnan(q), value, q), -1.0, 1.0).astype(np.float32)
         men = g.variant.rows_of_men * g.variant.board_size // 2
         black = bin(int(g.pos[ST_BM] | g.pos[ST_BK])).count("1") / men
         white = bin(int(g.pos[ST_WM] | g.pos[ST_WK])).count("1") / men
@@ -413,18 +453,25 @@ class SelfPlayActor:
             game_plies=np.array([final_ply], np.int64),
             game_result=np.array([result], np.int64),
             game_taker=np.array([g.taker], np.int64),
+            search_value=q,
+            game_adjudicated=np.array([g.adjudicated], np.int64),
         )
         stats.games += 1
         stats.positions += len(player)
         stats.game_plies.append(final_ply)
         stats.results.append(result)
         stats.takers.append(g.taker)
+        stats.adjudicated.append(g.adjudicated)
         return batch, self._pdn(g)
 
-    def _pdn(self, g: _Game) -> str:
+    def _board(self, g: _Game) -> Board:
         board = Board(g.variant)
         for move in g.moves:
             board.push_unchecked(move)
+        return board
+
+    def _pdn(self, g: _Game) -> str:
+        board = self._board(g)
         tags = {
             "Event": "drl self-play",
             "Round": str(g.index + 1),
@@ -436,8 +483,42 @@ class SelfPlayActor:
             tags["WhiteRole"] = "giver" if g.taker == 0 else "taker"
         if g.result == RESULT_TRUNCATED:
             tags["Termination"] = "max_plies"
+            if g.adjudicated >= 0:
+                tags["Adjudicated"] = ("black", "white", "draw")[g.adjudicated]
             return board_to_pdn(board, tags, "*")
         return board_to_pdn(board, tags)  # the result in the GameType's convention
+
+
+def adjudicate(board: Board, searcher: AlphaBetaAgent, margin: int) -> int:
+    """The result of a game cut at the ply cap, judged by a short alpha-beta search.
+
+    A forced win or loss the search finds is exact; otherwise the side the search's
+    score puts ``margin`` or more centi-men ahead (a man = 100, objective-aware in the
+    losing variants and Give and Take, see :mod:`drl.agents._evaluate`) is judged the
+    winner, and a closer score is a draw.
+
+    Args:
+        board: the last position (with its history, for repetitions); the game must
+            not be over by rule.
+        searcher: the alpha-beta searcher (its depth is the adjudication's).
+        margin: centi-men, >= 1.
+
+    Returns:
+        0 black won, 1 white won, 2 draw.
+
+    Raises:
+        ValueError: if the game is over by rule (nothing to adjudicate).
+    """
+    if board.is_game_over():
+        raise ValueError("adjudication of a game that is over by rule")
+    searcher.reset(0)
+    _row, score = searcher.search(board)
+    mover = int(board.turn)
+    if score >= margin:
+        return mover
+    if score <= -margin:
+        return 1 - mover
+    return RESULT_DRAW
 
 
 _ROUND_TAG = re.compile(r'^\[Round "[^"\n]*"\]$', re.MULTILINE)
