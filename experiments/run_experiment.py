@@ -365,7 +365,7 @@ def main() -> None:
                     "a longer run whose first iterations are that experiment's")
     ap.add_argument("--games", type=int, default=64, help="games per opponent")
     ap.add_argument("--sims", type=int, default=64, help="network simulations per move")
-    ap.add_argument("--openings", type=int, default=2, help="plies of random openings")
+    ap.add_argument("--openings", type=int, default=4, help="plies of random openings")
     ap.add_argument("--opponents", nargs="+", default=["random", "alphabeta:depth=2"])
     ap.add_argument("--seed", type=int, default=20_000, help="evaluation seed")
     argv = sys.argv[1:]

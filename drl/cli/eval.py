@@ -16,7 +16,10 @@ switched at halftime (seed 000); ``pool`` is pool play with ``lives`` (seed 001)
 ``sprt`` plays the first agent against the second in batches of ``games`` (use an even number) until
 the SPRT on game pairs (pentanomial: same opening, colours and roles swapped) decides.
 
-Colours, and in Give and Take roles, are swapped from every opening. A progress bar runs
+Every two games start from a new opening (distinct seeded random openings of ``openings``
+plies, 4 by default) with colours swapped; in Give and Take the two have the same Taker
+colour (each agent plays each role from it once) and the next opening the other one.
+A progress bar runs
 while games are played; a table is printed at the end; ``results.json``, ``games.pdn``
 and ``elo.png`` are written to the Hydra run folder (``outputs/eval/<date>/<time>``,
 checked before anything runs). Games are saved as they finish (``games.pdn`` game by
@@ -73,7 +76,9 @@ class EvalConfig:
         agents: agent specs (``alphabeta:depth=4``, ``mcts:sims=400``, ``random``, ...).
         format: ``round_robin``, ``gauntlet``, ``halftime``, ``pool`` or ``sprt``.
         games: per pair (round_robin, gauntlet), per match (halftime), per SPRT batch.
-        openings: plies of seeded random openings; None = the start position.
+        openings: plies of distinct seeded random openings, one per two games (a variant
+            with fewer of that length than ``games / 2`` is refused); None = the start
+            position.
         seed: match seed.
         workers: processes; None = min(2, CPUs).
         max_plies: longer games are reported as truncated (scored 1/2), not drawn.

@@ -1,12 +1,15 @@
 """The arena: games between agents, with colour and role swaps, in parallel, as PDN.
 
-A match between agents A and B is a list of :class:`GameTask` s. Games are grouped by
-opening: from each opening A plays Black and White; in Give and Take (one Taker, one
-Giver) each agent also plays each role from each opening, so an opening is used four
-times (A Black Taker, A White Giver, A White Taker, A Black Giver; the Taker's colour is
-the variant flag ``taker``). Openings are seeded random short openings of ``k`` plies, or
-a list of FENs. Every game comes back as a :class:`~drl.eval.records.GameRecord` and is
-written to PDN.
+A match between agents A and B is a list of :class:`GameTask` s. Games come in pairs,
+one opening per pair: from each opening A plays Black, then White. In Give and Take (one
+Taker, one Giver; the Taker's colour is the variant flag ``taker``) both games of a pair
+have the same Taker colour, so A and B each play each role from that opening once, and
+the next pair's opening has the other Taker colour: over four games A is Black Taker,
+White Giver, White Taker, Black Giver. Openings are distinct seeded random openings of
+``k`` plies (one per two games, so two nearly deterministic players do not replay the
+same few games; a variant with fewer distinct openings of that length than the match
+needs is an error), or a list of FENs. Every game comes back as a
+:class:`~drl.eval.records.GameRecord` and is written to PDN.
 
 Games with a batched agent (``Agent.batched``, e.g. the network player ``az``) are played
 in this process, many in flight at a time (:func:`play_in_flight`): each round, the
@@ -43,6 +46,7 @@ from drl.rules.pdn import board_to_pdn
 
 __all__ = [
     "GameTask",
+    "OPENINGS_CHECKED",
     "MatchResult",
     "check_agents",
     "play_game",
@@ -54,6 +58,7 @@ __all__ = [
     "role_variant",
     "TaskList",
     "check_count",
+    "check_distinct_openings",
     "check_games",
     "MAX_GAMES",
     "MAX_OPENING_PLIES",
@@ -203,9 +208,55 @@ def role_variant(variant: Variant | str, taker: str) -> Variant:
     return v.replace(taker=taker, objectives=objectives)
 
 
+OPENINGS_CHECKED = 1_000
+"""Most distinct openings counted before a match's first game (:class:`_Openings`): a
+request for more distinct openings than a variant has at that length fails at once up to
+this many (a few tenths of a second); past it, only when the openings run out."""
+
+_DRAW_ATTEMPTS = 200
+
+
+def _distinct_openings(variant: Variant, plies: int, check: Sequence[Variant]) -> Iterator[str]:
+    """Every distinct live position ``plies`` legal moves from the start, in depth-first
+    order of the legal move lists (transpositions explored once). Live: the game goes on
+    under every variant of ``check`` (both Taker colours in Give and Take)."""
+    board = Board(variant)
+    explored: set[tuple[int, str]] = set()
+    leaves: set[str] = set()
+
+    def walk(left: int) -> Iterator[str]:
+        fen = board.fen()
+        if left == 0:
+            if fen not in leaves:
+                leaves.add(fen)
+                if all(not Board(w, fen=fen).is_game_over() for w in check):
+                    yield fen
+            return
+        if (left, fen) in explored:
+            return
+        explored.add((left, fen))
+        legal = board.legal_moves
+        if not legal or board.is_game_over():
+            return
+        for move in legal:
+            board.push_unchecked(move)
+            yield from walk(left - 1)
+            board.pop()
+
+    yield from walk(plies)
+
+
 class _Openings(Sequence[str]):
-    """Seeded random openings drawn in order as they are first asked for: item ``i`` is
-    ``make_openings(variant, count, plies, seed)[i]``, without drawing those after it."""
+    """Distinct seeded random openings drawn in order as they are first asked for: item
+    ``i`` is ``make_openings(variant, count, plies, seed)[i]``, without drawing those
+    after it.
+
+    A random opening already drawn is drawn again; when random draws keep landing on
+    drawn ones, the first position in depth-first order not drawn yet is taken (so the
+    last few of a variant's openings are found too). The constructor counts up to
+    ``min(count, OPENINGS_CHECKED)`` distinct live openings of that length and raises
+    ``ValueError`` if the variant has fewer, naming how many it has.
+    """
 
     def __init__(self, variant: Variant, count: int, plies: int, seed: int) -> None:
         v = variant
@@ -215,6 +266,10 @@ class _Openings(Sequence[str]):
         )
         self._rng = np.random.default_rng(seed)
         self._fens: list[str] = []
+        self._drawn: set[str] = set()
+        self._all = _distinct_openings(v, plies, self._check)
+        self._listed: list[str] = []  # self._all as far as it has been read
+        self._list(min(count, OPENINGS_CHECKED))
 
     def __len__(self) -> int:
         return self._n
@@ -223,12 +278,26 @@ class _Openings(Sequence[str]):
         if not 0 <= i < self._n:
             raise IndexError(f"opening {i} of {self._n}")
         while len(self._fens) <= i:
-            self._fens.append(self._draw())
+            fen = self._draw()
+            self._fens.append(fen)
+            self._drawn.add(fen)
         return self._fens[i]
+
+    def _list(self, n: int) -> None:
+        """Read the distinct openings in order until ``n`` are listed (or raise)."""
+        while len(self._listed) < n:
+            fen = next(self._all, None)
+            if fen is None:
+                raise ValueError(
+                    f"{self.variant} has only {len(self._listed):,} distinct live "
+                    f"{self.plies}-ply openings, {self._n:,} asked for: use longer "
+                    f"openings (more plies)"
+                )
+            self._listed.append(fen)
 
     def _draw(self) -> str:
         rng = self._rng
-        for _attempt in range(100):
+        for _attempt in range(_DRAW_ATTEMPTS):
             board = Board(self.variant)
             ok = True
             for _ply in range(self.plies):
@@ -238,21 +307,44 @@ class _Openings(Sequence[str]):
                     break
                 board.push_unchecked(legal[int(rng.integers(len(legal)))])
             fen = board.fen()
-            if ok and all(not Board(w, fen=fen).is_game_over() for w in self._check):
+            if (
+                ok
+                and fen not in self._drawn
+                and all(not Board(w, fen=fen).is_game_over() for w in self._check)
+            ):
                 return fen
-        raise ValueError(f"no live {self.plies}-ply opening found for {self.variant}")
+        # the random draws keep repeating: the first opening in order not drawn yet
+        for k in range(len(self._drawn) + 1):
+            self._list(k + 1)
+            if self._listed[k] not in self._drawn:
+                return self._listed[k]
+        raise AssertionError("unreachable: more openings drawn than listed")
+
+
+def check_distinct_openings(variant: Variant | str, plies: int, games: int) -> None:
+    """Raise ``ValueError`` unless ``variant`` has the distinct live ``plies``-ply openings
+    that a match of ``games`` games draws (one per two games; counted up to
+    :data:`OPENINGS_CHECKED`), without drawing any."""
+    check_openings(plies)
+    n_open = -(-games // 2)
+    try:
+        _Openings(Variant.parse(variant), n_open, plies, 0)
+    except ValueError as err:
+        raise ValueError(f"{games:,} games start from {n_open:,} openings: {err}") from None
 
 
 def make_openings(variant: Variant | str, count: int, plies: int, seed: int = 0) -> list[str]:
-    """Seeded random openings: ``count`` FENs reached by ``plies`` random legal moves.
+    """Seeded random openings: ``count`` distinct FENs reached by ``plies`` random legal
+    moves.
 
-    Openings that end the game (under either Taker colour in Give and Take) are drawn
-    again; duplicates are kept (they are rare and harmless). Matches draw the same
+    Openings that end the game (under either Taker colour in Give and Take) or that were
+    drawn already are drawn again (see :class:`_Openings`). Matches draw the same
     openings one by one as their games start (:func:`match_tasks`).
 
     Raises:
         ValueError: negative ``count``/``plies``, ``plies`` over
-            :data:`MAX_OPENING_PLIES`, or no live opening found.
+            :data:`MAX_OPENING_PLIES`, or fewer than ``count`` distinct live openings of
+            ``plies`` plies in the variant (the message says how many there are).
     """
     if count < 0 or plies < 0:
         raise ValueError(f"count and plies must be >= 0, got {count}, {plies}")
@@ -367,16 +459,18 @@ def match_tasks(
     event: str = "drl arena",
     first_index: int = 0,
 ) -> TaskList:
-    """The tasks of an A-vs-B match (see the module doc for the colour/role schedule).
+    """The tasks of an A-vs-B match (see the module doc for the colour/role schedule):
+    games ``2k`` and ``2k + 1`` start from opening ``k`` with A and B's colours swapped
+    (in Give and Take with the same Taker colour, Black's for even ``k``, White's for odd).
 
     Args:
         agent_a, agent_b: spec strings (or agents, for in-process play).
         variant: the variant (Give and Take: its ``taker`` flag is set per game).
         games: number of games, in ``[1, MAX_GAMES]``; a multiple of 2 (4 in Give and
             Take) plays every colour/role combination equally often.
-        openings: plies of the seeded random openings (at most
-            :data:`MAX_OPENING_PLIES`), a list of FENs (used in turn), or None / 0 for
-            the start position.
+        openings: plies of the seeded random openings, distinct, one per two games (at
+            most :data:`MAX_OPENING_PLIES`), a list of FENs (used in turn, one per two
+            games), or None / 0 for the start position.
         seed: match seed (openings and agent seeds).
         max_plies: per-game cap.
         names: display names of A and B (default: their specs, made unique).
@@ -391,19 +485,24 @@ def match_tasks(
 
     Raises:
         ValueError: ``games`` outside ``[1, MAX_GAMES]``, ``max_plies`` outside
-            ``[1, MAX_PLIES]``, bad ``openings``, bad variant, bad FEN in ``openings``.
+            ``[1, MAX_PLIES]``, bad ``openings``, bad variant, bad FEN in ``openings``,
+            or fewer distinct live openings of ``openings`` plies than ``games / 2``
+            (counted up to :data:`OPENINGS_CHECKED` here, past it as they run out).
     """
     games = check_games(games)
     check_max_plies(max_plies)
     check_openings(openings)
     v = Variant.parse(variant)
-    cycle = 4 if v.is_asymmetric else 2
-    n_open = -(-games // cycle)
+    cycle = 4 if v.is_asymmetric else 2  # games until the colour/role schedule repeats
+    n_open = -(-games // 2)
     fens: Sequence[str | None]
     if openings is None or (isinstance(openings, int) and openings == 0):
         fens = _StartPositions(n_open)
     elif isinstance(openings, int):
-        fens = _Openings(v, n_open, openings, seed)
+        try:
+            fens = _Openings(v, n_open, openings, seed)
+        except ValueError as err:
+            raise ValueError(f"{games:,} games start from {n_open:,} openings: {err}") from None
         fens[0]  # noqa: B018 - fails now if no live opening of this length exists
     else:
         fens = list(openings)
@@ -429,7 +528,7 @@ def match_tasks(
             cycle_variants.append(str(v))
 
     def build(g: int) -> GameTask:
-        o, c = divmod(g, cycle)
+        o, c = g // 2, g % cycle
         a_black = c in (0, 3)
         return GameTask(
             index=first_index + g,

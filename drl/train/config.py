@@ -154,7 +154,8 @@ class EvalCfg:
             equally often in Give and Take, of 2 otherwise).
         simulations: search budget of the trained agent.
         max_plies: games longer than this are truncated (half a point each).
-        openings: plies of the seeded random openings (0 = start position).
+        openings: plies of the distinct seeded random openings, one per two games (0 =
+            start position; 4 plies give every preset at least 400 distinct ones).
     """
 
     every: int = 0
@@ -162,7 +163,7 @@ class EvalCfg:
     games: int = 8
     simulations: int = 32
     max_plies: int = 200
-    openings: int = 2
+    openings: int = 4
 
 
 @dataclass
@@ -557,6 +558,19 @@ def validate(cfg: Config) -> None:
             ok, message = RANGES[key]
             _check(ok(value), key, message, value)
     _check_learning(t)
+    for key, ev in (("train.eval", t.eval), ("train.final_eval", t.final_eval)):
+        if (
+            ev.games >= 1
+            and ev.baselines
+            and ev.openings > 0
+            and (ev.every > 0 or key != "train.eval")
+        ):
+            from drl.eval.arena import check_distinct_openings
+
+            try:
+                check_distinct_openings(variant, ev.openings, ev.games)
+            except ValueError as err:
+                raise ValueError(f"config {key}.openings={ev.openings}: {err}") from None
     _convert("search", s, lambda: search_config(cfg))
     _convert("train", t, lambda: selfplay_config(cfg))
     _convert("train", t, lambda: loss_config(cfg))

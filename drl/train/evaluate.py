@@ -3,8 +3,9 @@
 The network plays as a batched agent (:class:`~drl.agents.az.NetworkAgent`) through the
 arena's game loop (``drl.eval.arena.run_games``): the games of a match are in flight
 together and every game where the network is to move is searched in one batched call.
-The colour/role/opening schedule is the arena's (``drl.eval.arena.match_tasks``): in Give
-and Take the network plays both roles with both colours from every opening. Results are
+The colour/role/opening schedule is the arena's (``drl.eval.arena.match_tasks``): a new
+distinct opening every two games, colours swapped; in Give and Take the network plays
+both roles from every opening and every colour/role pairing over four games. Results are
 :class:`~drl.eval.records.GameRecord` s, summarised with ``drl.eval.stats``.
 """
 
@@ -49,7 +50,7 @@ def play_lockstep(
     baseline: str,
     variant: Variant | str,
     games: int,
-    openings: int = 2,
+    openings: int = 4,
     seed: int = 0,
     max_plies: int = 200,
 ) -> list[GameRecord]:
@@ -61,7 +62,8 @@ def play_lockstep(
         baseline: agent spec of the opponent.
         variant: the variant (Give and Take: roles and colours are swapped per game).
         games: number of games (>= 1).
-        openings: plies of seeded random openings (0 = start position).
+        openings: plies of distinct seeded random openings, one per two games (0 = start
+            position).
         seed: match seed.
         max_plies: truncation (half a point each).
 
@@ -95,7 +97,7 @@ def evaluate_against(
     baselines: Sequence[str],
     variant: Variant | str,
     games: int,
-    openings: int = 2,
+    openings: int = 4,
     seed: int = 0,
     max_plies: int = 200,
 ) -> list[BaselineResult]:

@@ -18,17 +18,25 @@ PRESETS = [
 ]
 
 
-def test_give_and_take_schedule_covers_every_colour_and_role_per_opening():
+def test_give_and_take_schedule_pairs_games_per_opening_and_role():
     tasks = match_tasks("alphabeta:depth=2", "random", "give_and_take", 8, openings=2, seed=1)
-    by_opening = {}
+    combos = []
     for t in tasks:
         a_color = "black" if t.black_name == "alphabeta:depth=2" else "white"
         v = Variant.parse(t.variant)
-        a_role = "taker" if v.taker == a_color else "giver"
-        by_opening.setdefault(t.opening, set()).add((a_color, a_role))
-    assert len(by_opening) == 2
-    for combos in by_opening.values():
-        assert combos == {
+        combos.append((a_color, "taker" if v.taker == a_color else "giver", v.taker))
+    # a pair: one opening, one Taker colour, A and B's colours swapped (each plays each
+    # role once from it); the next opening flips the Taker colour
+    for k, (t, u) in enumerate(zip(tasks[::2], tasks[1::2], strict=True)):
+        assert t.opening == u.opening and t.opening_index == u.opening_index == k
+        assert combos[2 * k][2] == combos[2 * k + 1][2] == ("black", "white")[k % 2]
+        assert {combos[2 * k][:2], combos[2 * k + 1][:2]} in (
+            {("black", "taker"), ("white", "giver")},
+            {("white", "taker"), ("black", "giver")},
+        )
+    assert len({t.opening for t in tasks}) == 4
+    for g in (0, 4):  # every four games, A plays every colour/role combination once
+        assert {c[:2] for c in combos[g : g + 4]} == {
             ("black", "taker"),
             ("black", "giver"),
             ("white", "taker"),

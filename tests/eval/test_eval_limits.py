@@ -124,7 +124,7 @@ def test_openings_are_drawn_as_the_games_start(monkeypatch):
         return board(variant, fen=fen)
 
     monkeypatch.setattr(arena, "Board", counting_board)
-    tasks = match_tasks("greedy", "random", "english", 2000, openings=2, seed=3)
+    tasks = match_tasks("greedy", "random", "english", 2000, openings=6, seed=3)
     assert len(tasks) == 2000
     assert 1 <= len(drawn) <= 5  # the first opening only (a few tries at most)
     first = [tasks[i].opening for i in range(6)]  # three openings, each played twice
@@ -132,13 +132,13 @@ def test_openings_are_drawn_as_the_games_start(monkeypatch):
     assert len(drawn) <= 15
     # the same openings as drawing them all at once
     monkeypatch.setattr(arena, "Board", board)
-    assert first[::2] == arena.make_openings("english", 3, 2, seed=3)
+    assert first[::2] == arena.make_openings("english", 3, 6, seed=3)
 
 
 def test_a_long_schedule_starts_at_once_and_is_played_as_built():
     from drl.eval.arena import run_games
 
-    tasks = match_tasks("random", "random", "english", MAX_GAMES, openings=2, max_plies=8)
+    tasks = match_tasks("random", "random", "english", MAX_GAMES, openings=8, max_plies=8)
     assert len(tasks) == MAX_GAMES
     seen = []
 
