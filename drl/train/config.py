@@ -180,6 +180,9 @@ class LoopCfg:
         optimizer: ``adamw`` or ``sgd``.
         lr, weight_decay: optimiser; momentum: ``sgd`` only (Nesterov).
         keep_checkpoints: good checkpoints kept.
+        max_minutes: training wall-time budget in minutes (0 = none): the run ends, as
+            after its last iteration, once an iteration finishes at or past it; the time
+            of earlier sessions of the run counts.
         eval: periodic evaluation.
         final_eval: evaluation at the end (printed as a table).
     """
@@ -196,6 +199,7 @@ class LoopCfg:
     weight_decay: float = 1e-4
     momentum: float = 0.9
     keep_checkpoints: int = 3
+    max_minutes: float = 0.0
     eval: EvalCfg = field(default_factory=lambda: EvalCfg(every=4))
     final_eval: EvalCfg = field(default_factory=lambda: EvalCfg(games=16, simulations=64))
 
@@ -464,6 +468,7 @@ RANGES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "train.aux_loss_weight": _ge(0),
     "train.plies_scale": _gt(0),
     "train.grad_clip": _ge(0),
+    "train.max_minutes": _ge(0),
     **_eval_ranges("train.eval"),
     **_eval_ranges("train.final_eval"),
     "runtime.actors": _ge(1),
