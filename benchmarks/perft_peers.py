@@ -155,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, depth, board_name, key in RUNS:
         expected = published[key]["drop_duplicates"] if published else None
 
-        def published_at(d):
+        def published_at(d, expected=expected):
             return str(expected[d - 1]) if expected and d <= len(expected) else "-"
 
         nodes, seconds = drl_perft(name, depth)

@@ -17,10 +17,10 @@ import time
 
 import torch
 
+from drl import nn as drl_nn
 from drl.encode.actions import num_actions
 from drl.encode.planes import N_CHANNELS
 from drl.eval.arena import role_variant
-from drl import nn as drl_nn
 from drl.nn import NetworkEvaluator
 from drl.rules import Variant
 from drl.search import SearchConfig

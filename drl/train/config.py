@@ -181,6 +181,9 @@ class LoopCfg:
         optimizer: ``adamw`` or ``sgd``.
         lr, weight_decay: optimiser; momentum: ``sgd`` only (Nesterov).
         keep_checkpoints: good checkpoints kept.
+        max_minutes: training wall-time budget in minutes (0 = none): the run ends, as
+            after its last iteration, once an iteration finishes at or past it; the time
+            of earlier sessions of the run counts.
         eval: periodic evaluation.
         final_eval: evaluation at the end (printed as a table).
     """
@@ -197,6 +200,7 @@ class LoopCfg:
     weight_decay: float = 1e-4
     momentum: float = 0.9
     keep_checkpoints: int = 3
+    max_minutes: float = 0.0
     eval: EvalCfg = field(default_factory=lambda: EvalCfg(every=4))
     final_eval: EvalCfg = field(default_factory=lambda: EvalCfg(games=16, simulations=64))
 
@@ -468,6 +472,7 @@ RANGES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "train.search_value_weight": _within(0, 1),
     "train.adjudicate_depth": _within(0, 20),
     "train.adjudicate_margin": _ge(1),
+    "train.max_minutes": _ge(0),
     **_eval_ranges("train.eval"),
     **_eval_ranges("train.final_eval"),
     "runtime.actors": _ge(1),

@@ -19,7 +19,9 @@ Run folder layout::
     eval/                evaluation results (JSON) and games (PDN)
     tb/                  TensorBoard scalars
     metrics.jsonl        one line of scalars per iteration (1, 2, ...), then the final
-                         evaluation's
+                         evaluation's; each iteration's line has the run's training time
+                         so far, ``wall_minutes`` and ``cpu_minutes`` (this process and
+                         its waited-for children), summed over sessions
 
 What a run folder guarantees, however often the process is killed:
 
@@ -160,6 +162,27 @@ def _cpus() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover - non-Linux
         return os.cpu_count() or 1
+
+
+def _cpu_seconds() -> float:
+    """CPU time of this process and of its children that have been waited for."""
+    t = os.times()
+    return time.process_time() + t.children_user + t.children_system
+
+
+class _Clock:
+    """The run's training time: this session's since it started plus the earlier
+    sessions' (from the checkpoint's counters), in minutes."""
+
+    def __init__(self, wall_minutes: float = 0.0, cpu_minutes: float = 0.0) -> None:
+        self.wall0, self.cpu0 = wall_minutes, cpu_minutes
+        self.start_wall, self.start_cpu = time.perf_counter(), _cpu_seconds()
+
+    def wall_minutes(self) -> float:
+        return self.wall0 + (time.perf_counter() - self.start_wall) / 60.0
+
+    def cpu_minutes(self) -> float:
+        return self.cpu0 + (_cpu_seconds() - self.start_cpu) / 60.0
 
 
 def _write_text_atomic(path: Path, text: str) -> None:
@@ -378,6 +401,7 @@ def train(cfg: Config, run_dir: str | os.PathLike, progress: bool | None = None)
 
 def _train(cfg: Config, run_dir: Path, progress: bool | None) -> TrainResult:
     t = cfg.train
+    clock = _Clock()
     torch.set_num_threads(cfg.threads if cfg.threads > 0 else _cpus())
     torch.manual_seed(cfg.seed)
     device = _device(cfg.device)
@@ -433,6 +457,7 @@ def _train(cfg: Config, run_dir: Path, progress: bool | None) -> TrainResult:
         c = payload["counters"]
         iteration, learner_steps, games_at_ckpt = c["iteration"], c["learner_steps"], c["games"]
         last_session = int(c.get("session", -1))
+        clock = _Clock(float(c.get("wall_minutes", 0.0)), float(c.get("cpu_minutes", 0.0)))
         if _checkpoint_number(resumed_from) != iteration:
             _number_by_iteration(ckpt_dir)
             resumed_from = ckpt_dir / f"ckpt-{iteration:08d}.pt"
@@ -477,6 +502,8 @@ def _train(cfg: Config, run_dir: Path, progress: bool | None) -> TrainResult:
                     "positions": buffer.num_positions,
                     "shards": buffer.num_shards,
                     "session": session,
+                    "wall_minutes": clock.wall_minutes(),
+                    "cpu_minutes": clock.cpu_minutes(),
                 },
                 "rng": {"torch": torch.get_rng_state(), "seed": cfg.seed},
                 "variant": cfg.variant.spec,
@@ -523,8 +550,17 @@ def _train(cfg: Config, run_dir: Path, progress: bool | None) -> TrainResult:
         dynamic_ncols=True,
     )
     bar.update(min(iteration * t.games_per_iteration, bar.total))
+
+    def out_of_time(minutes: float) -> bool:
+        if t.max_minutes > 0 and minutes >= t.max_minutes:
+            log.info("training time budget of %g min reached", t.max_minutes)
+            return True
+        return False
+
+    # Checked after each iteration, and at the start against the earlier sessions' time.
+    spent = out_of_time(clock.wall0)
     try:
-        while iteration < t.iterations:
+        while iteration < t.iterations and not spent:
             # Games finished after the last checkpoint belong to this iteration already.
             done_before = max(0, buffer.num_games - games_at_ckpt)
             todo = t.games_per_iteration - done_before
@@ -573,10 +609,13 @@ def _train(cfg: Config, run_dir: Path, progress: bool | None) -> TrainResult:
                 scalars.update(_eval_scalars(results, "eval"))
                 scalars["time/eval_s"] = time.perf_counter() - t_ev
                 _save_eval(run_dir, f"iter-{iteration:04d}", results)
+            scalars["wall_minutes"] = clock.wall_minutes()
+            scalars["cpu_minutes"] = clock.cpu_minutes()
             # The line goes first: a kill before the checkpoint redoes the iteration, and
             # the next start drops the line again.
             logger.log(iteration, scalars)
             checkpoint = save(iteration)
+            spent = out_of_time(scalars["wall_minutes"])
     except TrainingDiverged as err:
         raise _diverged_in_run(err, iteration + 1, checkpoint) from err
     finally:
