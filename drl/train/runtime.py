@@ -7,11 +7,18 @@ the order they are handed back, from the index set by ``set_next_game_index`` (t
 driver numbers each actor's chunk as it arrives, with
 :func:`~drl.train.selfplay.renumber_games`), and a call hands back exactly the games it
 was asked for.
+
+A Ray actor lost mid-call (its node stopped, its process killed) loses no finished game:
+the chunks it delivered are kept, the chunk it was playing is played again by another
+actor, and a replacement actor is started where the cluster has room.
 """
 
 from __future__ import annotations
 
+import hashlib
+import logging
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -22,7 +29,12 @@ from drl.search import SearchConfig
 from drl.train.buffer import GameBatch
 from drl.train.selfplay import SelfPlayActor, SelfPlayConfig, SelfPlayStats, renumber_games
 
-__all__ = ["LocalRuntime", "RayRuntime", "make_runtime"]
+__all__ = ["ActorReport", "LocalRuntime", "RayRuntime", "make_runtime"]
+
+log = logging.getLogger(__name__)
+
+LOOPBACK = "127.0.0.1"
+REPLACEMENT_TIMEOUT_S = 60.0
 
 OnGames = Callable[[GameBatch, list[str]], None]
 
@@ -95,11 +107,50 @@ class LocalRuntime:
         """Nothing to release."""
 
 
+@dataclass(frozen=True)
+class ActorReport:
+    """What one Ray actor's chunk was played with.
+
+    Attributes:
+        actor: the actor's number (a replacement gets a new one).
+        node: the Ray node id it ran on.
+        weights: checksum of the weights it played with (see :func:`weights_checksum`).
+        games: games in the chunk.
+    """
+
+    actor: int
+    node: str
+    weights: str
+    games: int
+
+
+def weights_checksum(state: dict[str, torch.Tensor]) -> str:
+    """A short sha256 of a state dict's names and values."""
+    h = hashlib.sha256()
+    for k in sorted(state):
+        h.update(k.encode())
+        h.update(state[k].detach().cpu().contiguous().numpy().tobytes())
+    return h.hexdigest()[:16]
+
+
+def _is_loopback(address: str | None) -> bool:
+    if address is None:
+        return True
+    host = address.split("://")[-1].rsplit(":", 1)[0]
+    return host in ("127.0.0.1", "localhost")
+
+
 class RayRuntime:
     """Self-play in ``actors`` Ray actors, each with ``games_in_flight / actors`` games.
 
     Each call ships the current weights to every actor, then collects finished games
-    chunk by chunk as actors deliver them.
+    chunk by chunk as actors deliver them. Actors are spread over the cluster's nodes.
+    A local cluster (no ``address``) and a cluster at a loopback address are used on
+    127.0.0.1 only.
+
+    Attributes:
+        reports: one :class:`ActorReport` per chunk of the last call.
+        weights: checksum of the weights shipped in the last call.
 
     Raises:
         RuntimeError: if Ray is not installed (``pip install -e ".[ray]"``).
@@ -125,25 +176,74 @@ class RayRuntime:
             ) from None
         self.ray = ray
         if not ray.is_initialized():
-            ray.init(address=address, ignore_reinit_error=True, log_to_driver=False)
+            kwargs: dict[str, Any] = {}
+            if _is_loopback(address):
+                # Ray swaps 127.0.0.1 for the machine's outward address unless told
+                # that this is a one-machine cluster.
+                from ray._private import ray_constants
+
+                ray_constants.ENABLE_RAY_CLUSTER = False
+                kwargs["_node_ip_address"] = LOOPBACK
+            if address is None:
+                kwargs["include_dashboard"] = False
+            ray.init(address=address, ignore_reinit_error=True, log_to_driver=False, **kwargs)
         per = max(1, config.games_in_flight // actors)
         sub = SelfPlayConfig(**{**config.__dict__, "games_in_flight": per})
-        remote_cls = ray.remote(num_cpus=cpus_per_actor)(_RayActor)
+        self._remote_cls = ray.remote(num_cpus=cpus_per_actor)(_RayActor).options(
+            scheduling_strategy="SPREAD"
+        )
+        self._cpus = cpus_per_actor
+        self._args = ([str(v) for v in variants], search.__dict__, sub.__dict__, describe(net))
+        self._seed = seed
+        self._started = 0
+        self.actors: dict[int, Any] = {}
+        self._wanted = actors
+        for _ in range(actors):
+            self._start_actor()
+        self.net_seconds = 0.0
+        self.reports: list[ActorReport] = []
+        self.weights = ""
+        self._next_index = 0
+
+    def _start_actor(self) -> int:
         # Actor k starts its role alternation at k, so that actors do not all play the
         # same role at once.
-        self.actors = [
-            remote_cls.remote(
-                [str(v) for v in variants],
-                search.__dict__,
-                sub.__dict__,
-                describe(net),
-                seed + k,
-                k,
-            )
-            for k in range(actors)
-        ]
-        self.net_seconds = 0.0
-        self._next_index = 0
+        k = self._started
+        self._started += 1
+        self.actors[k] = self._remote_cls.remote(*self._args, self._seed + k, k)
+        return k
+
+    def _lost(self, k: int, err: Exception) -> None:
+        actor = self.actors.pop(k, None)
+        log.warning("Ray self-play actor %d lost (%s); its games are played again", k, err)
+        if actor is not None:
+            try:
+                self.ray.kill(actor)
+            except Exception:  # noqa: BLE001 - it is gone already
+                pass
+
+    def _restore(self, weights: Any, seed: Any) -> list[int]:
+        """Start replacements for lost actors while the cluster has CPUs free; the
+        numbers of those that loaded ``weights`` in time."""
+        from ray.exceptions import GetTimeoutError, RayActorError
+
+        started = []
+        while (
+            len(self.actors) < self._wanted
+            and self.ray.available_resources().get("CPU", 0) >= self._cpus
+        ):
+            k = self._start_actor()
+            try:
+                self.ray.get(
+                    self.actors[k].load.remote(weights, seed, k, self.weights),
+                    timeout=REPLACEMENT_TIMEOUT_S,
+                )
+            except (GetTimeoutError, RayActorError) as err:
+                self._lost(k, err)
+                break
+            log.info("Ray self-play actor %d started in place of a lost one", k)
+            started.append(k)
+        return started
 
     def set_next_game_index(self, index: int) -> None:
         """Number the games handed back from ``index`` on, in the order they arrive."""
@@ -159,42 +259,66 @@ class RayRuntime:
         progress: Callable[[int], None] | None = None,
     ) -> SelfPlayStats:
         """Deliver exactly ``num_games`` games over all actors, in chunks, numbered in
-        the order they arrive."""
+        the order they arrive.
+
+        Raises:
+            RuntimeError: if every actor is lost.
+        """
         ray = self.ray
-        weights = ray.put({k: v.detach().cpu() for k, v in net.state_dict().items()})
-        ray.get([a.load.remote(weights, seed, k) for k, a in enumerate(self.actors)])
+        from ray.exceptions import RayActorError
+
+        state = {k: v.detach().cpu() for k, v in net.state_dict().items()}
+        self.weights = weights_checksum(state)
+        self.reports = []
+        weights = ray.put(state)
+        loads = {k: a.load.remote(weights, seed, k, self.weights) for k, a in self.actors.items()}
+        for k, ref in loads.items():
+            try:
+                ray.get(ref)
+            except RayActorError as err:
+                self._lost(k, err)
+        self._restore(weights, seed)
         left = num_games
-        running = {}
-        for a in self.actors:
-            if left <= 0:
-                break
-            n = min(chunk, left)
-            left -= n
-            running[a.play.remote(n)] = a
+        running: dict[Any, tuple[int, int]] = {}  # task -> (actor, games)
+        idle = list(self.actors)
         stats: list[SelfPlayStats] = []
         done = 0
-        while running:
+        while left > 0 or running:
+            while left > 0 and idle:
+                k = idle.pop(0)
+                n = min(chunk, left)
+                left -= n
+                running[self.actors[k].play.remote(n)] = (k, n)
+            if not running:
+                raise RuntimeError("every Ray self-play actor was lost")
             ready, _ = ray.wait(list(running), num_returns=1)
-            actor = running.pop(ready[0])
-            batch, pdns, st, net_s = ray.get(ready[0])
+            k, n = running.pop(ready[0])
+            try:
+                batch, pdns, st, net_s, node, used = ray.get(ready[0])
+            except RayActorError as err:
+                self._lost(k, err)
+                left += n  # nothing of the chunk was delivered: play it again
+                idle += self._restore(weights, seed)
+                continue
             batch, pdns = renumber_games(batch, pdns, self._next_index)
             self._next_index += batch.num_games
             on_games(batch, pdns)
+            self.reports.append(ActorReport(k, node, used, batch.num_games))
             stats.append(st)
             self.net_seconds += net_s
             done += st.games
             if progress is not None:
                 progress(done)
-            if left > 0:
-                n = min(chunk, left)
-                left -= n
-                running[actor.play.remote(n)] = actor
+            idle.append(k)
         return _merge(stats)
 
     def close(self) -> None:
         """Stop the actors."""
-        for a in self.actors:
-            self.ray.kill(a)
+        for a in self.actors.values():
+            try:
+                self.ray.kill(a)
+            except Exception:  # noqa: BLE001 - a lost actor
+                pass
 
 
 class _RayActor:
@@ -219,15 +343,20 @@ class _RayActor:
         )
         self.actor.games_started = first_variant
 
-    def load(self, weights: dict, seed: Any, rank: int) -> None:
+    def load(self, weights: dict, seed: Any, rank: int, checksum: str = "") -> None:
         """New weights, and the call's seed extended by the actor's rank (the games'
         numbers are the driver's; see :meth:`RayRuntime.play`)."""
         import numpy as np
 
         self.net.load_state_dict(weights)
+        self.checksum = weights_checksum(self.net.state_dict()) if checksum else ""
         self.actor.rng = np.random.default_rng([*np.atleast_1d(seed).tolist(), rank])
 
-    def play(self, n: int) -> tuple[GameBatch, list[str], SelfPlayStats, float]:
+    def play(self, n: int) -> tuple[GameBatch, list[str], SelfPlayStats, float, str, str]:
+        """``n`` games, with the node they ran on and the checksum of the weights
+        loaded."""
+        import ray
+
         got: list[tuple[GameBatch, list[str]]] = []
         ev = NetworkEvaluator(self.net, "cpu")
         st = self.actor.play(ev, n, lambda b, p: got.append((b, p)), chunk=n)
@@ -236,6 +365,8 @@ class _RayActor:
             [p for g in got for p in g[1]],
             st,
             ev.seconds,
+            ray.get_runtime_context().get_node_id(),
+            self.checksum,
         )
 
 
