@@ -33,7 +33,7 @@ class SearchConfig:
         temperature_plies: see ``temperature`` (plies of the game, ``ST_PLY``).
     """
 
-    num_simulations: int = 32
+    num_simulations: int = 48
     root_selection: str = "gumbel"
     c_puct: float = 1.5
     fpu_reduction: float = 0.2

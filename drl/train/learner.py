@@ -62,7 +62,7 @@ class LossConfig:
     aux_loss_weight: float = 0.1
     plies_scale: float = 100.0
     grad_clip: float = 5.0
-    search_value_weight: float = 0.0
+    search_value_weight: float = 0.5
 
     def __post_init__(self) -> None:
         w = self.search_value_weight

@@ -86,10 +86,10 @@ class SelfPlayConfig:
 
     games_in_flight: int = 128
     max_plies: int = 200
-    full_search_prob: float = 1.0
-    fast_simulations: int = 8
+    full_search_prob: float = 0.3
+    fast_simulations: int = 12
     record_forced: bool = True
-    adjudicate_depth: int = 0
+    adjudicate_depth: int = 4
     adjudicate_margin: int = 100
 
     def __post_init__(self) -> None:
