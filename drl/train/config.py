@@ -183,7 +183,9 @@ class LoopCfg:
         keep_checkpoints: good checkpoints kept.
         max_minutes: training wall-time budget in minutes (0 = none): the run ends, as
             after its last iteration, once an iteration finishes at or past it; the time
-            of earlier sessions of the run counts.
+            of earlier sessions of the run counts. The default (12) keeps ``make run``
+            within 15 minutes on a slow machine; set 0 for runs that must be the same
+            number of iterations everywhere.
         eval: periodic evaluation.
         final_eval: evaluation at the end (printed as a table).
     """
@@ -200,9 +202,13 @@ class LoopCfg:
     weight_decay: float = 1e-4
     momentum: float = 0.9
     keep_checkpoints: int = 3
-    max_minutes: float = 0.0
+    max_minutes: float = 12.0
     eval: EvalCfg = field(default_factory=lambda: EvalCfg(every=4))
-    final_eval: EvalCfg = field(default_factory=lambda: EvalCfg(games=16, simulations=64))
+    final_eval: EvalCfg = field(
+        default_factory=lambda: EvalCfg(
+            baselines=["random", "alphabeta:depth=4"], games=16, simulations=64
+        )
+    )
 
 
 @dataclass
