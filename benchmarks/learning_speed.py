@@ -369,6 +369,51 @@ def plot(results: Sequence[dict], path: Path, labels: Sequence[str]) -> None:
     plt.close(fig)
 
 
+def role_scores(checkpoint: dict) -> dict[str, float]:
+    """Score per Give and Take role of one checkpoint, pooled over the fixed-depth rungs
+    (the timed rung is left out: its time differs from checkpoint to checkpoint)."""
+    tot: dict[str, list[float]] = {}
+    for rung, r in checkpoint["rungs"].items():
+        if "time=" in rung:
+            continue
+        for role, t in r.get("roles", {}).items():
+            acc = tot.setdefault(role, [0.0, 0.0])
+            acc[0] += t["score"] * t["games"]
+            acc[1] += t["games"]
+    return {role: a[0] / a[1] for role, a in tot.items() if a[1]}
+
+
+def plot_roles(results: Sequence[dict], path: Path, labels: Sequence[str]) -> None:
+    """Per-role score (Give and Take) against training CPU-minutes, one line per run and
+    role: shows whether one role is learnt at the cost of the other."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 5))
+    for res, label in zip(results, labels, strict=True):
+        pts = [(p["cpu_minutes"], role_scores(p)) for p in res["checkpoints"]]
+        for role, style in (("taker", "o-"), ("giver", "s--")):
+            xy = [(x, sc[role]) for x, sc in pts if role in sc]
+            if xy:
+                ax.plot(*zip(*xy, strict=True), style, label=f"{label}, {role}")
+    ax.axhline(0.5, ls=":", color="grey", lw=1)
+    ax.set_xlabel("training CPU-minutes")
+    ax.set_ylabel("score against the depth rungs (pooled)")
+    ax.set_ylim(0, 1)
+    ax.set_title(f"score per role, {results[0]['variant']}")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def _roles_path(path: Path) -> Path:
+    return path.with_name(path.stem + "-roles.png")
+
+
 def _load_result(ref: str, out_dir: Path) -> dict:
     p = Path(ref)
     if p.suffix != ".json":
@@ -420,6 +465,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         results = [_load_result(r, out_dir) for r in args.compare]
         out = args.out or out_dir / ("compare-" + "-".join(r["name"] for r in results) + ".png")
         plot(results, out, [r["name"] for r in results])
+        if any(role_scores(p) for r in results for p in r["checkpoints"]):
+            plot_roles(results, _roles_path(out), [r["name"] for r in results])
         print(f"wrote {out}")
         return
     import torch
@@ -482,6 +529,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     js = out_dir / f"{args.name}.json"
     js.write_text(json.dumps(result, indent=1))
     plot([result], out_dir / f"{args.name}.png", [args.name])
+    if any(role_scores(p) for p in result["checkpoints"]):
+        plot_roles([result], _roles_path(out_dir / f"{args.name}.png"), [args.name])
     for p in result["checkpoints"]:
         print(
             f"{p['name']}: {p['cpu_minutes']:.2f} CPU-min  Elo {_f(p['elo']):.0f} "

@@ -33,6 +33,34 @@ def test_rating_anchors_depth_one_and_reads_scores():
     assert r[net]["lower"] < r[net]["elo"] < r[net]["upper"]
 
 
+def test_role_scores_pool_the_depth_rungs_and_leave_out_the_timed_one(tmp_path):
+    ls = _module()
+    point = {
+        "cpu_minutes": 3.0,
+        "rungs": {
+            # taker: 3 of 4 and 1 of 4 -> 4 of 8; giver: 1 of 2 and 0 of 6 -> 1 of 8
+            "alphabeta:depth=2": {
+                "roles": {
+                    "taker": {"score": 0.75, "games": 4},
+                    "giver": {"score": 0.5, "games": 2},
+                }
+            },
+            "alphabeta:depth=4": {
+                "roles": {
+                    "taker": {"score": 0.25, "games": 4},
+                    "giver": {"score": 0.0, "games": 6},
+                }
+            },
+            "alphabeta:time=0.02": {"roles": {"taker": {"score": 1.0, "games": 100}}},
+        },
+    }
+    assert ls.role_scores(point) == {"taker": 0.5, "giver": 0.125}
+    assert ls.role_scores({"rungs": {"alphabeta:depth=2": {"W": 1}}}) == {}
+    png = tmp_path / "r.png"
+    ls.plot_roles([{"variant": "give_and_take", "checkpoints": [point]}], png, ["run"])
+    assert png.stat().st_size > 0
+
+
 @pytest.mark.slow  # about a minute: a training subprocess and its games
 def test_end_to_end_tiny(tmp_path):
     out = tmp_path / "ls"
