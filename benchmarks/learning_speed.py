@@ -27,6 +27,7 @@ import platform
 import shlex
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -39,6 +40,9 @@ KEEP_ALL = 1_000_000
 
 
 # -- results ------------------------------------------------------------------------------
+
+
+MAX_RUNG = 12  # deeper alpha-beta takes seconds per move
 
 
 def tally(records: Sequence[Any], player: str) -> dict[str, Any]:
@@ -418,7 +422,12 @@ def _load_result(ref: str, out_dir: Path) -> dict:
     p = Path(ref)
     if p.suffix != ".json":
         p = out_dir / f"{ref}.json"
-    return json.loads(p.read_text())
+    try:
+        return json.loads(p.read_text())
+    except FileNotFoundError:
+        raise SystemExit(f"--compare {ref}: no result {p} (run the benchmark first)") from None
+    except json.JSONDecodeError as exc:
+        raise SystemExit(f"--compare {ref}: {p} is not a result file ({exc})") from None
 
 
 # -- command line -------------------------------------------------------------------------
@@ -427,7 +436,11 @@ def _load_result(ref: str, out_dir: Path) -> dict:
 def parse(argv: Sequence[str]) -> argparse.Namespace:
     argv = list(argv)
     cut = argv.index("--") if "--" in argv else len(argv)
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0],
+        epilog="drl-train overrides go after `--`, e.g. `-- train.search_value_weight=0`.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
     ap.add_argument("--name")
     ap.add_argument("--variant", default="give_and_take")
     ap.add_argument("--minutes", type=float, default=12.0, help="training wall-time budget")
@@ -436,7 +449,9 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     ap.add_argument("--games", type=int, default=32, help="games per checkpoint and rung")
     ap.add_argument("--sims", type=int, default=64, help="network's simulations per move")
     ap.add_argument("--points", type=int, default=5, help="checkpoints rated")
-    ap.add_argument("--ladder", default="1,2,3,4,5,6", help="alpha-beta depths played")
+    ap.add_argument(
+        "--ladder", default="1,2,3,4,5,6", help="alpha-beta depths played, a comma list"
+    )
     ap.add_argument("--openings", type=int, default=4, help="plies of the random openings")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--max-plies", type=int, default=200)
@@ -448,13 +463,42 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     ap.add_argument("--out", type=Path, help="--compare: the PNG written")
     args = ap.parse_args(argv[:cut])
     args.overrides = argv[cut + 1 :]
-    args.ladder = sorted({int(d) for d in args.ladder.split(",") if d})
-    if not args.ladder or min(args.ladder) < 1:
-        ap.error("--ladder needs depths >= 1")
+    try:
+        args.ladder = sorted({int(d) for d in args.ladder.split(",") if d.strip()})
+    except ValueError:
+        ap.error(f"--ladder {args.ladder!r}: expected depths as a comma list, e.g. 1,2,4")
+    if not args.ladder or min(args.ladder) < 1 or max(args.ladder) > MAX_RUNG:
+        ap.error(f"--ladder needs depths in 1..{MAX_RUNG}")
+    for key, low in (("threads", 1), ("games", 1), ("sims", 1), ("points", 1), ("openings", 0)):
+        if getattr(args, key) < low:
+            ap.error(f"--{key} must be >= {low}, got {getattr(args, key)}")
+    if args.workers is not None and args.workers < 1:
+        ap.error(f"--workers must be >= 1, got {args.workers}")
+    if not (args.minutes > 0 and math.isfinite(args.minutes)):
+        ap.error(f"--minutes must be a finite number > 0 (the training budget), got {args.minutes}")
     args.workers = args.threads if args.workers is None else args.workers
     if not args.compare and not args.name:
         ap.error("--name is required (or --compare)")
     return args
+
+
+def warm_up(args: argparse.Namespace) -> None:
+    """Compile (or load from numba's cache) every kernel a training run uses, in a tiny
+    throw-away run, so that compiling is not counted in the budget of the run measured."""
+    with tempfile.TemporaryDirectory() as tmp:
+        cmd = [
+            sys.executable,
+            "-m",
+            "drl.cli.train",
+            f"variant={args.variant}",
+            f"run_dir={tmp}/warm",
+            "train=tiny",
+            "threads=1",
+            "progress=false",
+            "tensorboard=false",
+            "train.iterations=1",
+        ]
+        subprocess.run(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, check=False)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -484,8 +528,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     train_info: dict[str, Any] = {"command": shlex.join(cmd)}
     if not args.eval_only:
         print(f"training {args.minutes:g} min: {shlex.join(cmd[3:])}", flush=True)
+        warm_up(args)
         t0 = time.perf_counter()
-        subprocess.run(cmd, cwd=ROOT, check=True)
+        proc = subprocess.run(cmd, cwd=ROOT)
+        if proc.returncode != 0:
+            raise SystemExit(f"drl-train failed (exit status {proc.returncode}); see above")
         train_info["wall_s"] = time.perf_counter() - t0
     elif not run.is_dir():
         raise SystemExit(f"--eval-only: no run folder {run}")

@@ -380,6 +380,10 @@ def main() -> None:
             ap.error(f"unknown stage {s!r}; stages are train, eval, report")
     if args.continue_from:
         _continue_from(HERE / args.continue_from, out)
+        if not any(o.split("=", 1)[0].lstrip("+") == "train.max_minutes" for o in args.overrides):
+            # the time budget covers every session of a run: without this an extended run
+            # whose first session used it up would train nothing
+            args.overrides.append("train.max_minutes=0")
     if "train" in stages:
         info = stage_train(args.name, args.variant, args.overrides, args.timeout_min, out)
         if info["returncode"] != 0:

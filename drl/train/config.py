@@ -477,7 +477,7 @@ RANGES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "train.grad_clip": _ge(0),
     "train.search_value_weight": _within(0, 1),
     "train.adjudicate_depth": _within(0, 20),
-    "train.adjudicate_margin": _ge(1),
+    "train.adjudicate_margin": _within(1, 100_000),
     "train.max_minutes": _ge(0),
     **_eval_ranges("train.eval"),
     **_eval_ranges("train.final_eval"),

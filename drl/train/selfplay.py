@@ -103,8 +103,12 @@ class SelfPlayConfig:
             raise ValueError(f"fast_simulations must be >= 1, got {self.fast_simulations}")
         if not 0 <= self.adjudicate_depth <= 20:
             raise ValueError(f"adjudicate_depth must lie in [0, 20], got {self.adjudicate_depth}")
-        if self.adjudicate_margin < 1:
-            raise ValueError(f"adjudicate_margin must be >= 1, got {self.adjudicate_margin}")
+        if not 1 <= self.adjudicate_margin <= 100_000:
+            # a forced result scores about 1,000,000: a margin near it would judge a
+            # forced win a draw
+            raise ValueError(
+                f"adjudicate_margin must lie in [1, 100000], got {self.adjudicate_margin}"
+            )
 
 
 @dataclass
