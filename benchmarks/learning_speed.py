@@ -80,9 +80,20 @@ def rate(games: Sequence[tuple[str, str, float]], prior_draws: float = 0.0) -> d
     from drl.eval.elo import fit_elo
 
     r = fit_elo(games, anchor=ANCHOR, prior_draws=prior_draws, confidence=0.95)
+
+    def point(i: int) -> float:
+        # a player who lost (or won) every game has no finite maximum-likelihood rating;
+        # the fit stops at its bound, a number that would read as a measurement
+        if prior_draws == 0 and r.players[i] != ANCHOR and r.games[i]:
+            if r.score[i] == 0:
+                return -math.inf
+            if r.score[i] == r.games[i]:
+                return math.inf
+        return float(r.elo[i])
+
     return {
         p: {
-            "elo": _num(r.elo[i]),
+            "elo": _num(point(i)),
             "lower": _num(r.lower[i]),
             "upper": _num(r.upper[i]),
             "games": int(r.games[i]),

@@ -31,6 +31,9 @@ def test_rating_anchors_depth_one_and_reads_scores():
     assert r[d2]["elo"] == pytest.approx(190.8, abs=0.5)
     assert r[net]["elo"] == pytest.approx(r[d2]["elo"], abs=0.5)
     assert r[net]["lower"] < r[net]["elo"] < r[net]["upper"]
+    # a player who lost every game has no finite rating
+    lost = ls.rate(games[:8] + [("zero", d1, 0.0), (d1, "zero", 1.0)])
+    assert lost["zero"]["elo"] == "-inf"
 
 
 def test_role_scores_pool_the_depth_rungs_and_leave_out_the_timed_one(tmp_path):
