@@ -167,6 +167,11 @@ def stage_eval(args: argparse.Namespace, out: Path) -> list[dict]:
                 records.append(_record(args.variant, agent, opponent, role, wdl(sub, NET_NAME)))
         print(f"[{args.name}] vs {opponent}: {len(games)} games in {timing[opponent]:.0f} s",
               flush=True)
+    if args.append and (out / "results.json").exists():
+        # keep the records of the other opponents (another --games or --sims for them)
+        old = [r for r in json.loads((out / "results.json").read_text())
+               if r["opponent"] not in args.opponents]
+        records = old + records
     (out / "results.json").write_text(json.dumps(records, indent=2) + "\n")
     meta = {"checkpoint": _rel(ckpt), "counters": payload["counters"], "sims": args.sims,
             "openings": args.openings, "games_per_opponent": args.games, "seed": args.seed,
@@ -176,6 +181,13 @@ def stage_eval(args: argparse.Namespace, out: Path) -> list[dict]:
                                    "--games", str(args.games), "--sims", str(args.sims),
                                    "--openings", str(args.openings), "--seed", str(args.seed),
                                    "--opponents", *args.opponents])}
+    if args.append and (out / "eval.json").exists():
+        meta["command"] += " --append"
+        first = json.loads((out / "eval.json").read_text())
+        first["more"] = [m for m in first.get("more", [])
+                         if not set(m["opponents"]) & set(args.opponents)]
+        first["more"].append({**meta, "opponents": args.opponents})
+        meta = first
     (out / "eval.json").write_text(json.dumps(meta, indent=2) + "\n")
     return records
 
@@ -329,6 +341,10 @@ def stage_report(args: argparse.Namespace, out: Path) -> None:
                       "nearly deterministic: " + ", ".join(
                           f"{k} {v['games']} ({v['openings']})"
                           for k, v in ev["distinct"].items()) + "."]
+        for m in ev.get("more", []):
+            lines += ["", f"Also: `{m['command']}` ({m['games_per_opponent']} games per opponent "
+                      f"at {m['sims']} simulations; wall time (s): "
+                      + ", ".join(f"{k} {v:.0f}" for k, v in m["seconds"].items()) + ")."]
         lines += [""]
     lines += _table(records) + [""]
     if pngs:
@@ -364,6 +380,9 @@ def main() -> None:
                     help="start from a copy of experiments/NAME/run (and its train.json): "
                     "a longer run whose first iterations are that experiment's")
     ap.add_argument("--games", type=int, default=64, help="games per opponent")
+    ap.add_argument("--append", action="store_true",
+                    help="eval: add these opponents' records to results.json (replacing "
+                         "theirs) instead of writing it afresh")
     ap.add_argument("--sims", type=int, default=64, help="network simulations per move")
     ap.add_argument("--openings", type=int, default=4, help="plies of random openings")
     ap.add_argument("--opponents", nargs="+", default=["random", "alphabeta:depth=2"])
