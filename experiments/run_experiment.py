@@ -1,8 +1,8 @@
 """One learning-evidence experiment: train with ``drl-train``, evaluate, report, plot.
 
-    python experiments/run_experiment.py gt-default --variant give_and_take
-    python experiments/run_experiment.py english-long --variant english -- train.iterations=32
-    python experiments/run_experiment.py gt-default --variant give_and_take --stages eval,report
+    python experiments/run_experiment.py default-give_and_take --variant give_and_take
+    python experiments/run_experiment.py long-english --variant english -- train=long
+    python experiments/run_experiment.py default-give_and_take --variant give_and_take --stages eval,report
 
 Stages (``--stages``, default all three, in this order):
 
