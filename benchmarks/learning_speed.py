@@ -236,13 +236,12 @@ def train_command(args: argparse.Namespace, run: Path) -> list[str]:
         "train.eval.every": "0",
         "train.final_eval.games": "0",
     }
-    return [
-        sys.executable,
-        "-m",
-        "drl.cli.train",
-        *(f"{k}={v}" for k, v in defaults.items() if k not in given),
-        *args.overrides,
-    ]
+    return _train_cli(*(f"{k}={v}" for k, v in defaults.items() if k not in given), *args.overrides)
+
+
+def _train_cli(*overrides: str) -> list[str]:
+    """drl-train from this checkout, whatever the environment's scripts point to."""
+    return [sys.executable, "-m", "drl.cli.train", *overrides]
 
 
 def pick_checkpoints(run: Path, points: int) -> list[tuple[Path, dict]]:
@@ -497,10 +496,7 @@ def warm_up(args: argparse.Namespace) -> None:
     """Compile (or load from numba's cache) every kernel a training run uses, in a tiny
     throw-away run, so that compiling is not counted in the budget of the run measured."""
     with tempfile.TemporaryDirectory() as tmp:
-        cmd = [
-            sys.executable,
-            "-m",
-            "drl.cli.train",
+        cmd = _train_cli(
             f"variant={args.variant}",
             f"run_dir={tmp}/warm",
             "train=tiny",
@@ -508,7 +504,7 @@ def warm_up(args: argparse.Namespace) -> None:
             "progress=false",
             "tensorboard=false",
             "train.iterations=1",
-        ]
+        )
         subprocess.run(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, check=False)
 
 
