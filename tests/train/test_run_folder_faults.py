@@ -432,6 +432,10 @@ BAD = {
     "train.aux_loss_weight": math.inf,
     "train.plies_scale": 0.0,
     "train.grad_clip": -1.0,
+    "train.search_value_weight": 1.5,
+    "train.adjudicate_depth": 21,
+    "train.adjudicate_margin": 100_001,
+    "train.max_minutes": -1.0,
     "runtime.actors": 0,
     "runtime.cpus_per_actor": 0.0,
     **{

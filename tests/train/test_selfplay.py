@@ -20,7 +20,8 @@ def played():
     actor = SelfPlayActor(
         [role_variant(v, "black"), role_variant(v, "white")],
         SearchConfig(num_simulations=8, root_selection="gumbel"),
-        SelfPlayConfig(games_in_flight=4, max_plies=120),
+        # full searches only: the policy-target tests read every searched position
+        SelfPlayConfig(games_in_flight=4, max_plies=120, full_search_prob=1.0),
         seed=3,
     )
     chunks = []
@@ -59,6 +60,8 @@ def test_value_targets_follow_the_winner(played):
     for g, s in enumerate(starts):
         e = starts[g + 1] if g + 1 < len(starts) else batch.num_positions
         res = int(batch.game_result[g])
+        if res == RESULT_TRUNCATED:  # taught the adjudicated result (2: a draw)
+            res = int(batch.game_adjudicated[g])
         players, values = batch.player[s:e], batch.value[s:e]
         if res in (0, 1):
             assert np.all(values[players == res] == 1.0)
