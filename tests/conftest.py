@@ -38,3 +38,19 @@ def games_dir(shared_data: Path) -> Path:
 def cases_dir() -> Path:
     """``tests/golden/cases`` (rule cases, one JSON file each; always present)."""
     return GOLDEN_CASES
+
+
+@pytest.fixture(autouse=True)
+def _signal_handlers_are_left_as_found():
+    """A test (or the library code it drives) that leaves SIGINT or SIGTERM changed in
+    the test process fails here, naming the signal: a library call must never leave
+    Ctrl-C ignored in its caller."""
+    import signal
+
+    watched = (signal.SIGINT, signal.SIGTERM)
+    before = {sig: signal.getsignal(sig) for sig in watched}
+    yield
+    changed = {sig: signal.getsignal(sig) for sig in watched if signal.getsignal(sig) != before[sig]}
+    for sig in changed:
+        signal.signal(sig, before[sig])
+    assert not changed, f"signal handlers left changed: { {signal.Signals(s).name: repr(h) for s, h in changed.items()} }"
