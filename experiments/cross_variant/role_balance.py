@@ -1,0 +1,179 @@
+"""Give and Take role balance: the Taker's score against the Giver when one player plays
+both roles, for trained agents at several search budgets and for alpha-beta at several
+depths (a search-only reference), in the base game and its variations.
+
+    python experiments/cross_variant/role_balance.py                  # every row
+    python experiments/cross_variant/role_balance.py --only gt-10x10 --games 32
+
+Each row is a match of the player against itself from seeded distinct random openings
+(``--openings`` plies), one game per opening (the same player on both sides of a pair
+would replay the first game), the Taker's colour alternating from game to game. The
+Taker's score is (Taker wins + draws / 2) / games, draws including games cut at
+``--max-plies``; the interval is the 95% Wilson interval. Rows go to
+``role_balance.json`` (and ``role_balance.md``) as they finish; rows already there are
+kept and not played again unless ``--redo``.
+
+What an estimate depends on: the players (a stronger player can move the balance either
+way), the search budget, the opening plies (random openings may hand one side an
+advantage the start position does not), and the ply cap (a truncated game counts as a
+draw).
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures as cf
+import json
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path.insert(0, str(ROOT))
+
+OUT_JSON = HERE / "role_balance.json"
+OUT_MD = HERE / "role_balance.md"
+
+# name -> (variant spec, where the trained agent is). The base game uses the strongest
+# agent there is (train=long); the variations use the study's agents.
+VARIANTS: dict[str, tuple[str, str]] = {
+    "give_and_take": ("give_and_take", "experiments/long-give_and_take/agent.pt"),
+    "gt-max_capture": ("give_and_take:max_capture=true", "experiments/cross_variant/gt-max_capture/run"),
+    "gt-continue_as_king": ("give_and_take:promotion_mid_capture=continue_as_king",
+                            "experiments/cross_variant/gt-continue_as_king/run"),
+    "gt-10x10": ("give_and_take:board_size=10", "experiments/cross_variant/gt-10x10/run"),
+}
+
+
+def _checkpoint(where: str) -> Path | None:
+    path = ROOT / where
+    if path.is_file():
+        return path
+    from drl.nn.checkpoint import load_latest
+
+    found = load_latest(path / "checkpoints") if (path / "checkpoints").is_dir() else None
+    return None if found is None else Path(found[0])
+
+
+def rows_for(names: list[str], sims: list[int], depths: list[int]) -> list[dict]:
+    rows = []
+    for name in names:
+        spec, where = VARIANTS[name]
+        for s in sims:
+            rows.append({"name": name, "variant": spec, "player": "network", "budget": f"{s} sims",
+                         "sims": s, "where": where})
+        for d in depths:
+            rows.append({"name": name, "variant": spec, "player": "alphabeta",
+                         "budget": f"depth {d}", "depth": d})
+    return rows
+
+
+def play_row(row: dict, games: int, openings: int, max_plies: int, seed: int) -> dict:
+    import torch
+
+    torch.set_num_threads(1)
+    from drl.eval.arena import match_tasks, run_games
+    from drl.eval.stats import wilson_interval
+
+    if row["player"] == "network":
+        ckpt = _checkpoint(row["where"])
+        if ckpt is None:
+            return {**row, "error": f"no checkpoint at {row['where']}"}
+        spec = f"az:ckpt={ckpt},sims={row['sims']}"
+        row = {**row, "checkpoint": str(ckpt.relative_to(ROOT))}
+    else:
+        spec = f"alphabeta:depth={row['depth']}"
+    t0 = time.time()
+    # One game per opening: the same player on both sides would replay the second game of
+    # a pair move for move. The even games of a match alternate the Taker's colour.
+    pairs = match_tasks(spec, spec, row["variant"], 2 * games, openings=openings, seed=seed,
+                        max_plies=max_plies, event="role balance")
+    tasks = [pairs[i] for i in range(0, 2 * games, 2)]
+    records = run_games(tasks, workers=1, progress=False)
+    wins = draws = losses = truncated = 0
+    plies = 0
+    for rec in records:
+        taker = "black" if rec.roles[0] == "taker" else "white"
+        plies += rec.plies
+        truncated += rec.truncated
+        if rec.winner is None:
+            draws += 1
+        elif rec.winner == taker:
+            wins += 1
+        else:
+            losses += 1
+    n = len(records)
+    score = (wins + draws / 2) / n
+    lo, hi = wilson_interval(wins + draws / 2, n)
+    return {**row, "games": n, "openings_plies": openings, "max_plies": max_plies,
+            "seed": seed, "taker_wins": wins, "draws": draws, "taker_losses": losses,
+            "truncated": truncated, "taker_score": round(score, 4),
+            "ci95": [round(lo, 4), round(hi, 4)],
+            "distinct_games": len({(r.opening, r.moves) for r in records}),
+            "taker_black_games": sum(r.roles[0] == "taker" for r in records), "mean_plies": round(plies / n, 1),
+            "seconds": round(time.time() - t0, 1)}
+
+
+def _key(row: dict) -> tuple:
+    return (row["name"], row["player"], row["budget"])
+
+
+def write_md(rows: list[dict]) -> None:
+    lines = ["# Give and Take role balance", "",
+             "Taker's score against the Giver, one player in both roles (see "
+             "`role_balance.py` for what it depends on).", "",
+             "| variation | player | budget | games | Taker W-D-L | truncated | Taker score "
+             "| 95% CI | mean plies |", "|---|---|---|---|---|---|---|---|---|"]
+    for r in sorted(rows, key=lambda r: (list(VARIANTS).index(r["name"]), r["player"],
+                                         r.get("sims", 0), r.get("depth", 0))):
+        if "error" in r:
+            lines.append(f"| {r['variant']} | {r['player']} | {r['budget']} | — | — | — | — "
+                         f"| {r['error']} | — |")
+            continue
+        lines.append(f"| {r['variant']} | {r['player']} | {r['budget']} | {r['games']} | "
+                     f"{r['taker_wins']}-{r['draws']}-{r['taker_losses']} | {r['truncated']} "
+                     f"| {r['taker_score']:.3f} | {r['ci95'][0]:.3f}-{r['ci95'][1]:.3f} | "
+                     f"{r['mean_plies']} |")
+    OUT_MD.write_text("\n".join(lines) + "\n")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--only", default=None, help="comma-separated: " + ", ".join(VARIANTS))
+    ap.add_argument("--sims", default="16,64", help="network budgets")
+    ap.add_argument("--depths", default="2,4,6", help="alpha-beta depths")
+    ap.add_argument("--games", type=int, default=64)
+    ap.add_argument("--openings", type=int, default=4)
+    ap.add_argument("--max-plies", type=int, default=200)
+    ap.add_argument("--seed", type=int, default=31_000)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--redo", action="store_true")
+    args = ap.parse_args()
+    names = list(VARIANTS) if not args.only else args.only.split(",")
+    bad = [n for n in names if n not in VARIANTS]
+    if bad:
+        ap.error(f"unknown names {bad}; known: {', '.join(VARIANTS)}")
+    if args.games < 4 or args.games % 4:
+        ap.error("--games must be a positive multiple of 4 (every colour/role pairing)")
+    sims = [int(s) for s in args.sims.split(",") if s]
+    depths = [int(d) for d in args.depths.split(",") if d]
+    done = json.loads(OUT_JSON.read_text()) if OUT_JSON.exists() else []
+    todo = [r for r in rows_for(names, sims, depths)
+            if args.redo or _key(r) not in {_key(d) for d in done if "error" not in d}]
+    done = [d for d in done if _key(d) not in {_key(r) for r in todo}]
+    with cf.ProcessPoolExecutor(args.jobs) as pool:
+        futs = {pool.submit(play_row, r, args.games, args.openings, args.max_plies, args.seed): r
+                for r in todo}
+        for fut in cf.as_completed(futs):
+            res = fut.result()
+            done.append(res)
+            OUT_JSON.write_text(json.dumps(done, indent=2) + "\n")
+            write_md(done)
+            print(f"{res['name']} {res['player']} {res['budget']}: "
+                  + (res.get("error") or f"Taker {res['taker_score']:.3f} {res['ci95']} "
+                     f"({res['games']} games, {res['seconds']:.0f} s)"), flush=True)
+
+
+if __name__ == "__main__":
+    main()

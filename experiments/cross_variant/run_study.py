@@ -1,0 +1,171 @@
+"""The cross-variant study: train every preset and the Give and Take variations with one
+config and an equal budget, rate each final agent against the alpha-beta ladder, and
+analyse them all with ``drl-analyze``.
+
+    python experiments/cross_variant/run_study.py                      # every stage
+    python experiments/cross_variant/run_study.py --stages ladder,analyze
+    python experiments/cross_variant/run_study.py --only english,losing --minutes 6
+
+Stages (``--stages``, in this order):
+
+- ``train``: ``experiments/run_experiment.py cross_variant/<name> --variant SPEC --stages
+  train -- train.max_minutes=M ...`` for each entry of :data:`STUDY`, ``--jobs`` at a time,
+  each with ``threads=1``; the run folders (``<name>/run``) are not committed.
+- ``ladder``: each final agent plays ``--games`` games against ``alphabeta:depth=D`` for
+  each D of ``--ladder``, from seeded distinct openings, colours (and Give and Take roles)
+  swapped (``run_experiment.py ... --stages eval,report``); ``<name>/results.json``.
+- ``analyze``: ``drl-analyze`` over every run folder into ``report/`` (HTML, Markdown,
+  ``summary.json``, plots); the ladder table is added to the report; ``summary.json`` is
+  copied to this folder for the notebook.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures as cf
+import json
+import shlex
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+PY = sys.executable
+
+# name -> (variant spec, note). One config and one budget for all (see README).
+STUDY: dict[str, tuple[str, str]] = {
+    "english": ("english", ""),
+    "russian": ("russian", ""),
+    "brazilian": ("brazilian", ""),
+    "international": ("international", "10x10: fewer games in the same time"),
+    "giveaway": ("giveaway", ""),
+    "losing": ("losing", ""),
+    "give_and_take": ("give_and_take", ""),
+    "gt-max_capture": ("give_and_take:max_capture=true", "maximum capture"),
+    "gt-both_givers": ("give_and_take:objectives=give/give", "both Givers: no Taker"),
+    "gt-continue_as_king": ("give_and_take:promotion_mid_capture=continue_as_king",
+                            "promotion continues as king"),
+    "gt-10x10": ("give_and_take:board_size=10", "10x10: fewer games in the same time"),
+}
+
+
+def train_overrides(minutes: float) -> list[str]:
+    """The study's one training config: the default config under a wall budget."""
+    return [f"train.max_minutes={minutes}", "train.eval.every=0",
+            "train.final_eval.baselines=[random]", "train.final_eval.games=8"]
+
+
+def _run(cmd: list[str], log: Path) -> int:
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("a") as fh:
+        fh.write(f"$ {shlex.join(cmd)}\n")
+        fh.flush()
+        return subprocess.call(cmd, cwd=ROOT, stdout=fh, stderr=subprocess.STDOUT)
+
+
+def stage_train(names: list[str], minutes: float, jobs: int) -> None:
+    def one(name: str) -> tuple[str, int, float]:
+        spec = STUDY[name][0]
+        t0 = time.time()
+        rc = _run([PY, "experiments/run_experiment.py", f"cross_variant/{name}", "--variant",
+                   spec, "--stages", "train", "--", *train_overrides(minutes)],
+                  HERE / name / "study.log")
+        return name, rc, time.time() - t0
+
+    with cf.ThreadPoolExecutor(jobs) as pool:
+        for name, rc, sec in pool.map(one, names):
+            print(f"[train] {name}: exit {rc} after {sec / 60:.1f} min", flush=True)
+
+
+def stage_ladder(names: list[str], depths: list[int], games: int, sims: int,
+                 jobs: int) -> None:
+    opponents = [f"alphabeta:depth={d}" for d in depths]
+
+    def one(name: str) -> tuple[str, int, float]:
+        t0 = time.time()
+        rc = _run([PY, "experiments/run_experiment.py", f"cross_variant/{name}", "--variant",
+                   STUDY[name][0], "--stages", "eval,report", "--games", str(games),
+                   "--sims", str(sims), "--opponents", *opponents],
+                  HERE / name / "study.log")
+        return name, rc, time.time() - t0
+
+    with cf.ThreadPoolExecutor(jobs) as pool:
+        for name, rc, sec in pool.map(one, names):
+            print(f"[ladder] {name}: exit {rc} after {sec / 60:.1f} min", flush=True)
+
+
+def ladder_rows(names: list[str]) -> list[dict]:
+    """One row per agent: its score against each ladder depth (all roles together)."""
+    rows = []
+    for name in names:
+        path = HERE / name / "results.json"
+        row: dict = {"run": name, "variant": STUDY[name][0], "note": STUDY[name][1] or "—"}
+        ev = HERE / name / "eval.json"
+        if ev.exists():
+            c = json.loads(ev.read_text())["counters"]
+            row["iterations"] = c["iteration"]
+            row["self-play games"] = c["games"]
+        if path.exists():
+            for r in json.loads(path.read_text()):
+                if r["role"] in ("all",):
+                    lo, hi = r["ci95"]
+                    row[r["opponent"]] = f"{r['score']:.2f} [{lo:.2f}, {hi:.2f}] ({r['games']})"
+                if r["role"] in ("taker", "giver"):
+                    lo, hi = r["ci95"]
+                    row[f"{r['opponent']} {r['role']}"] = f"{r['score']:.2f} [{lo:.2f}, {hi:.2f}]"
+        rows.append(row)
+    return rows
+
+
+def stage_analyze(names: list[str], games: int, sims: int, workers: int) -> None:
+    runs = [str(HERE / n / "run") for n in names if (HERE / n / "run" / "checkpoints").is_dir()]
+    out = HERE / "report"
+    tables = HERE / "tables.json"
+    tables.write_text(json.dumps([["Final agents against the alpha-beta ladder "
+                                   "(score, 95% interval, games)", ladder_rows(names)]],
+                                 indent=2) + "\n")
+    cmd = [PY, "-m", "drl.cli.analyze", *runs, "--out", str(out), "--games", str(games),
+           "--sims", str(sims), "--workers", str(workers), "--threads", "1",
+           "--tables", str(tables)]
+    print("$", shlex.join(cmd), flush=True)
+    rc = subprocess.call(cmd, cwd=ROOT)
+    if rc:
+        raise SystemExit(f"drl-analyze exited {rc}")
+    summary = out / "summary.json"
+    if summary.exists():
+        (HERE / "summary.json").write_text(summary.read_text())
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--stages", default="train,ladder,analyze")
+    ap.add_argument("--only", default=None, help="comma-separated study names")
+    ap.add_argument("--minutes", type=float, default=6.0, help="training budget per run")
+    ap.add_argument("--jobs", type=int, default=2, help="runs at a time (threads=1 each)")
+    ap.add_argument("--ladder", default="1,2,4", help="alpha-beta depths")
+    ap.add_argument("--games", type=int, default=40, help="ladder games per depth")
+    ap.add_argument("--sims", type=int, default=64, help="network simulations per move")
+    ap.add_argument("--analyze-games", type=int, default=32)
+    args = ap.parse_args()
+    names = list(STUDY) if not args.only else args.only.split(",")
+    unknown = [n for n in names if n not in STUDY]
+    if unknown:
+        ap.error(f"unknown study names {unknown}; known: {', '.join(STUDY)}")
+    stages = args.stages.split(",")
+    bad = set(stages) - {"train", "ladder", "analyze"}
+    if bad:
+        ap.error(f"unknown stages {sorted(bad)}")
+    if "train" in stages:
+        stage_train(names, args.minutes, args.jobs)
+    if "ladder" in stages:
+        stage_ladder(names, [int(d) for d in args.ladder.split(",")], args.games, args.sims,
+                     args.jobs)
+    if "analyze" in stages:
+        stage_analyze(names, args.analyze_games, args.sims, args.jobs)
+
+
+if __name__ == "__main__":
+    main()
