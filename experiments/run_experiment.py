@@ -60,12 +60,21 @@ def _rel(path: Path) -> str:
 # --------------------------------------------------------------------------- train
 
 
+def variant_overrides(variant: str) -> list[str]:
+    """drl-train overrides for a variant spec: the preset's config group, and for a spec
+    with rule flags (``give_and_take:max_capture=true``) the quoted ``variant.spec``."""
+    name, _, flags = variant.partition(":")
+    if not flags:
+        return [f"variant={name}"]
+    return [f"variant={name}", f"variant.spec='{variant}'"]
+
+
 def stage_train(name: str, variant: str, overrides: list[str], timeout_min: float | None,
                 out: Path) -> dict:
     """Run drl-train into ``out/run`` and record how it ran in ``out/train.json``."""
     run = out / "run"
     exe = [str(VENV_TRAIN)] if VENV_TRAIN.exists() else [sys.executable, "-m", "drl.cli.train"]
-    args = [f"variant={variant}", f"run_dir={_rel(run)}", "threads=1", "progress=false",
+    args = [*variant_overrides(variant), f"run_dir={_rel(run)}", "threads=1", "progress=false",
             *overrides]
     cmd = exe + args
     if timeout_min:
