@@ -1,0 +1,351 @@
+"""The analysis of a trained run: self-play at a stated budget, then every summary."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from drl.analysis.games import PlayedGame, as_games, parse_variant, sample_game
+from drl.analysis.material import ValueFn, material_values
+from drl.analysis.openings import (
+    compare_first_moves,
+    first_move_counts,
+    human_collection,
+)
+from drl.analysis.outcomes import outcome_rates
+from drl.analysis.style import style_stats
+from drl.rules import Board, Variant
+
+__all__ = [
+    "analyze_games",
+    "analyze_run",
+    "load_source",
+    "network_values",
+    "start_position_policy",
+]
+
+SAMPLE_GAMES = 3
+
+
+def load_source(source: str | os.PathLike) -> tuple[Path, dict[str, Any]]:
+    """The checkpoint of a run folder (its newest good one, under ``checkpoints/``) or a
+    checkpoint file, and its payload.
+
+    Raises:
+        ValueError: the path does not exist, the folder holds no checkpoint, or the
+            checkpoint (every checkpoint of the folder) is damaged or not a drl
+            checkpoint; the message names the path.
+    """
+    from drl.nn.checkpoint import CheckpointError, load_checkpoint, load_latest
+
+    path = Path(source)
+    if not path.exists():
+        raise ValueError(f"{path} does not exist (expected a run folder or a checkpoint file)")
+    try:
+        if path.is_dir():
+            folder = path / "checkpoints" if (path / "checkpoints").is_dir() else path
+            found = load_latest(folder)
+            if found is None:
+                raise ValueError(f"no checkpoint in {path} (looked for ckpt-*.pt in {folder})")
+            return found
+        return path, load_checkpoint(path)
+    except CheckpointError as err:
+        raise ValueError(f"cannot use {path}: {err}") from None
+
+
+def network_values(agent: Any) -> ValueFn:
+    """A :data:`~drl.analysis.material.ValueFn` of a network agent
+    (:class:`drl.agents.az.NetworkAgent`): the value head on each board, from the side to
+    move's view, with no move in progress and no repetition.
+
+    Returns:
+        ``evaluate(boards) -> float64[len(boards)]``.
+    """
+    from drl.encode import MAX_STEPS, N_CHANNELS, encode_planes
+
+    evaluator = agent.player.evaluate
+
+    def evaluate(boards: Sequence[Board]) -> np.ndarray:
+        if not boards:
+            return np.zeros(0)
+        out = []
+        prefix = np.zeros(MAX_STEPS, np.int64)
+        for size in sorted({b.variant.board_size for b in boards}):
+            idx = [i for i, b in enumerate(boards) if b.variant.board_size == size]
+            obs = np.zeros((len(idx), N_CHANNELS, size, size), np.float32)
+            for j, i in enumerate(idx):
+                b = boards[i]
+                encode_planes(np.asarray(b.state, np.int64), b.variant.params, prefix, 0, 0, obs[j])
+            values = np.empty(len(idx))
+            for lo in range(0, len(idx), 256):
+                chunk = obs[lo : lo + 256]
+                mask = np.ones((len(chunk), 1), np.bool_)
+                values[lo : lo + 256] = evaluator(chunk, mask).value
+            out.append((idx, values))
+        result = np.empty(len(boards))
+        for idx, values in out:
+            result[idx] = values
+        return result
+
+    return evaluate
+
+
+def start_position_policy(agent: Any, variant: Variant | str) -> dict[str, Any]:
+    """The network's prior and its searched visit distribution over the first moves of
+    ``variant``'s start position.
+
+    The prior of a move is the softmax probability of its first step over the legal
+    first steps (moves sharing a first step share its probability equally; at a start
+    position every move is one step). The searched distribution is the root visit counts
+    of one deterministic search at the agent's budget, normalised.
+
+    Returns:
+        ``{"fen", "legal": [moves], "prior": {move: p}, "search": {move: p},
+        "simulations": int}``.
+    """
+    from drl.encode import move_to_actions
+    from drl.game import kernels as G
+    from drl.rules.core import MAX_MOVES, MOVE_WIDTH
+
+    board = Board(variant)
+    player = agent.player
+    legal = board.legal_moves
+    params = np.asarray(board.variant.params, np.int64)[None]
+    hist0 = board.history()
+    hist = np.zeros((1, len(hist0) + 1), np.int64)
+    hist[0, : len(hist0)] = hist0
+    pos = np.zeros((1, G.POS_SIZE), np.int64)
+    moves = np.zeros((1, MAX_MOVES, MOVE_WIDTH), np.int64)
+    G.start(pos[0], np.asarray(board.state, np.int64), params[0], moves[0], hist[0])
+    mcts = player._tree(1, board.variant.board_size)
+    res = mcts.run(player._roots(pos, params, hist), player.evaluate, player.rng, explore=False)
+    first = [move_to_actions(m, board.turn, board.variant.params)[0] for m in legal]
+    shares = {a: first.count(a) for a in first}
+    # the prior: the network on the start position alone
+    evaluation = player.evaluate(_observe(board), res.legal[:1])
+    logits = np.asarray(evaluation.logits[0], np.float64)
+    steps = sorted(shares)
+    z = logits[steps] - logits[steps].max()
+    p = np.exp(z) / np.exp(z).sum()
+    prob = dict(zip(steps, p.tolist(), strict=True))
+    visits = np.asarray(res.visits[0], np.float64)
+    total = sum(visits[a] for a in steps)
+    names = [str(m) for m in legal]
+    return {
+        "fen": board.fen(),
+        "legal": names,
+        "prior": {n: prob[a] / shares[a] for n, a in zip(names, first, strict=True)},
+        "search": {
+            n: (visits[a] / total / shares[a]) if total else 0.0
+            for n, a in zip(names, first, strict=True)
+        },
+        "simulations": int(player.search.num_simulations),
+    }
+
+
+def _observe(board: Board) -> np.ndarray:
+    from drl.encode import MAX_STEPS, N_CHANNELS, encode_planes
+
+    size = board.variant.board_size
+    obs = np.zeros((1, N_CHANNELS, size, size), np.float32)
+    encode_planes(np.asarray(board.state, np.int64), board.variant.params,
+                  np.zeros(MAX_STEPS, np.int64), 0, 0, obs[0])
+    return obs
+
+
+def _role_variants(v: Variant) -> list[tuple[str | None, Variant]]:
+    """The start positions to ask about: one, or in Give and Take one per role of the
+    first mover."""
+    from drl.eval.arena import role_variant
+
+    if not v.is_asymmetric:
+        return [(None, v)]
+    first = v.first_player
+    other = "white" if first == "black" else "black"
+    return [("taker", role_variant(v, first)), ("giver", role_variant(v, other))]
+
+
+def _openings_summary(
+    agent: Any, v: Variant, human_games_dir: str | os.PathLike | None
+) -> dict[str, Any]:
+    folder, reason = human_collection(v, human_games_dir)
+    human = None
+    if folder is not None:
+        human = first_move_counts(folder, v)
+        if human.games == 0:
+            reason, human = f"no usable game in {folder}", None
+    entries = []
+    for role, rv in _role_variants(v):
+        pol = start_position_policy(agent, rv)
+        entry: dict[str, Any] = {
+            "variant": str(rv),
+            "mover_role": role,
+            **pol,
+            "human": None if human is None else human.to_dict(),
+            "human_reason": reason,
+            "divergence": None,
+        }
+        if human is not None:
+            entry["divergence"] = {
+                "prior": compare_first_moves(pol["prior"], human.counts, pol["legal"]),
+                "search": compare_first_moves(pol["search"], human.counts, pol["legal"]),
+            }
+        entries.append(entry)
+    return {"entries": entries, "human_source": None if folder is None else str(folder)}
+
+
+def analyze_games(
+    games: Iterable[Any] | str | os.PathLike,
+    variant: Variant | str | None = None,
+    evaluate: ValueFn | None = None,
+    *,
+    max_probes: int = 400,
+    n_boot: int = 2000,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """Outcomes, style, sample games and (with a value function) material values of a set
+    of games, without a network.
+
+    Args:
+        games: anything :func:`drl.analysis.games.as_games` reads (arena records, PDN
+            text or a file, move lists, dicts).
+        variant: the variant of games that do not name one.
+        evaluate: ``evaluate(boards) -> values`` (side to move's view, in ``[-1, 1]``)
+            for the material probes; None leaves ``material`` None.
+        max_probes, n_boot, seed: see :func:`drl.analysis.material.material_values`.
+
+    Returns:
+        ``{"variant", "games", "outcomes", "material", "style", "sample_games"}`` (see
+        the package docstring for each part).
+
+    Raises:
+        ValueError: no games, an unknown variant, an illegal move, or games of
+            different base variants.
+    """
+    played = as_games(games, variant)
+    if not played:
+        raise ValueError("no games to analyse")
+    bases = {str(_base(g.variant)) for g in played}
+    if len(bases) > 1:
+        raise ValueError(f"the games mix variants {sorted(bases)}")
+    return {
+        "variant": bases.pop(),
+        "games": len(played),
+        "outcomes": outcome_rates(played),
+        "material": None
+        if evaluate is None
+        else material_values(played, evaluate, max_probes=max_probes, n_boot=n_boot, seed=seed),
+        "style": style_stats(played),
+        "sample_games": [sample_game(g) for g in played[:SAMPLE_GAMES]],
+    }
+
+
+def _base(variant: str) -> Variant:
+    """The variant with Black as the Taker in Give and Take (the Taker's colour changes
+    from game to game); other variants unchanged."""
+    from drl.eval.arena import role_variant
+
+    v = parse_variant(variant)
+    return role_variant(v, "black") if v.is_asymmetric else v
+
+
+def analyze_run(
+    source: str | os.PathLike,
+    *,
+    simulations: int = 64,
+    games: int = 32,
+    openings: int = 4,
+    max_plies: int = 200,
+    seed: int = 0,
+    workers: int = 1,
+    progress: bool = False,
+    human_games_dir: str | os.PathLike | None = None,
+    variant: Variant | str | None = None,
+    device: str = "auto",
+    max_probes: int = 400,
+    n_boot: int = 2000,
+) -> dict[str, Any]:
+    """Analyse a trained agent: its self-play at ``simulations`` search simulations per
+    step, its value function's material values, its first-move preferences and its style.
+
+    The agent plays itself ``games`` games, one per distinct seeded random opening of
+    ``openings`` plies (the same player on both sides would replay the second game of an
+    arena pair), the Taker's colour alternating from game to game in Give and Take
+    (:func:`drl.eval.arena.match_tasks`, every other task).
+
+    Args:
+        source: a run folder (made by ``drl-train run_dir=...``; its newest good
+            checkpoint) or a checkpoint file.
+        simulations: search simulations per step (>= 1).
+        games: self-play games (>= 1).
+        openings: plies of each random opening (0: every game from the start position).
+        max_plies: per-game cap; longer games count as truncated.
+        seed: seeds the openings, the agents and the bootstraps.
+        workers: worker processes for the arena (network games are played in this
+            process in any case).
+        progress: show a progress bar.
+        human_games_dir: folder with one folder of PDN files per variant (default
+            ``<shared>/data/games``).
+        variant: analyse under this variant instead of the one trained on (its board
+            must fit the network).
+        device: ``cpu``, ``cuda`` or ``auto``.
+        max_probes, n_boot: see :func:`drl.analysis.material.material_values`.
+
+    Returns:
+        The summary dict described in the package docstring (JSON-serialisable).
+
+    Raises:
+        ValueError: a missing path, a folder with no checkpoint, a damaged checkpoint,
+            an unknown variant (trained on or asked for), a network that does not fit
+            the variant, or counts out of range.
+    """
+    from drl.agents.az import AZAgent
+    from drl.eval.arena import check_count, match_tasks, run_games
+
+    check_count(simulations, "simulations", 1, 1_000_000)
+    check_count(games, "games", 1, 100_000)
+    path, payload = load_source(source)
+    trained_on = payload.get("variant")
+    spec = variant if variant is not None else trained_on
+    if spec is None:
+        raise ValueError(f"checkpoint {path} names no variant: pass variant=")
+    v = parse_variant(spec)
+    agent = AZAgent(str(path), sims=simulations, device=device, seed=seed, variant=v)
+    tasks = match_tasks(
+        agent, agent, v, 2 * games, openings=openings, seed=seed, max_plies=max_plies,
+        names=("agent", "agent (other side)"), event="drl analysis",
+    )
+    chosen = [tasks[i] for i in range(0, 2 * games, 2)]
+    records = run_games(chosen, workers=workers, progress=progress, description="self-play")
+    played = as_games(records)
+    counters = payload.get("counters", {})
+    src = Path(source)
+    name = src.name if src.is_dir() else src.stem
+    summary = analyze_games(
+        played, evaluate=network_values(agent), max_probes=max_probes, n_boot=n_boot, seed=seed
+    )
+    return {
+        "name": name,
+        "source": str(source),
+        "checkpoint": str(path),
+        "variant": str(v),
+        "trained_on": None if trained_on is None else str(trained_on),
+        "iteration": counters.get("iteration"),
+        "games_trained": counters.get("games"),
+        "simulations": int(simulations),
+        "self_play": {
+            "games": int(games),
+            "opening_plies": int(openings),
+            "max_plies": int(max_plies),
+            "seed": int(seed),
+        },
+        "outcomes": summary["outcomes"],
+        "material": summary["material"],
+        "openings": _openings_summary(agent, v, human_games_dir),
+        "style": summary["style"],
+        "sample_games": summary["sample_games"],
+    }
