@@ -119,23 +119,33 @@ def ladder_rows(names: list[str]) -> list[dict]:
     return rows
 
 
-def stage_analyze(names: list[str], games: int, sims: int, workers: int) -> None:
-    runs = [str(HERE / n / "run") for n in names if (HERE / n / "run" / "checkpoints").is_dir()]
-    out = HERE / "report"
+def stage_analyze(names: list[str], games: int, sims: int, jobs: int) -> None:
+    """``drl-analyze`` each run into ``<name>/analysis/`` (``jobs`` at a time), then one
+    report over all of them (``report/``) with the ladder table."""
+    runs = [n for n in names if (HERE / n / "run" / "checkpoints").is_dir()]
+
+    def one(name: str) -> tuple[str, int]:
+        cmd = [PY, "-m", "drl.cli.analyze", f"experiments/cross_variant/{name}/run",
+               "--out", f"experiments/cross_variant/{name}/analysis", "--games", str(games),
+               "--sims", str(sims), "--threads", "1", "--title", f"drl analysis: {name}"]
+        return name, _run(cmd, HERE / name / "study.log")
+
+    with cf.ThreadPoolExecutor(jobs) as pool:
+        for name, rc in pool.map(one, runs):
+            print(f"[analyze] {name}: exit {rc}", flush=True)
     tables = HERE / "tables.json"
     tables.write_text(json.dumps([["Final agents against the alpha-beta ladder "
                                    "(score, 95% interval, games)", ladder_rows(names)]],
                                  indent=2) + "\n")
-    cmd = [PY, "-m", "drl.cli.analyze", *runs, "--out", str(out), "--games", str(games),
-           "--sims", str(sims), "--workers", str(workers), "--threads", "1",
-           "--tables", str(tables)]
+    done = [f"experiments/cross_variant/{n}/analysis/summary.json" for n in runs
+            if (HERE / n / "analysis" / "summary.json").exists()]
+    cmd = [PY, "-m", "drl.cli.analyze", "--summaries", *done, "--out",
+           "experiments/cross_variant/report", "--tables", str(tables.relative_to(ROOT)),
+           "--sample-games", "1", "--title", "drl cross-variant study"]
     print("$", shlex.join(cmd), flush=True)
-    rc = subprocess.call(cmd, cwd=ROOT)
-    if rc:
-        raise SystemExit(f"drl-analyze exited {rc}")
-    summary = out / "summary.json"
-    if summary.exists():
-        (HERE / "summary.json").write_text(summary.read_text())
+    if subprocess.call(cmd, cwd=ROOT):
+        raise SystemExit("drl-analyze failed")
+    (HERE / "summary.json").write_text((HERE / "report" / "summary.json").read_text())
 
 
 def main() -> None:
