@@ -135,4 +135,5 @@ __all__ = [
     "sample_game",
     "start_position_policy",
     "style_stats",
+    "summarize_probes",
 ]

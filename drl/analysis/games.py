@@ -141,12 +141,16 @@ def replay_game(game: PlayedGame) -> Iterator[tuple[Board, Move]]:
         board.push(move)
 
 
-def _finish(variant: str, opening: str | None, moves: Sequence[str], title: str, pdn: str) -> PlayedGame:
+def _finish(
+    variant: str, opening: str | None, moves: Sequence[str], title: str, pdn: str
+) -> PlayedGame:
     """A game from its moves: replayed, ended by the rules or counted as cut."""
     board = Board(variant, fen=opening)
     for ply, text in enumerate(moves):
         if board.is_game_over():
-            raise ValueError(f"game {title}: ply {ply + 1} {text!r} comes after the end of the game")
+            raise ValueError(
+                f"game {title}: ply {ply + 1} {text!r} comes after the end of the game"
+            )
         try:
             board.push(str(text))
         except IllegalMoveError as err:
@@ -226,10 +230,13 @@ def as_games(
 
                 v = str(variant_for_game(g, "english"))
             v = str(parse_variant(v))
-            title = g.tags.get("Event", "") + (f" round {g.tags['Round']}" if "Round" in g.tags else "")
+            title = g.tags.get("Event", "") + (
+                f" round {g.tags['Round']}" if "Round" in g.tags else ""
+            )
             out.append(_finish(v, g.fen, g.moves, title.strip() or g.name, ""))
         return out
-    for i, item in enumerate(source):  # type: ignore[union-attr]
+    assert not isinstance(source, (str, bytes, os.PathLike))
+    for i, item in enumerate(source):
         if isinstance(item, PlayedGame):
             out.append(item)
         elif isinstance(item, GameRecord):
@@ -279,7 +286,11 @@ def game_pdn(game: PlayedGame) -> str:
     for text in game.moves:
         board.push(text)
     outcome = board.outcome()
-    tags = {"Event": game.title or "drl analysis", "Variant": game.variant, "Termination": game.termination}
+    tags = {
+        "Event": game.title or "drl analysis",
+        "Variant": game.variant,
+        "Termination": game.termination,
+    }
     return board_to_pdn(board, tags, outcome if outcome is not None else "*")
 
 

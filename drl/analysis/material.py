@@ -111,7 +111,8 @@ def _position(state: np.ndarray) -> tuple[int, list[list[int]]]:
 
 
 def _board(variant: str, turn: int, sets: list[list[int]], size: int) -> Board:
-    pos = FenPosition(turn, *(frozenset(s) for s in sets))
+    bm, bk, wm, wk = (frozenset(s) for s in sets)
+    pos = FenPosition(turn, bm, bk, wm, wk)
     return Board(variant, fen=format_fen(pos, size))
 
 
@@ -182,9 +183,7 @@ def material_probes(
             not finite or outside ``[-1, 1]``.
     """
     rng = np.random.default_rng(seed)
-    counts = dict.fromkeys(
-        ("positions", "capture_pending", "no_man", "no_quiet_edit", "probes"), 0
-    )
+    counts = dict.fromkeys(("positions", "capture_pending", "no_man", "no_quiet_edit", "probes"), 0)
     found: list[tuple[PlayedGame, Board]] = []
     for game in games:
         for board, _move in replay_game(game):
@@ -286,8 +285,12 @@ def summarize_probes(
         n = len(sub)
         if n == 0:
             none = _estimate(None, None, 0)
-            out[phase] = {"probes": 0, "man_value": none, "king_value": dict(none),
-                          "king_in_men": dict(none)}
+            out[phase] = {
+                "probes": 0,
+                "man_value": none,
+                "king_value": dict(none),
+                "king_in_men": dict(none),
+            }
             continue
         dm = np.array([p.d_man for p in sub])
         dk = np.array([p.d_king for p in sub])
@@ -337,8 +340,8 @@ def material_values(
         sub = [p for p in probes if group == "all" or p.role == group]
         objectives = {p.objective for p in sub}
         block = summarize_probes(sub, n_boot=n_boot, seed=seed)
-        block["objective"] = objectives.pop() if len(objectives) == 1 else (
-            "mixed" if objectives else None
+        block["objective"] = (
+            objectives.pop() if len(objectives) == 1 else ("mixed" if objectives else None)
         )
         groups[group] = block
     start = pieces_at_start(games[0].variant) if games else None

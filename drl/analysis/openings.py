@@ -68,16 +68,23 @@ class FirstMoves:
 
 
 def _pdn_sources(source: str | os.PathLike) -> list[Path] | None:
-    """Files to read for ``source``, or None when it is PDN text."""
-    if isinstance(source, os.PathLike) or (isinstance(source, str) and "\n" not in source
-                                           and len(source) < 4096 and Path(source).exists()):
-        p = Path(source)
-        if p.is_dir():
-            return sorted(q for q in p.iterdir() if q.suffix.lower() == ".pdn" and q.is_file())
-        if not p.exists():
-            raise ValueError(f"PDN source {p} does not exist")
-        return [p]
-    return None
+    """Files to read for ``source``, or None when it is PDN text.
+
+    A one-line string without spaces that names a folder, ends in ``.pdn`` or holds a
+    path separator is a path (and must exist); other strings are PDN text.
+    """
+    if isinstance(source, str):
+        one_word = "\n" not in source and not any(c.isspace() for c in source)
+        if not one_word or not (
+            Path(source).is_dir() or source.lower().endswith(".pdn") or os.sep in source
+        ):
+            return None
+    p = Path(source)
+    if p.is_dir():
+        return sorted(q for q in p.iterdir() if q.suffix.lower() == ".pdn" and q.is_file())
+    if not p.exists():
+        raise ValueError(f"PDN source {p} does not exist")
+    return [p]
 
 
 def first_move_counts(source: str | os.PathLike, variant: Variant | str) -> FirstMoves:
@@ -157,9 +164,15 @@ def human_collection(
     v = parse_variant(variant)
     base = Variant.parse(v.name)
     if v.name not in HUMAN_COLLECTIONS:
-        return None, f"no collection of recorded games for {v.name} (only {', '.join(HUMAN_COLLECTIONS)})"
+        return (
+            None,
+            f"no collection of recorded games for {v.name} (only {', '.join(HUMAN_COLLECTIONS)})",
+        )
     if (v.board_size, v.rows_of_men, v.first_player, v.objectives) != (
-        base.board_size, base.rows_of_men, base.first_player, base.objectives
+        base.board_size,
+        base.rows_of_men,
+        base.first_player,
+        base.objectives,
     ):
         return None, f"{v} changes the start of {v.name}: its recorded games do not apply"
     root = Path(games_dir) if games_dir is not None else shared_dir() / "data" / "games"

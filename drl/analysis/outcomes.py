@@ -113,7 +113,9 @@ def outcome_rates(games: Sequence[PlayedGame]) -> dict[str, Any]:
             if (sub := [g for g in games if taker[id(g)] == c])
         }
         out["taker"] = block
-        out["giver"] = _score_block(games, lambda g: "white" if taker[id(g)] == "black" else "black")
+        out["giver"] = _score_block(
+            games, lambda g: "white" if taker[id(g)] == "black" else "black"
+        )
         out["first_mover_by_role"] = {
             role: _score_block(sub, lambda g: first[id(g)])
             for role in ("taker", "giver")

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from drl.analysis.games import PlayedGame, as_games, parse_variant, sample_game
+from drl.analysis.games import as_games, parse_variant, sample_game
 from drl.analysis.material import ValueFn, material_values
 from drl.analysis.openings import (
     compare_first_moves,
@@ -152,8 +152,14 @@ def _observe(board: Board) -> np.ndarray:
 
     size = board.variant.board_size
     obs = np.zeros((1, N_CHANNELS, size, size), np.float32)
-    encode_planes(np.asarray(board.state, np.int64), board.variant.params,
-                  np.zeros(MAX_STEPS, np.int64), 0, 0, obs[0])
+    encode_planes(
+        np.asarray(board.state, np.int64),
+        board.variant.params,
+        np.zeros(MAX_STEPS, np.int64),
+        0,
+        0,
+        obs[0],
+    )
     return obs
 
 
@@ -316,8 +322,15 @@ def analyze_run(
     v = parse_variant(spec)
     agent = AZAgent(str(path), sims=simulations, device=device, seed=seed, variant=v)
     tasks = match_tasks(
-        agent, agent, v, 2 * games, openings=openings, seed=seed, max_plies=max_plies,
-        names=("agent", "agent (other side)"), event="drl analysis",
+        agent,
+        agent,
+        v,
+        2 * games,
+        openings=openings,
+        seed=seed,
+        max_plies=max_plies,
+        names=("agent", "agent (other side)"),
+        event="drl analysis",
     )
     chosen = [tasks[i] for i in range(0, 2 * games, 2)]
     records = run_games(chosen, workers=workers, progress=progress, description="self-play")

@@ -61,8 +61,16 @@ def material_evaluator(man: float = 0.1, king: float = 0.3, sign_of=None):
         out = []
         for b in boards:
             s = b.state
-            mine = (int(s[ST_BM]), int(s[ST_BK])) if int(s[ST_TURN]) == 0 else (int(s[ST_WM]), int(s[ST_WK]))
-            theirs = (int(s[ST_WM]), int(s[ST_WK])) if int(s[ST_TURN]) == 0 else (int(s[ST_BM]), int(s[ST_BK]))
+            mine = (
+                (int(s[ST_BM]), int(s[ST_BK]))
+                if int(s[ST_TURN]) == 0
+                else (int(s[ST_WM]), int(s[ST_WK]))
+            )
+            theirs = (
+                (int(s[ST_WM]), int(s[ST_WK]))
+                if int(s[ST_TURN]) == 0
+                else (int(s[ST_BM]), int(s[ST_BK]))
+            )
             worth = [man * bin(m).count("1") + king * bin(k).count("1") for m, k in (mine, theirs)]
             sign = 1.0 if sign_of is None else sign_of(b)
             out.append(np.tanh(sign * (worth[0] - worth[1])))

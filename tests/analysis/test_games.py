@@ -64,9 +64,7 @@ def test_the_takers_score_in_give_and_take():
 
 
 def test_both_givers_has_no_taker():
-    out = outcome_rates(
-        as_games([["11-15", "22-18"]], "give_and_take:objectives=give/give")
-    )
+    out = outcome_rates(as_games([["11-15", "22-18"]], "give_and_take:objectives=give/give"))
     assert out["taker"] is None and out["giver"] is None
     assert "both players are Givers" in out["taker_note"]
     assert out["first_mover"]["score"]["value"] == pytest.approx(0.5)
@@ -135,3 +133,11 @@ def test_bad_games_name_what_is_wrong():
         as_games([["11-15"]])
     with pytest.raises(ValueError, match="no games"):
         analyze_games([], "english")
+
+
+def test_the_package_example_runs():
+    import doctest
+
+    import drl.analysis
+
+    assert doctest.testmod(drl.analysis).failed == 0

@@ -47,7 +47,10 @@ def test_a_king_worth_three_men_is_measured_as_three(english_games):
         assert b["king_in_men"]["value"] == pytest.approx(3.0, abs=1e-4)
         lo, hi = b["king_in_men"]["ci95"]
         assert lo == pytest.approx(3.0, abs=1e-4) and hi == pytest.approx(3.0, abs=1e-4)
-    assert sum(block[p]["probes"] for p in ("opening", "middlegame", "endgame")) == block["all"]["probes"]
+    assert (
+        sum(block[p]["probes"] for p in ("opening", "middlegame", "endgame"))
+        == block["all"]["probes"]
+    )
 
 
 def test_a_giving_value_function_keeps_its_negative_sign(english_games):

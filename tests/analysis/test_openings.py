@@ -47,6 +47,15 @@ def test_a_folder_of_pdn_files_is_read_file_by_file(tmp_path):
     assert len(h.sources) == 2
 
 
+def test_a_missing_file_or_folder_is_an_error(tmp_path):
+    with pytest.raises(ValueError, match="does not exist"):
+        first_move_counts(tmp_path / "missing.pdn", "english")
+    with pytest.raises(ValueError, match="does not exist"):
+        first_move_counts(str(tmp_path / "nowhere"), "english")
+    with pytest.raises(ValueError, match="unknown variant"):
+        first_move_counts(PDN, "checkers9")
+
+
 def test_a_game_whose_fen_is_the_start_position_counts():
     from drl.rules import Board
 
