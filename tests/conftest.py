@@ -50,7 +50,8 @@ def _signal_handlers_are_left_as_found():
     watched = (signal.SIGINT, signal.SIGTERM)
     before = {sig: signal.getsignal(sig) for sig in watched}
     yield
-    changed = {sig: signal.getsignal(sig) for sig in watched if signal.getsignal(sig) != before[sig]}
-    for sig in changed:
+    now = {sig: signal.getsignal(sig) for sig in watched}
+    changed = {signal.Signals(s).name: repr(h) for s, h in now.items() if h != before[s]}
+    for sig in watched:
         signal.signal(sig, before[sig])
-    assert not changed, f"signal handlers left changed: { {signal.Signals(s).name: repr(h) for s, h in changed.items()} }"
+    assert not changed, f"signal handlers left changed: {changed}"

@@ -83,26 +83,28 @@ def comparison_rows(summaries: Sequence[dict]) -> list[dict[str, str]]:
         style = _get(s, "style", "groups", "all") or {}
         op = _first_opening(s) or {}
         js = _get(op, "divergence", "search", "js_distance")
-        rows.append({
-            "run": _label(s),
-            "variant": str(s.get("variant") or DASH),
-            "iteration": _num(s.get("iteration"), 0),
-            "self-play games trained": _num(s.get("games_trained"), 0),
-            "sims": _num(s.get("simulations"), 0),
-            "games": _num(o.get("games"), 0),
-            "first-mover score": _est(_get(o, "first_mover", "score")),
-            "Taker score": _est(_get(o, "taker", "score")),
-            "draw rate": _est(o.get("draw_rate")),
-            "truncated": _est(o.get("truncation_rate")),
-            "mean plies": _est(_get(o, "length", "mean"), 0),
-            **{f"king in men ({ph})": _est(_get(mat, ph, "king_in_men")) for ph in PHASES},
-            "man value": _est(_get(mat, "all", "man_value")),
-            "offer rate": _est(style.get("offer_rate")),
-            "pieces per capture": _est(_get(style, "capture_length", "mean")),
-            "king usage": _est(style.get("king_usage")),
-            "mobility": _est(style.get("mobility"), 1),
-            "opening JS distance": _num(js, 3),
-        })
+        rows.append(
+            {
+                "run": _label(s),
+                "variant": str(s.get("variant") or DASH),
+                "iteration": _num(s.get("iteration"), 0),
+                "self-play games trained": _num(s.get("games_trained"), 0),
+                "sims": _num(s.get("simulations"), 0),
+                "games": _num(o.get("games"), 0),
+                "first-mover score": _est(_get(o, "first_mover", "score")),
+                "Taker score": _est(_get(o, "taker", "score")),
+                "draw rate": _est(o.get("draw_rate")),
+                "truncated": _est(o.get("truncation_rate")),
+                "mean plies": _est(_get(o, "length", "mean"), 0),
+                **{f"king in men ({ph})": _est(_get(mat, ph, "king_in_men")) for ph in PHASES},
+                "man value": _est(_get(mat, "all", "man_value")),
+                "offer rate": _est(style.get("offer_rate")),
+                "pieces per capture": _est(_get(style, "capture_length", "mean")),
+                "king usage": _est(style.get("king_usage")),
+                "mobility": _est(style.get("mobility"), 1),
+                "opening JS distance": _num(js, 3),
+            }
+        )
     return rows
 
 
@@ -152,33 +154,48 @@ def _plots(summaries: Sequence[dict]) -> dict[str, bytes]:
     out: dict[str, bytes] = {}
 
     fig, ax = plt.subplots(figsize=(width, 3.4))
-    _bars(ax, labels, {
-        "first mover": [_get(s, "outcomes", "first_mover", "score") for s in summaries],
-        "Taker": [_get(s, "outcomes", "taker", "score") for s in summaries],
-        "draw rate": [_get(s, "outcomes", "draw_rate") for s in summaries],
-    }, "score / rate")
+    _bars(
+        ax,
+        labels,
+        {
+            "first mover": [_get(s, "outcomes", "first_mover", "score") for s in summaries],
+            "Taker": [_get(s, "outcomes", "taker", "score") for s in summaries],
+            "draw rate": [_get(s, "outcomes", "draw_rate") for s in summaries],
+        },
+        "score / rate",
+    )
     ax.axhline(0.5, color="grey", lw=0.8, ls="--")
     ax.set_ylim(0, 1)
     ax.set_title("Outcomes under the agent's own play (95% intervals)", fontsize=10)
     out["outcomes.png"] = _png(fig)
 
     fig, ax = plt.subplots(figsize=(width, 3.4))
-    _bars(ax, labels, {
-        ph: [_get(s, "material", "groups", "all", ph, "king_in_men") for s in summaries]
-        for ph in PHASES
-    }, "king value / man value")
+    _bars(
+        ax,
+        labels,
+        {
+            ph: [_get(s, "material", "groups", "all", ph, "king_in_men") for s in summaries]
+            for ph in PHASES
+        },
+        "king value / man value",
+    )
     ax.axhline(1.0, color="grey", lw=0.8, ls="--")
     ax.set_title("Learned material: a king is worth k men (value head, by phase)", fontsize=10)
     out["material.png"] = _png(fig)
 
     fig, ax = plt.subplots(figsize=(width, 3.4))
-    _bars(ax, labels, {
-        "offer rate": [_get(s, "style", "groups", "all", "offer_rate") for s in summaries],
-        "multi-capture rate": [
-            _get(s, "style", "groups", "all", "capture_length", "multi_rate") for s in summaries
-        ],
-        "king usage": [_get(s, "style", "groups", "all", "king_usage") for s in summaries],
-    }, "rate")
+    _bars(
+        ax,
+        labels,
+        {
+            "offer rate": [_get(s, "style", "groups", "all", "offer_rate") for s in summaries],
+            "multi-capture rate": [
+                _get(s, "style", "groups", "all", "capture_length", "multi_rate") for s in summaries
+            ],
+            "king usage": [_get(s, "style", "groups", "all", "king_usage") for s in summaries],
+        },
+        "rate",
+    )
     ax.set_ylim(0, 1)
     ax.set_title("Style (all moves)", fontsize=10)
     out["style.png"] = _png(fig)
@@ -236,12 +253,15 @@ th{background:#f2f2f2} img{max-width:100%}
 button{margin-right:4px}
 """
 
-_JS = """
+_JS = r"""
 (function(){
   document.querySelectorAll('.game').forEach(function(g){
     var d=JSON.parse(g.querySelector('script.boards').textContent);
-    var boards=d.boards.map(function(ids){return ids.map(function(k){return d.lines[k];}).join('\n');});
-    var view=g.querySelector('.board'), ply=g.querySelector('.ply'), moves=g.querySelectorAll('.moves span');
+    var boards=d.boards.map(function(ids){
+      return ids.map(function(k){return d.lines[k];}).join('\n');
+    });
+    var view=g.querySelector('.board'), ply=g.querySelector('.ply');
+    var moves=g.querySelectorAll('.moves span');
     var i=0;
     function show(k){
       i=Math.max(0,Math.min(boards.length-1,k));
@@ -300,17 +320,27 @@ def _md_table(rows: Sequence[dict[str, Any]]) -> str:
 def _outcome_rows(s: dict) -> list[dict[str, str]]:
     o = s.get("outcomes") or {}
     rows = []
-    blocks = [("first mover", o.get("first_mover")), ("Taker", o.get("taker")),
-              ("Giver", o.get("giver"))]
+    blocks = [
+        ("first mover", o.get("first_mover")),
+        ("Taker", o.get("taker")),
+        ("Giver", o.get("giver")),
+    ]
     for key in ("taker", "giver"):
         blocks.append((f"first mover as {key}", _get(o, "first_mover_by_role", key)))
     for name, b in blocks:
         if not b:
             continue
-        rows.append({"side": name, "games": _num(_get(b, "score", "n"), 0),
-                     "score": _est(b.get("score")), "win": _est(b.get("win")),
-                     "draw": _est(b.get("draw")), "loss": _est(b.get("loss")),
-                     "truncated": _est(b.get("truncated"))})
+        rows.append(
+            {
+                "side": name,
+                "games": _num(_get(b, "score", "n"), 0),
+                "score": _est(b.get("score")),
+                "win": _est(b.get("win")),
+                "draw": _est(b.get("draw")),
+                "loss": _est(b.get("loss")),
+                "truncated": _est(b.get("truncated")),
+            }
+        )
     return rows
 
 
@@ -321,11 +351,17 @@ def _material_rows(s: dict) -> list[dict[str, str]]:
             b = _get(g, ph)
             if not b:
                 continue
-            rows.append({"to move": group, "objective": str(g.get("objective", DASH)),
-                         "phase": ph, "probes": _num(b.get("probes"), 0),
-                         "man value": _est(b.get("man_value")),
-                         "king value": _est(b.get("king_value")),
-                         "king in men": _est(b.get("king_in_men"))})
+            rows.append(
+                {
+                    "to move": group,
+                    "objective": str(g.get("objective", DASH)),
+                    "phase": ph,
+                    "probes": _num(b.get("probes"), 0),
+                    "man value": _est(b.get("man_value")),
+                    "king value": _est(b.get("king_value")),
+                    "king in men": _est(b.get("king_in_men")),
+                }
+            )
     return rows
 
 
@@ -333,13 +369,18 @@ def _style_rows(s: dict) -> list[dict[str, str]]:
     rows = []
     for group, g in (_get(s, "style", "groups") or {}).items():
         dist = _get(g, "capture_length", "distribution") or {}
-        rows.append({"moves by": group, "plies": _num(g.get("plies"), 0),
-                     "offer rate": _est(g.get("offer_rate")),
-                     "capture rate": _est(g.get("capture_rate")),
-                     "pieces per capture": _est(_get(g, "capture_length", "mean")),
-                     "captures by length": ", ".join(f"{k}: {v}" for k, v in dist.items()) or DASH,
-                     "king usage": _est(g.get("king_usage")),
-                     "mobility": _est(g.get("mobility"), 1)})
+        rows.append(
+            {
+                "moves by": group,
+                "plies": _num(g.get("plies"), 0),
+                "offer rate": _est(g.get("offer_rate")),
+                "capture rate": _est(g.get("capture_rate")),
+                "pieces per capture": _est(_get(g, "capture_length", "mean")),
+                "captures by length": ", ".join(f"{k}: {v}" for k, v in dist.items()) or DASH,
+                "king usage": _est(g.get("king_usage")),
+                "mobility": _est(g.get("mobility"), 1),
+            }
+        )
     return rows
 
 
@@ -354,12 +395,17 @@ def _opening_rows(s: dict, top: int = 6) -> list[dict[str, str]]:
             return ", ".join(f"{m} {p:.2f}" for m, p in best) or DASH
 
         div = _get(op, "divergence", "search") or {}
-        rows.append({"position": str(op.get("mover_role") or "start"),
-                     "policy prior": tops(prior), "search": tops(search),
-                     "human": tops(human) if human else str(op.get("human_reason") or DASH),
-                     "human games": _num(_get(op, "human", "games"), 0),
-                     "JS distance (search, human)": _num(div.get("js_distance"), 3),
-                     "same top move": DASH if not div else str(div.get("top_agreement"))})
+        rows.append(
+            {
+                "position": str(op.get("mover_role") or "start"),
+                "policy prior": tops(prior),
+                "search": tops(search),
+                "human": tops(human) if human else str(op.get("human_reason") or DASH),
+                "human games": _num(_get(op, "human", "games"), 0),
+                "JS distance (search, human)": _num(div.get("js_distance"), 3),
+                "same top move": DASH if not div else str(div.get("top_agreement")),
+            }
+        )
     return rows
 
 
@@ -437,8 +483,10 @@ def write_report(
     compare = comparison_rows(summaries)
     extra = list(extra_tables or [])
 
-    parts = [f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>{_e(title)}</title>"
-             f"<style>{_CSS}</style></head><body><h1>{_e(title)}</h1>"]
+    parts = [
+        f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>{_e(title)}</title>'
+        f"<style>{_CSS}</style></head><body><h1>{_e(title)}</h1>"
+    ]
     md = [f"# {title}", ""]
     for t, rows in extra:
         parts.append(f"<h2>{_e(t)}</h2>{_html_table(rows, 'extra')}")
@@ -452,15 +500,21 @@ def write_report(
     for k, s in enumerate(summaries):
         label = _label(s)
         sp = s.get("self_play") or {}
-        desc = (f"variant {s.get('variant', DASH)}; checkpoint {s.get('checkpoint', DASH)} "
-                f"(iteration {s.get('iteration', DASH)}, {s.get('games_trained', DASH)} "
-                f"self-play games); {sp.get('games', DASH)} games of self-play at "
-                f"{s.get('simulations', DASH)} simulations per step from {sp.get('opening_plies', DASH)}"
-                f"-ply openings, cap {sp.get('max_plies', DASH)} plies")
+        desc = (
+            f"variant {s.get('variant', DASH)}; checkpoint {s.get('checkpoint', DASH)} "
+            f"(iteration {s.get('iteration', DASH)}, {s.get('games_trained', DASH)} "
+            f"self-play games); {sp.get('games', DASH)} games of self-play at "
+            f"{s.get('simulations', DASH)} simulations per step from "
+            f"{sp.get('opening_plies', DASH)}-ply openings, cap {sp.get('max_plies', DASH)} plies"
+        )
         parts.append(f'<h2 id="run-{k}">{_e(label)}</h2><p>{_e(desc)}</p>')
         md += [f"## {label}", "", desc, ""]
-        for sub, rows in (("Outcomes", _outcome_rows(s)), ("Material values", _material_rows(s)),
-                          ("Style", _style_rows(s)), ("First moves", _opening_rows(s))):
+        for sub, rows in (
+            ("Outcomes", _outcome_rows(s)),
+            ("Material values", _material_rows(s)),
+            ("Style", _style_rows(s)),
+            ("First moves", _opening_rows(s)),
+        ):
             parts.append(f"<h3>{_e(sub)}</h3>{_html_table(rows, sub.lower())}")
             md += [f"### {sub}", "", _md_table(rows)]
         note = _get(s, "outcomes", "taker_note")
@@ -480,8 +534,11 @@ def write_report(
                 md += ["```", str(g.get("pdn", "")).strip(), "```", ""]
     parts.append(f"<script>{_JS}</script></body></html>")
 
-    paths = {"html": out / "index.html", "markdown": out / "report.md",
-             "summary": out / "summary.json"}
+    paths = {
+        "html": out / "index.html",
+        "markdown": out / "report.md",
+        "summary": out / "summary.json",
+    }
     try:
         for name, png in plots.items():
             (out / name).write_bytes(png)
@@ -496,14 +553,26 @@ def write_report(
 # -- screenshots --------------------------------------------------------------------------
 
 CHROMIUM_FLAGS = (
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
     "--hide-scrollbars",
 )
 
 
-def screenshot(html_path: str | os.PathLike, png_path: str | os.PathLike, width: int = 1280,
-               height: int = 2000, chromium: str = CHROMIUM, timeout: float = 120.0) -> Path:
+def screenshot(
+    html_path: str | os.PathLike,
+    png_path: str | os.PathLike,
+    width: int = 1280,
+    height: int = 2000,
+    chromium: str = CHROMIUM,
+    timeout: float = 120.0,
+) -> Path:
     """Draw a page (a local file) in headless Chromium into a PNG.
 
     Raises:
@@ -517,8 +586,14 @@ def screenshot(html_path: str | os.PathLike, png_path: str | os.PathLike, width:
         raise FileNotFoundError(f"no Chromium at {chromium} (Debian package: chromium)")
     png = Path(png_path).resolve()
     with tempfile.TemporaryDirectory() as profile:
-        cmd = [chromium, *CHROMIUM_FLAGS, f"--user-data-dir={profile}",
-               f"--window-size={width},{height}", f"--screenshot={png}", page.as_uri()]
+        cmd = [
+            chromium,
+            *CHROMIUM_FLAGS,
+            f"--user-data-dir={profile}",
+            f"--window-size={width},{height}",
+            f"--screenshot={png}",
+            page.as_uri(),
+        ]
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     if proc.returncode or not png.exists():
         raise RuntimeError(f"chromium failed ({proc.returncode}): {proc.stderr[-500:]}")
@@ -534,7 +609,8 @@ def _main(argv: list[str]) -> int:
     ap.add_argument("--height", type=int, default=2000)
     args = ap.parse_args(argv)
     try:
-        print(screenshot(*args.screenshot, width=args.width, height=args.height))
+        page, png = args.screenshot
+        print(screenshot(page, png, width=args.width, height=args.height))
     except (OSError, RuntimeError) as err:
         print(f"screenshot: {err}", file=sys.stderr)
         return 1
@@ -543,4 +619,3 @@ def _main(argv: list[str]) -> int:
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(_main(sys.argv[1:]))
-

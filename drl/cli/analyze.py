@@ -41,28 +41,55 @@ def _count(minimum: int, maximum: int):
     return parse
 
 
+class _Parser(argparse.ArgumentParser):
+    """Bad arguments are one line (``--help`` gives the usage)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        _fail(f"{message} (see --help)")
+
+
 def _parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
+    ap = _Parser(prog=PROG, description=__doc__.split("\n\n")[0])
     ap.add_argument("runs", nargs="*", metavar="RUN", help="run folders or checkpoint files")
     ap.add_argument("--out", required=True, help="report folder (created)")
-    ap.add_argument("--sims", type=_count(1, 100_000), default=64,
-                    help="search simulations per step in the agent's self-play (64)")
-    ap.add_argument("--games", type=_count(1, 100_000), default=32,
-                    help="self-play games per run (32)")
-    ap.add_argument("--openings", type=_count(0, 40), default=4,
-                    help="plies of each seeded random opening (4)")
+    ap.add_argument(
+        "--sims",
+        type=_count(1, 100_000),
+        default=64,
+        help="search simulations per step in the agent's self-play (64)",
+    )
+    ap.add_argument(
+        "--games", type=_count(1, 100_000), default=32, help="self-play games per run (32)"
+    )
+    ap.add_argument(
+        "--openings", type=_count(0, 40), default=4, help="plies of each seeded random opening (4)"
+    )
     ap.add_argument("--max-plies", type=_count(1, 100_000), default=200)
     ap.add_argument("--seed", type=_count(0, 2**32 - 1), default=0)
     ap.add_argument("--workers", type=_count(1, 64), default=1)
     ap.add_argument("--threads", type=_count(1, 256), default=1, help="torch threads (1)")
-    ap.add_argument("--human-games", default=None, metavar="DIR",
-                    help="folder of PDN folders per variant (default ../shared/data/games)")
-    ap.add_argument("--sample-games", type=_count(0, 100), default=3,
-                    help="sample games drawn per run (3)")
-    ap.add_argument("--summaries", nargs="+", default=[], metavar="JSON",
-                    help="summary.json files to include as they are (no new games)")
-    ap.add_argument("--tables", default=None, metavar="JSON",
-                    help="extra tables: a JSON list of [title, [row dicts]]")
+    ap.add_argument(
+        "--human-games",
+        default=None,
+        metavar="DIR",
+        help="folder of PDN folders per variant (default ../shared/data/games)",
+    )
+    ap.add_argument(
+        "--sample-games", type=_count(0, 100), default=3, help="sample games drawn per run (3)"
+    )
+    ap.add_argument(
+        "--summaries",
+        nargs="+",
+        default=[],
+        metavar="JSON",
+        help="summary.json files to include as they are (no new games)",
+    )
+    ap.add_argument(
+        "--tables",
+        default=None,
+        metavar="JSON",
+        help="extra tables: a JSON list of [title, [row dicts]]",
+    )
     ap.add_argument("--title", default="drl analysis")
     return ap
 
@@ -134,23 +161,34 @@ def main(argv: list[str] | None = None) -> None:
         console = Console(stderr=True)
         for k, run in enumerate(args.runs, 1):
             t0 = time.perf_counter()
-            console.print(f"[{k}/{len(args.runs)}] {run}: {args.games} games at "
-                          f"{args.sims} simulations ...")
+            console.print(
+                f"[{k}/{len(args.runs)}] {run}: {args.games} games at {args.sims} simulations ..."
+            )
             try:
                 summary = analyze_run(
-                    run, simulations=args.sims, games=args.games, openings=args.openings,
-                    max_plies=args.max_plies, seed=args.seed, workers=args.workers,
-                    progress=sys.stderr.isatty(), human_games_dir=args.human_games,
+                    run,
+                    simulations=args.sims,
+                    games=args.games,
+                    openings=args.openings,
+                    max_plies=args.max_plies,
+                    seed=args.seed,
+                    workers=args.workers,
+                    progress=sys.stderr.isatty(),
+                    human_games_dir=args.human_games,
                 )
             except ValueError as err:
                 _fail(f"{run}: {err}")
             summary["name"] = run_name(run)
             summaries.append(summary)
-            console.print(f"[{k}/{len(args.runs)}] {run}: done in "
-                          f"{time.perf_counter() - t0:.0f} s")
+            console.print(f"[{k}/{len(args.runs)}] {run}: done in {time.perf_counter() - t0:.0f} s")
         try:
-            paths = write_report(summaries, args.out, title=args.title, extra_tables=tables,
-                                 sample_games=args.sample_games)
+            paths = write_report(
+                summaries,
+                args.out,
+                title=args.title,
+                extra_tables=tables,
+                sample_games=args.sample_games,
+            )
         except ValueError as err:
             _fail(str(err))
     except KeyboardInterrupt:
