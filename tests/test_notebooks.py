@@ -14,8 +14,54 @@ def test_there_are_notebooks():
     assert NOTEBOOKS, "notebooks/ holds no notebook"
 
 
+@pytest.fixture
+def tiny_study(tmp_path, monkeypatch):
+    """Summaries for ``cross_variant.ipynb``: two hand-made ones (a Give and Take agent with
+    a Taker, an English one with parts missing), read instead of the committed study."""
+    import json
+
+    def rate(v):
+        return {"value": v, "ci95": [v - 0.1, v + 0.1], "n": 20}
+
+    gt = {
+        "name": "gt",
+        "variant": "give_and_take",
+        "outcomes": {
+            "first_mover": {"score": rate(0.5)},
+            "taker": {"score": rate(0.6)},
+            "draw_rate": rate(0.2),
+        },
+        "material": {
+            "groups": {
+                "all": {
+                    ph: {"king_in_men": rate(2.0)}
+                    for ph in ("all", "opening", "middlegame", "endgame")
+                }
+            }
+        },
+        "style": {
+            "groups": {
+                "all": {
+                    "offer_rate": rate(0.3),
+                    "king_usage": rate(0.5),
+                    "capture_length": {"multi_rate": rate(0.1)},
+                }
+            }
+        },
+    }
+    english = {
+        "name": "english",
+        "variant": "english",
+        "outcomes": {"first_mover": {"score": rate(0.45)}, "taker": None},
+    }
+    path = tmp_path / "summary.json"
+    path.write_text(json.dumps([gt, english]))
+    monkeypatch.setenv("DRL_CROSS_VARIANT_SUMMARY", str(path))
+    return path
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
-def test_notebook_runs(path):
+def test_notebook_runs(path, tiny_study):
     nb = nbformat.read(path, as_version=4)
     client = nbclient.NotebookClient(
         nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
