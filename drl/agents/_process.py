@@ -112,7 +112,9 @@ class EngineProcess:
         self._finalizer = weakref.finalize(self, _kill_group, self.proc, self.pid)
         sink: Any = self._lines if keep_output else _Tail(self._stdout_tail)
         threading.Thread(target=self._pump, args=(self.proc.stdout, sink), daemon=True).start()
-        threading.Thread(target=self._pump_err, daemon=True).start()
+        threading.Thread(
+            target=self._pump_err, args=(self.proc.stderr, self._stderr), daemon=True
+        ).start()  # the threads hold no reference to self: the finalizer can run at GC
 
     @staticmethod
     def _pump(stream, lines: queue.Queue) -> None:
@@ -123,10 +125,11 @@ class EngineProcess:
             pass
         lines.put(None)  # end of output
 
-    def _pump_err(self) -> None:
+    @staticmethod
+    def _pump_err(stream, tail: collections.deque) -> None:
         try:
-            for raw in iter(self.proc.stderr.readline, b""):
-                self._stderr.append(raw.decode("utf-8", "replace").rstrip("\r\n"))
+            for raw in iter(stream.readline, b""):
+                tail.append(raw.decode("utf-8", "replace").rstrip("\r\n"))
         except (OSError, ValueError):
             pass
 
