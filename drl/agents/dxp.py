@@ -393,6 +393,7 @@ class DXPAgent(Agent):
             if not reply.startswith("A") or len(reply) < 34 or reply[33] != "0":
                 raise EngineError(f"engine {self._label()} did not accept the game: {reply!r}")
             self.engine_name = reply[1:33].strip() or self.engine_name
+            conn.label = f"engine {self._label()}"
         reply = self._receive(conn, self.time + self.grace, "its move")
         if reply.startswith("E"):
             conn.send("E0" + (reply[2:3] or "0"))

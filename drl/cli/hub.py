@@ -378,7 +378,7 @@ class _DXPSession:
         minutes, moves = clock_for(seconds)
         for g in range(games):
             ours = Color.WHITE if g % 2 == 0 else Color.BLACK
-            self.conn.send(game_request(ours.other(), minutes, moves, None))
+            self.conn.send(game_request(ours.other, minutes, moves, None))
             reply = self._next("GAMEACC")
             if not reply.startswith("A") or reply[33:34] != "0":
                 _warn(f"game {g + 1} refused: {reply!r}")
