@@ -165,7 +165,9 @@ class EngineProcess:
             self.proc.stdin.flush()
         except (OSError, ValueError):
             time.sleep(0.05)  # let the exit status arrive
-            raise EngineError(f"engine {self.label} {self.exit_text()}; cannot send {line!r}") from None
+            raise EngineError(
+                f"engine {self.label} {self.exit_text()}; cannot send {line!r}"
+            ) from None
 
     def readline(self, timeout: float, waiting_for: str) -> str:
         """The next line of the engine's output (without its newline).

@@ -73,7 +73,8 @@ def game_request(follower: Color, minutes: int, moves: int, board: Board | None)
 def move_message(move: Move, seconds: int = 0) -> str:
     """A MOVE message for a drl move (captured squares in jump order)."""
     caps = "".join(f"{c + 1:02d}" for c in move.captures)
-    return f"M{min(seconds, 9999):04d}{move.start + 1:02d}{move.end + 1:02d}{len(move.captures):02d}{caps}"
+    squares = f"{move.start + 1:02d}{move.end + 1:02d}{len(move.captures):02d}"
+    return f"M{min(seconds, 9999):04d}{squares}{caps}"
 
 
 _MOVE = re.compile(r"M(\d{4})(\d{2})(\d{2})(\d{2})((?:\d{2})*)")
@@ -127,7 +128,7 @@ class DXPConnection:
             self.sock.settimeout(left)
             try:
                 data = self.sock.recv(4096)
-            except socket.timeout:
+            except TimeoutError:
                 continue
             except OSError as err:
                 raise EngineError(f"{self.label}: the DXP connection failed ({err})") from None
@@ -273,7 +274,7 @@ class DXPAgent(Agent):
                 try:
                     sock, _ = server.accept()
                     break
-                except socket.timeout:
+                except TimeoutError:
                     if not self._process.alive():
                         raise EngineError(
                             f"engine {self._label()} {self._process.exit_text()} before "
@@ -398,7 +399,9 @@ class DXPAgent(Agent):
         if reply.startswith("E"):
             conn.send("E0" + (reply[2:3] or "0"))
             self._sync = None
-            raise EngineError(f"engine {self._label()} ended the game ({reply!r}) instead of moving")
+            raise EngineError(
+                f"engine {self._label()} ended the game ({reply!r}) instead of moving"
+            )
         try:
             move = match_move(board, *parse_move_message(reply))
         except ValueError:

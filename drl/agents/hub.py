@@ -244,7 +244,9 @@ class HubAgent(Agent):
             if head in ends:
                 return lines
             if head == "error":
-                raise EngineError(f"engine {self._label()} replied {line!r} while drl waited for {what}")
+                raise EngineError(
+                    f"engine {self._label()} replied {line!r} while drl waited for {what}"
+                )
 
     def select_move(self, board: Board) -> Move:
         """The engine's move in ``board`` (the board is left unchanged).

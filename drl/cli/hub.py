@@ -38,7 +38,6 @@ import sys
 from typing import IO, Any
 
 from drl.agents import Agent, make, parse_spec
-from drl.agents.base import _REGISTRY, canonical_spec
 from drl.agents._wire import (
     HUB_VARIANTS,
     board_from_hub,
@@ -50,6 +49,7 @@ from drl.agents._wire import (
     parse_move_text,
     variant_of_hub_name,
 )
+from drl.agents.base import _REGISTRY, canonical_spec
 from drl.rules import Board, Color, Move, Variant
 
 __all__ = ["main", "HubServer"]

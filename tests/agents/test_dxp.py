@@ -13,6 +13,7 @@ from drl.agents import make
 from drl.agents._process import EngineError
 from drl.agents.dxp import clock_for, game_request, move_message, parse_move_message
 from drl.rules import Board, Color
+
 from engine_procs import DRL_HUB, hub_cmd, no_leftover_processes, wait_gone
 
 pytestmark = pytest.mark.usefixtures("no_leftover_processes")
@@ -65,16 +66,33 @@ def test_dxp_refuses_8x8_variants():
 
 def test_two_drl_hubs_play_over_dxp():
     initiator = subprocess.Popen(
-        [*DRL_HUB, "--agent", "alphabeta:depth=1", "--dxp", "--listen", "0", "--initiate",
-         "--games", "2", "--time", "0.5", "--max-plies", "20"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            *DRL_HUB,
+            "--agent",
+            "alphabeta:depth=1",
+            "--dxp",
+            "--listen",
+            "0",
+            "--initiate",
+            "--games",
+            "2",
+            "--time",
+            "0.5",
+            "--max-plies",
+            "20",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         line = initiator.stderr.readline()
         port = re.search(r"listening on 127\.0\.0\.1:(\d+)", line).group(1)
         follower = subprocess.run(
             [*DRL_HUB, "--agent", "random", "--dxp", "--connect", f"127.0.0.1:{port}"],
-            capture_output=True, text=True, timeout=120,
+            capture_output=True,
+            text=True,
+            timeout=120,
         )
         out, err = initiator.communicate(timeout=60)
     finally:

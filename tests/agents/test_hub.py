@@ -18,6 +18,7 @@ from drl.agents._wire import HUB_VARIANTS
 from drl.cli.eval import quote_overrides
 from drl.eval.arena import play_match
 from drl.rules import Board
+
 from engine_procs import DRL_HUB, alive, hub_cmd, no_leftover_processes, wait_gone
 
 pytestmark = pytest.mark.usefixtures("no_leftover_processes")
@@ -48,20 +49,26 @@ def test_hub_agent_plays_drl_hub_in_international(proto):
     assert wait_gone(pid)
 
 
-def test_hub_agent_plays_every_variant_drl_hub_declares():
-    """One engine process per variant (Hub-2 sets the variant before init): the agent
-    restarts it when the variant changes."""
+@pytest.mark.parametrize("name", list(HUB_VARIANTS))
+def test_hub_agent_plays_every_variant_drl_hub_declares(name):
+    """Hub-2 sets the variant (``set-param name=variant``) before ``init``."""
+    variant = HUB_VARIANTS[name]
     with make(f"hub:cmd={hub_cmd('--agent', 'alphabeta:depth=1')},depth=1") as agent:
-        for name, variant in HUB_VARIANTS.items():
-            agent.check_variant(variant)
-            board = _play(agent, variant, 16)
-            assert board.ply == 16 or board.outcome() is not None, name
+        agent.check_variant(variant)
+        board = _play(agent, variant, 16)
+        assert board.ply == 16 or board.outcome() is not None
+        assert agent._version == 2
 
 
 def test_hub_agent_in_the_arena_and_its_engine_stops_after():
     spec = f"hub:cmd={hub_cmd('--agent', 'alphabeta:depth=1')},depth=1,proto=2"
     result = play_match(
-        spec, "alphabeta:depth=1", "international", games=2, workers=1, max_plies=20,
+        spec,
+        "alphabeta:depth=1",
+        "international",
+        games=2,
+        workers=1,
+        max_plies=20,
         progress=False,
     )
     assert len(result.records) == 2
@@ -74,7 +81,7 @@ def test_hub1_refuses_8x8_and_drl_hub_refuses_scan_only_variants():
         hub1.check_variant("english")
     hub1.close()
     out = _drl_hub(["--agent", "random"], "hub\nset-param name=variant value=frisian\nquit\n")
-    assert 'error message="variant \'frisian\' is not implemented by drl' in out.stdout
+    assert "error message=\"variant 'frisian' is not implemented by drl" in out.stdout
 
 
 def _drl_hub(args, text, timeout=120):
@@ -126,7 +133,7 @@ def test_spec_values_with_commas_are_quoted():
     )
     assert argv == ['agents=["hub:cmd=/tmp/scan/scan,cwd=/tmp/scan,depth=2","alphabeta:depth=4"]']
     argv = quote_overrides(["agents=[hub:cmd=x,args='-a 1,2',random]"])
-    assert argv == ["agents=[\"hub:cmd=x,args='-a 1,2'\",\"random\"]"]
+    assert argv == ['agents=["hub:cmd=x,args=\'-a 1,2\'","random"]']
 
 
 # -- misbehaving engines ------------------------------------------------------------------
