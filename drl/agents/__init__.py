@@ -95,6 +95,18 @@ def _make_az(
     return AZAgent(ckpt, sims=sims, device=device, seed=seed)
 
 
+def _make_hub(**kwargs) -> Agent:
+    from drl.agents.hub import HubAgent
+
+    return HubAgent(**kwargs)
+
+
+def _make_dxp(**kwargs) -> Agent:
+    from drl.agents.dxp import DXPAgent
+
+    return DXPAgent(**kwargs)
+
+
 _SEED = Param(int, None, "seed of tie-breaks / playouts (the arena reseeds every game)")
 
 register_agent("random", _make_random, {"seed": _SEED}, "uniformly random legal move")
@@ -146,4 +158,42 @@ register_agent(
     },
     "trained policy-value network with batched MCTS (drl-train checkpoints)",
     batched=True,
+)
+
+_ENGINE = {
+    "cmd": Param(str, None, "engine program, or a command line (shell-style words)"),
+    "args": Param(str, None, "engine arguments (default: see the kind)"),
+    "cwd": Param(str, None, "engine working folder (default: the current one)"),
+}
+_GRACE = Param(float, 5.0, "seconds past the move time before the engine counts as hung", 0.0)
+register_agent(
+    "hub",
+    _make_hub,
+    {
+        **_ENGINE,
+        "depth": Param(int, None, "search depth in plies", 1, 99),
+        "time": Param(float, None, "seconds per move (default 1 without depth)", 1e-3, 3600.0),
+        "tt": Param(int, None, "log2 of the engine's hash-table entries (Scan tt-size)", 10, 30),
+        "book": Param(bool, None, "engine opening book on/off (default: the engine's)"),
+        "proto": Param(str, "auto", "Hub protocol: auto, 1 (Scan 2.0) or 2 (Scan 3.x)"),
+        "grace": _GRACE,
+        "timeout": Param(float, 120.0, "seconds for start-up and depth-only searches", 0.1),
+    },
+    "external engine over the Hub protocol on stdin/stdout (Scan; drl-hub); "
+    "args default to 'hub' for a program named scan*",
+)
+register_agent(
+    "dxp",
+    _make_dxp,
+    {
+        **_ENGINE,
+        "time": Param(float, 1.0, "seconds per move (the DXP game clock)", 1e-2, 3600.0),
+        "engine": Param(str, "auto", "auto (from the program name), scan, mobydam or generic"),
+        "tt": Param(int, None, "log2 of the engine's hash-table entries", 10, 30),
+        "book": Param(bool, None, "Scan's opening book on/off"),
+        "grace": _GRACE,
+        "timeout": Param(float, 30.0, "seconds to connect and to accept a game", 0.1),
+    },
+    "external International engine over DXP on 127.0.0.1 (Moby Dam, Scan; "
+    "{host}/{port} in cmd or args for others)",
 )

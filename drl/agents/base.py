@@ -261,8 +261,35 @@ def _spec_error(message: str) -> ValueError:
     )
 
 
+def split_items(text: str) -> list[str]:
+    """Split ``text`` at the commas that are not inside single or double quotes
+    (``cmd=/x,args='-a 1,2'`` -> ``["cmd=/x", "args='-a 1,2'"]``)."""
+    items, start, quote = [], 0, ""
+    for i, ch in enumerate(text):
+        if quote:
+            if ch == quote:
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch == ",":
+            items.append(text[start:i])
+            start = i + 1
+    items.append(text[start:])
+    return items
+
+
+def _unquote(text: str) -> str:
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        return text[1:-1]
+    return text
+
+
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     """Split and type-check a spec string.
+
+    A value that holds a comma is written in single or double quotes
+    (``hub:cmd=/x/drl-hub,args='--agent alphabeta:depth=2,tt=16'``); the quotes are
+    removed.
 
     Returns:
         ``(kind, params)`` with values converted to their documented types.
@@ -281,7 +308,7 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
         raise _spec_error(f"unknown agent {kind!r} in spec {spec!r}")
     entry = _REGISTRY[kind]
     values: dict[str, Any] = {}
-    for item in filter(None, (part.strip() for part in rest.split(","))):
+    for item in filter(None, (part.strip() for part in split_items(rest))):
         key, eq, text = item.partition("=")
         key = key.strip().lower()
         if not eq or not text.strip():
@@ -293,7 +320,7 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
             )
         if key in values:
             raise _spec_error(f"{kind}: parameter {key!r} given twice in spec {spec!r}")
-        values[key] = entry.params[key].convert(kind, key, text.strip())
+        values[key] = entry.params[key].convert(kind, key, _unquote(text.strip()))
     return kind, values
 
 

@@ -126,9 +126,12 @@ def _register() -> None:
 
 def _split_specs(body: str) -> list[str]:
     """``a:x=1,b:y=2,z=3,c`` -> ``["a:x=1", "b:y=2,z=3", "c"]``: an item whose text before
-    its first ``=`` has no ``:`` is another parameter of the previous spec."""
+    its first ``=`` has no ``:`` is another parameter of the previous spec. Commas inside
+    quotes (``args='-a 1,2'``) do not split."""
+    from drl.agents.base import split_items
+
     specs: list[str] = []
-    for item in filter(None, (p.strip() for p in body.split(","))):
+    for item in filter(None, (p.strip() for p in split_items(body))):
         head = item.split("=", 1)[0]
         if specs and "=" in item and ":" not in head:
             specs[-1] += "," + item
@@ -147,11 +150,11 @@ def quote_overrides(argv: list[str]) -> list[str]:
             and key == "agents"
             and value.startswith("[")
             and value.endswith("]")
-            and '"' not in value
-            and "'" not in value
+            and value[1:].lstrip()[:1] not in ("'", '"')
         ):
             items = _split_specs(value[1:-1])
-            out.append("agents=[" + ",".join(f'"{s}"' for s in items) + "]")
+            quoted = (s.replace('"', '\\"') for s in items)
+            out.append("agents=[" + ",".join(f'"{s}"' for s in quoted) + "]")
         elif eq and key == "variant" and ":" in value and '"' not in value:
             name = value.split(":", 1)[0].strip()
             out += [f"variant={name}", f'variant.spec="{value}"']

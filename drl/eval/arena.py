@@ -562,6 +562,18 @@ def _agent(spec: str | Agent, slot: int) -> Agent:
     return _AGENTS[key]
 
 
+def close_agents() -> None:
+    """Close the agents this process built from specs and kept for later games (those
+    with a ``close`` method, e.g. the external engines of ``hub:`` and ``dxp:``, whose
+    processes stop), and forget them; the next game builds new ones. Agents without
+    ``close`` stay (a network agent keeps its loaded weights)."""
+    for key, agent in list(_AGENTS.items()):
+        close = getattr(agent, "close", None)
+        if callable(close):
+            del _AGENTS[key]
+            close()
+
+
 def check_agents(specs: Sequence[str | Agent], variant: Variant | str) -> None:
     """Check before any game that the agents can play ``variant``
     (:meth:`Agent.check_variant`, e.g. an ``az`` checkpoint's board size). Agent objects
@@ -989,6 +1001,7 @@ def run_games(
         bar.close()
         if pool is not None:
             pool.shutdown(wait=True)
+        close_agents()  # external engines stop with the games they played
     return sorted(records, key=lambda r: r.index)
 
 
