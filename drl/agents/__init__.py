@@ -95,15 +95,22 @@ def _make_az(
     return AZAgent(ckpt, sims=sims, device=device, seed=seed)
 
 
+def _need_cmd(kwargs: dict) -> None:
+    if not kwargs.get("cmd"):
+        raise ValueError("parameter cmd= (the engine program) is required")
+
+
 def _make_hub(**kwargs) -> Agent:
     from drl.agents.hub import HubAgent
 
+    _need_cmd(kwargs)
     return HubAgent(**kwargs)
 
 
 def _make_dxp(**kwargs) -> Agent:
     from drl.agents.dxp import DXPAgent
 
+    _need_cmd(kwargs)
     return DXPAgent(**kwargs)
 
 

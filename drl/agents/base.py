@@ -343,6 +343,10 @@ def make(spec: str | Agent) -> Agent:
         agent = entry.factory(**kwargs)
     except ValueError as err:
         raise _spec_error(f"{kind}: {err} (spec {spec!r})") from None
+    except TypeError as err:  # a parameter the kind cannot go without
+        if "required" not in str(err):
+            raise
+        raise _spec_error(f"{kind}: {err} (spec {spec!r})") from None
     agent.name = canonical_spec(kind, values)
     return agent
 

@@ -117,6 +117,7 @@ class HubServer:
         self.protocol = protocol
         self.stdin, self.stdout = stdin, stdout
         self.board = Board(self.variant)
+        self.refused_pos = False
 
     def say(self, line: str) -> None:
         self.stdout.write(line + "\n")
@@ -127,6 +128,17 @@ class HubServer:
             self.say(format_hub_line("error", message=message))
         else:
             self.say("error " + message)
+
+    @staticmethod
+    def _speaks_hub2(line: str) -> bool:
+        """Whether a command is in Hub-2's form (``go think``, ``pos pos=...``,
+        ``key=value`` arguments) rather than Hub-1's (``go``, ``pos <51 chars>``)."""
+        words = line.split()
+        if words[0] in ("go", "ponder", "analyse", "analyze"):
+            return len(words) > 1
+        if words[0] == "pos":
+            return not (len(words) == 2 and "=" not in words[1])
+        return len(words) == 1 or "=" in line
 
     def run(self) -> int:
         """Answer commands until ``quit`` or end of input; returns 0."""
@@ -139,7 +151,9 @@ class HubServer:
                     if self.handle(line) is False:
                         break
                 except (ValueError, RuntimeError) as err:
-                    self.error(str(err).splitlines()[0], hub2=" " not in line or "=" in line)
+                    if line.split()[0] == "pos":
+                        self.refused_pos = True  # no search until a position is accepted
+                    self.error(str(err).splitlines()[0], hub2=self._speaks_hub2(line))
         finally:
             self.agents.close()
         return 0
@@ -193,6 +207,7 @@ class HubServer:
             self.agents.reset()
         elif cmd == "start":
             self.board = Board(self.variant)
+            self.refused_pos = False
             self.agents.clear_limits()
         elif cmd in ("stop", "ponder-hit"):
             pass
@@ -238,6 +253,7 @@ class HubServer:
             for text in args.get("moves", "").split():
                 board.push(self._read_move(board, text))
             self.board = board
+        self.refused_pos = False
         self.agents.clear_limits()  # as in Scan: pos resets the search limits
 
     def _level(self, line: str) -> None:
@@ -257,6 +273,8 @@ class HubServer:
             self.agents.set_limit("time", max(per, 0.01))
 
     def _go(self, hub2: bool) -> None:
+        if self.refused_pos:
+            raise ValueError("no position to search: the last pos was refused")
         if self.board.outcome() is not None or not self.board.legal_moves:
             raise ValueError(f"no move to search: the game is over in {self.board.fen()}")
         move = self.agents.current().select_move(self.board)

@@ -118,6 +118,34 @@ def test_drl_hub_answers_bad_input_without_a_traceback():
     assert "ignoring unknown command 'frobnicate now'" in out.stderr
 
 
+def test_drl_hub_errors_follow_the_protocol_of_the_command_and_a_refused_pos_is_not_searched():
+    over = "Wb" + "e" * 49  # White to move with no piece: nothing to search
+    out = _drl_hub(["--agent", "alphabeta:depth=1"], f"pos pos={over}\ngo think\nquit\n")
+    assert out.stdout.splitlines()[-1].startswith('error message="no move to search')
+    out = _drl_hub(["--agent", "alphabeta:depth=1"], f"pos {over}\ngo\nquit\n")
+    last = out.stdout.splitlines()[-1]
+    assert last.startswith("error no move to search") and "message=" not in last
+    # a refused position is not replaced by the previous one when the client says go
+    short = "Wb" + "e" * 48
+    for text in (f"pos pos={short}\ngo think\n", f"pos {short}\ngo\n"):
+        out = _drl_hub(["--agent", "alphabeta:depth=1"], text + "quit\n")
+        lines = out.stdout.splitlines()
+        assert len(lines) == 2 and all(ln.startswith("error") for ln in lines), lines
+        assert "last pos was refused" in lines[1]
+    # and an accepted one after it is searched again
+    start = "W" + "b" * 20 + "e" * 10 + "w" * 20
+    out = _drl_hub(["--agent", "alphabeta:depth=1"], f"pos {short}\npos {start}\ngo\nquit\n")
+    assert out.stdout.splitlines()[-1].startswith("move ")
+
+
+@pytest.mark.parametrize("spec", ["hub:cwd=/tmp,depth=1", "dxp:time=1"])
+def test_an_engine_spec_without_a_program_is_a_clear_error(spec):
+    from drl.agents import make
+
+    with pytest.raises(ValueError, match=r"cmd= \(the engine program\) is required"):
+        make(spec)
+
+
 def test_drl_hub_bad_arguments_exit_2_with_one_line():
     out = _drl_hub(["--agent", "nosuchagent"], "")
     assert out.returncode == 2 and out.stderr.startswith("drl-hub: unknown agent")
