@@ -103,6 +103,29 @@ def run_name(source: str | Path) -> str:
     return path.stem
 
 
+# The parts of a summary and the JSON type each must have (None: left out).
+_PARTS = {
+    "outcomes": dict,
+    "material": dict,
+    "openings": dict,
+    "style": dict,
+    "self_play": dict,
+    "sample_games": list,
+}
+
+
+def summary_problem(summary: dict) -> str | None:
+    """What makes ``summary`` unusable by the report (a part of the wrong type), or None."""
+    for key, kind in _PARTS.items():
+        value = summary.get(key)
+        if value is not None and not isinstance(value, kind):
+            return f"{key} must be a JSON {'object' if kind is dict else 'list'}, got {value!r:.40}"
+    games = summary.get("sample_games") or []
+    if not all(isinstance(g, dict) for g in games):
+        return "sample_games must be a list of objects"
+    return None
+
+
 def _fail(message: str) -> None:
     print(f"{PROG}: {message}", file=sys.stderr)
     sys.exit(2)
@@ -118,6 +141,10 @@ def _load_summaries(paths: list[str]) -> list[dict]:
         items = data if isinstance(data, list) else [data]
         if not all(isinstance(s, dict) for s in items):
             _fail(f"--summaries {p}: not a summary or a list of summaries")
+        for k, s in enumerate(items):
+            problem = summary_problem(s)
+            if problem:
+                _fail(f"--summaries {p}: summary {k + 1}: {problem}")
         out += items
     return out
 
@@ -149,6 +176,13 @@ def main(argv: list[str] | None = None) -> None:
         _fail(str(err))
     summaries = _load_summaries(args.summaries)
     tables = _load_tables(args.tables)
+    from drl.analysis import load_source
+
+    for run in args.runs:  # every checkpoint is read before any game is played
+        try:
+            load_source(run)
+        except ValueError as err:
+            _fail(f"{run}: {err}")
     try:
         import torch
 

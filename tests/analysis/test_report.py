@@ -95,6 +95,44 @@ def test_bad_input_is_one_line_and_status_2(tmp_path, args, words):
     assert len(lines) == 1
 
 
+@pytest.mark.parametrize(
+    "part, value",
+    [
+        ("outcomes", 5),
+        ("self_play", "x"),
+        ("sample_games", "abc"),
+        ("sample_games", [5]),
+        ("style", [1]),
+    ],
+)
+def test_a_summary_with_a_part_of_the_wrong_type_is_one_line(tmp_path, part, value):
+    bad = {**summary("a"), part: value}
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps([summary("ok"), bad]))
+    proc = _cli("--summaries", str(path), "--out", str(tmp_path / "r"))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert f"summary 2: {part} must be" in proc.stderr.strip().splitlines()[-1]
+
+
+def test_a_bad_run_is_refused_before_any_game_is_played(tmp_path, monkeypatch):
+    from drl.cli import analyze as cli
+
+    (tmp_path / "good").mkdir()
+    (tmp_path / "bad").mkdir()
+    played = []
+
+    def load(source):
+        if Path(source).name == "bad":
+            raise ValueError("no good checkpoint in bad")
+        return Path(source), {}
+
+    monkeypatch.setattr("drl.analysis.load_source", load)
+    monkeypatch.setattr("drl.analysis.analyze_run", lambda s, **kw: played.append(s))
+    with pytest.raises(SystemExit) as stop:
+        cli.main([str(tmp_path / "good"), str(tmp_path / "bad"), "--out", str(tmp_path / "r")])
+    assert stop.value.code == 2 and played == []
+
+
 def test_the_cli_analyses_each_run_and_writes_the_report(tmp_path, monkeypatch, capsys):
     from drl.cli import analyze as cli
 
@@ -108,6 +146,7 @@ def test_the_cli_analyses_each_run_and_writes_the_report(tmp_path, monkeypatch, 
         return summary("ignored")
 
     monkeypatch.setattr("drl.analysis.analyze_run", fake)
+    monkeypatch.setattr("drl.analysis.load_source", lambda s: (Path(s), {}))
     cli.main(
         [
             str(tmp_path / "english" / "run"),

@@ -1,0 +1,12 @@
+"""The test modules can all be collected in one run: pytest imports test files of
+folders without ``__init__.py`` by their base name, so two ``test_x.py`` in different
+folders stop the whole run with an "import file mismatch"."""
+
+from collections import Counter
+from pathlib import Path
+
+
+def test_test_module_names_are_unique():
+    tests = Path(__file__).resolve().parent
+    names = Counter(p.name for p in tests.rglob("test_*.py"))
+    assert not [n for n, c in names.items() if c > 1]
