@@ -10,3 +10,17 @@ def test_test_module_names_are_unique():
     tests = Path(__file__).resolve().parent
     names = Counter(p.name for p in tests.rglob("test_*.py"))
     assert not [n for n, c in names.items() if c > 1]
+
+
+def test_no_test_imports_a_conftest_by_name():
+    # with several conftest.py files, `from conftest import x` gets whichever pytest
+    # imported first, so the result depends on the order of collection
+    tests = Path(__file__).resolve().parent
+    here = Path(__file__).name
+    offenders = [
+        p.relative_to(tests).as_posix()
+        for p in tests.rglob("*.py")
+        if p.name != here
+        and ("from conftest import" in p.read_text() or "import conftest" in p.read_text())
+    ]
+    assert not offenders

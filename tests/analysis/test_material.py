@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import material_evaluator
+from material_evaluators import material_evaluator
 
 from drl.analysis import PlayedGame, as_games, material_values, phase_of
 from drl.rules import Board
