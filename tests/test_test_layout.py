@@ -2,6 +2,7 @@
 folders without ``__init__.py`` by their base name, so two ``test_x.py`` in different
 folders stop the whole run with an "import file mismatch"."""
 
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -16,11 +17,10 @@ def test_no_test_imports_a_conftest_by_name():
     # with several conftest.py files, `from conftest import x` gets whichever pytest
     # imported first, so the result depends on the order of collection
     tests = Path(__file__).resolve().parent
-    here = Path(__file__).name
+    statement = re.compile(r"^\s*(from conftest import|import conftest\b)", re.M)
     offenders = [
         p.relative_to(tests).as_posix()
         for p in tests.rglob("*.py")
-        if p.name != here
-        and ("from conftest import" in p.read_text() or "import conftest" in p.read_text())
+        if statement.search(p.read_text())
     ]
     assert not offenders
