@@ -1,12 +1,16 @@
-"""Self-play throughput at two network sizes, and where the time goes.
+"""Self-play throughput of the residual and the sparse network, and where the time goes.
 
-Plays self-play games (Give and Take by default) with an untrained network of each size
-and prints positions/s, simulations/s, network positions per call and the fraction of
-wall time spent inside the network's forward pass (the rest is search, move generation
-and encoding). The design target is >= 80% in the network at the default size.
+Plays self-play games (Give and Take by default) with an untrained network of each kind
+at the same search settings and prints simulations/s, positions/s, games per CPU-minute,
+network positions per call and the share of wall time spent in the network. The
+residual networks are called with batches of planes (the share is the time inside the
+forward pass); the sparse network runs inside the compiled search, so its share is its
+measured cost per evaluation (features, both layers and the legal steps' logits, timed
+alone on the positions of the games) times the evaluations made. The last lines give
+each row's ratio to the first one and what one simulation costs outside the network.
 
-    python benchmarks/selfplay_speed.py                 # small (default) and medium
-    python benchmarks/selfplay_speed.py --games 64 --in-flight 128 --device cuda
+    python benchmarks/selfplay_speed.py                  # small (residual) and sparse
+    python benchmarks/selfplay_speed.py --nets small,medium,sparse --threads 2
 """
 
 from __future__ import annotations
@@ -15,41 +19,124 @@ import argparse
 import os
 import time
 
+import numpy as np
 import torch
+from numba import njit
 
 from drl import nn as drl_nn
 from drl.encode.actions import num_actions
 from drl.encode.planes import N_CHANNELS
+from drl.encode.sparse_net import evaluate_position, logit, make_scratch
 from drl.eval.arena import role_variant
+from drl.game import kernels as G
 from drl.nn import NetworkEvaluator
 from drl.rules import Variant
+from drl.rules.core import STATE_SIZE
 from drl.search import SearchConfig
 from drl.train.selfplay import SelfPlayActor, SelfPlayConfig
 
-SIZES = {"small": (32, 3, 4, 2, 64), "medium": (64, 6, 8, 4, 128)}
+NETS = {
+    "tiny": ("resnet", dict(channels=8, blocks=1, policy_channels=2, value_channels=1,
+                            value_hidden=16)),
+    "small": ("resnet", dict(channels=32, blocks=3, policy_channels=4, value_channels=2,
+                             value_hidden=64)),
+    "medium": ("resnet", dict(channels=64, blocks=6, policy_channels=8, value_channels=4,
+                              value_hidden=128)),
+    "sparse": ("sparse", dict(hidden=256, hidden2=32)),
+}
 
 
-def measure(size: str, variant: str, games: int, in_flight: int, sims: int, mode: str,
+@njit(cache=True)
+def _eval_loop(pos, params, net, scratch, steps, reps):
+    """Evaluate every position ``reps`` times as the search does (value and the logits of
+    its legal steps); returns a checksum so nothing is optimised away."""
+    moves = np.empty((2048, 32), np.int64)
+    total = 0.0
+    for _ in range(reps):
+        for i in range(pos.shape[0]):
+            p = pos[i]
+            G.generate(p, params, moves)
+            k = G.legal_step_list(p, params, moves, steps)
+            total += evaluate_position(p[:STATE_SIZE], params, p[G.G_PREFIX:G.G_PREFIX + G.MAX_STEPS],
+                                       p[G.G_PLEN], p[G.G_REPS], net, scratch)
+            for j in range(k):
+                total += logit(net, scratch, steps[j])
+    return total
+
+
+@njit(cache=True)
+def _movegen_loop(pos, params, steps, reps):
+    moves = np.empty((2048, 32), np.int64)
+    total = 0
+    for _ in range(reps):
+        for i in range(pos.shape[0]):
+            p = pos[i]
+            G.generate(p, params, moves)
+            total += G.legal_step_list(p, params, moves, steps)
+    return total
+
+
+def sparse_eval_seconds(net, variant: Variant, games: int = 8) -> float:
+    """Seconds per compiled evaluation of ``net``, on positions of random games (the
+    move generation the search needs anyway is timed apart and taken off)."""
+    params = np.ascontiguousarray(variant.params)
+    rng = np.random.default_rng(0)
+    positions = []
+    moves, played = G.move_buffer(), np.zeros(32, np.int64)
+    for _ in range(games):
+        pos, hist = G.new_pos(), np.zeros(400, np.int64)
+        from drl.rules.core import initial_state
+        G.start(pos, initial_state(params), params, moves, hist)
+        mask = np.zeros(num_actions(variant.board_size), np.bool_)
+        while not G.is_over(pos) and pos[9] < 150:
+            positions.append(pos.copy())
+            G.generate(pos, params, moves)
+            G.legal_mask(pos, params, moves, mask)
+            G.step(pos, params, moves, hist, int(rng.choice(np.flatnonzero(mask))), played)
+    pos = np.stack(positions)
+    weights = net.compiled_weights()
+    scratch = make_scratch(weights)
+    steps = np.zeros(2048, np.int64)
+    _eval_loop(pos[:2], params, weights, scratch, steps, 1)
+    _movegen_loop(pos[:2], params, steps, 1)
+    reps = max(1, 200_000 // len(pos))
+    t0 = time.perf_counter()
+    _eval_loop(pos, params, weights, scratch, steps, reps)
+    t_all = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    _movegen_loop(pos, params, steps, reps)
+    t_gen = time.perf_counter() - t0
+    return max(t_all - t_gen, 0.0) / (reps * len(pos))
+
+
+def measure(name: str, variant: str, games: int, in_flight: int, sims: int, mode: str,
             device: str) -> dict:
-    ch, blocks, pc, vc, vh = SIZES[size]
+    arch, sizes = NETS[name]
     v = Variant.parse(variant)
     n = v.board_size
     torch.manual_seed(0)  # the same network every run, so runs play the same games
-    net = drl_nn.build("resnet", in_channels=N_CHANNELS, board_size=n,
-                       num_actions=num_actions(n), channels=ch, blocks=blocks,
-                       policy_channels=pc, value_channels=vc, value_hidden=vh)
+    net = drl_nn.build(arch, in_channels=N_CHANNELS, board_size=n, num_actions=num_actions(n),
+                       **sizes)
     variants = [role_variant(v, "black"), role_variant(v, "white")] if v.is_asymmetric else [v]
     actor = SelfPlayActor(variants, SearchConfig(num_simulations=sims, root_selection=mode),
                           SelfPlayConfig(games_in_flight=in_flight, max_plies=200), seed=0)
-    warm = NetworkEvaluator(net, device)
-    actor.play(warm, 1)  # compile / warm up; its games are not counted
+    actor.play(NetworkEvaluator(net, device), 1)  # compile / warm up; not counted
     ev = NetworkEvaluator(net, device)
-    t0 = time.perf_counter()
+    c0, t0 = time.process_time(), time.perf_counter()
     st = actor.play(ev, games)
-    wall = time.perf_counter() - t0
-    return {"size": size, "params": net.num_parameters(), "positions/s": st.positions / wall,
-            "sims/s": st.simulations / wall, "leaves/call": st.leaf_evals / max(st.net_batches, 1),
-            "net fraction": ev.seconds / wall, "wall s": wall, "games": st.games}
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    if arch == "sparse":
+        per_eval = sparse_eval_seconds(net, v)
+        net_seconds = per_eval * st.leaf_evals
+    else:
+        per_eval = ev.seconds / max(ev.positions, 1)
+        net_seconds = ev.seconds
+    return {"net": name, "params": net.num_parameters(), "sims/s": st.simulations / wall,
+            "positions/s": st.positions / wall, "games/CPU-min": st.games / cpu * 60,
+            "leaves/call": st.leaf_evals / max(st.net_batches, 1),
+            "net share": net_seconds / wall, "us/eval": per_eval * 1e6,
+            "us/sim other": (wall - net_seconds) / max(st.simulations, 1) * 1e6,
+            "wall s": wall, "games": st.games}
 
 
 def main() -> None:
@@ -59,23 +146,25 @@ def main() -> None:
     ap.add_argument("--in-flight", type=int, default=96)
     ap.add_argument("--sims", type=int, default=32)
     ap.add_argument("--search", default="gumbel", choices=["gumbel", "puct"])
-    ap.add_argument("--sizes", default="small,medium")
+    ap.add_argument("--nets", default="small,sparse", help=f"comma list of {sorted(NETS)}")
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     ap.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)))
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     print(f"{args.variant}, {args.search} {args.sims} sims, {args.in_flight} games in flight, "
-          f"{args.games} games, device {args.device}, {args.threads} threads")
+          f"{args.games} games, device {args.device}, {args.threads} torch threads")
     rows = [measure(s, args.variant, args.games, args.in_flight, args.sims, args.search,
-                    args.device) for s in args.sizes.split(",")]
-    cols = ["size", "params", "positions/s", "sims/s", "leaves/call", "net fraction", "wall s"]
-    print("  ".join(f"{c:>12}" for c in cols))
+                    args.device) for s in args.nets.split(",")]
+    cols = ["net", "params", "sims/s", "positions/s", "games/CPU-min", "leaves/call",
+            "net share", "us/eval", "us/sim other", "wall s"]
+    print("  ".join(f"{c:>13}" for c in cols))
     for r in rows:
-        print("  ".join(f"{r[c]:>12.3g}" if isinstance(r[c], float) else f"{r[c]:>12}"
+        print("  ".join(f"{r[c]:>13.3g}" if isinstance(r[c], float) else f"{r[c]:>13}"
                         for c in cols))
-    if len(rows) == 2:
-        print(f"ratio {rows[1]['size']}/{rows[0]['size']}: positions/s "
-              f"{rows[1]['positions/s'] / rows[0]['positions/s']:.2f}x")
+    for r in rows[1:]:
+        print(f"ratio {r['net']}/{rows[0]['net']}: simulations/s "
+              f"{r['sims/s'] / rows[0]['sims/s']:.2f}x, games per CPU-minute "
+              f"{r['games/CPU-min'] / rows[0]['games/CPU-min']:.2f}x")
 
 
 if __name__ == "__main__":

@@ -77,6 +77,44 @@ def mask_from_moves(
 
 
 @njit(cache=True)
+def legal_steps(
+    moves: np.ndarray,
+    n_moves: int,
+    turn: int,
+    params: np.ndarray,
+    prefix: np.ndarray,
+    prefix_len: int,
+    out: np.ndarray,
+) -> int:
+    """The legal steps as a sorted list: :func:`mask_from_moves` without a dense mask
+    (what the compiled search uses, where a leaf has a few dozen steps out of ``A``).
+
+    Args:
+        moves, n_moves, turn, params, prefix, prefix_len: as in :func:`mask_from_moves`.
+        out: ``int64[>= number of legal steps]`` (at most ``n_moves``), receives the
+            distinct legal step actions in increasing order.
+
+    Returns:
+        The number of legal steps written.
+    """
+    count = 0
+    for i in range(n_moves):
+        row = moves[i]
+        if row[M_NSTEPS] > prefix_len and _matches(row, turn, params, prefix, prefix_len):
+            a = path_step_index(row, prefix_len, turn, params)
+            j = count
+            while j > 0 and out[j - 1] > a:
+                j -= 1
+            if j > 0 and out[j - 1] == a:
+                continue
+            for t in range(count, j, -1):
+                out[t] = out[t - 1]
+            out[j] = a
+            count += 1
+    return count
+
+
+@njit(cache=True)
 def step_outcome(
     moves: np.ndarray,
     n_moves: int,

@@ -121,38 +121,30 @@ def _clip01(x: float) -> float:
     return x
 
 
+N_PIECE_PLANES = 6
+"""Channels ``0 .. 5`` show squares (pieces, captured, jumper); ``6 ..`` are constant."""
+N_CONSTANTS = N_CHANNELS - N_PIECE_PLANES
+"""Number of constant planes (16): rule flags, objectives and counters."""
+
+
 @njit(cache=True)
-def encode_planes_as(
-    state: np.ndarray,
-    params: np.ndarray,
-    prefix: np.ndarray,
-    prefix_len: int,
-    repetitions: int,
-    viewer: int,
-    out: np.ndarray,
-) -> None:
-    """Observation planes of ``(state, prefix)`` from ``viewer``'s chair.
+def view_pieces(state, params, prefix, prefix_len, viewer):
+    """The pieces as the planes show them, from ``viewer``'s chair (absolute squares).
+
+    During a move in progress the jumping piece stands on the square it has reached (a
+    king once it crossed its crowning row under ``continue_as_king``) and the pieces it
+    jumped are still on the board (Turkish strike) and also in ``captured``.
 
     Args:
-        state: ``int64[STATE_SIZE]`` game state.
-        params: ``int64[PARAMS_SIZE]`` variant parameters.
-        prefix: ``int64[>=prefix_len]`` step actions of the move in progress (mover's frame).
-        prefix_len: number of steps already played in that move (0 = none).
-        repetitions: earlier occurrences of this position with the same side to move
-            (0 the first time it is seen).
-        viewer: colour whose view is drawn (0 black, 1 white).
-        out: ``float32[N_CHANNELS, n, n]``, overwritten.
+        state, params, prefix, prefix_len: as in :func:`encode_planes_as`.
+        viewer: 0 black, 1 white (not checked).
 
-    Raises:
-        ValueError: ``viewer`` is not 0 or 1 (it indexes the parameter array).
+    Returns:
+        ``(own_men, own_kings, opp_men, opp_kings, captured, jumper)``: five bitboards
+        (bit s = absolute square s) and the jumping piece's square (-1 outside a move).
     """
-    if viewer != 0 and viewer != 1:
-        raise ValueError("encode_planes_as: viewer must be 0 (black) or 1 (white)")
     z = params[_P_SIZE_IDX]
-    nsq = params[_P_NSQ]
     turn = state[ST_TURN]
-    out[:] = 0.0
-
     own_men = state[ST_WM] if viewer == 1 else state[ST_BM]
     own_kings = state[ST_WK] if viewer == 1 else state[ST_BK]
     opp_men = state[ST_BM] if viewer == 1 else state[ST_WM]
@@ -199,7 +191,80 @@ def encode_planes_as(
             own_men, own_kings = mover_men, mover_kings
         else:
             opp_men, opp_kings = mover_men, mover_kings
+    return own_men, own_kings, opp_men, opp_kings, captured, jumper
 
+
+@njit(cache=True)
+def constant_values(state, params, repetitions, viewer, out):
+    """The values of the constant planes ``6 .. 21`` (in channel order) into
+    ``out[:N_CONSTANTS]`` (float32 or float64): objectives, player to move, rule flags
+    and the counters scaled to ``[0, 1]``."""
+    turn = state[ST_TURN]
+    out[0] = float(objective(state, params, viewer))
+    out[1] = float(objective(state, params, 1 - viewer))
+    out[2] = 1.0 if viewer == turn else 0.0
+    out[3] = 1.0 if params[P_MEN_BACK] != 0 else 0.0
+    out[4] = 1.0 if params[P_FLYING] != 0 else 0.0
+    out[5] = 1.0 if params[P_MAX_CAPTURE] != 0 else 0.0
+    out[6] = 1.0 if params[P_PROMO_MID] == 1 else 0.0
+    out[7] = 1.0 if params[P_PROMO_MID] == 2 else 0.0
+    out[8] = 1.0 if params[P_PROMOTION] == 1 else 0.0
+    out[9] = 1.0 if params[P_BLOCKED_GIVER] == 1 else 0.0
+    out[10] = 1.0 if params[P_TAKER_BLOCKED] == 1 else 0.0
+    out[11] = 1.0 if params[P_ELIM_WINNER] == 1 else 0.0
+    out[12] = 0.0
+    swap = params[P_ROLE_SWAP]
+    if swap > 0:
+        out[12] = (state[ST_CAPTURED] % swap) / swap
+    out[13] = 0.0
+    limit = params[P_NO_PROGRESS]
+    if limit > 0:
+        out[13] = _clip01(state[ST_NOPROG] / limit)
+    out[14] = 0.0
+    reps = params[P_REPETITION]
+    if reps > 1:
+        out[14] = _clip01(repetitions / (reps - 1))
+    # Like the no-progress plane: the share of the endgame rule's limit used so far, for
+    # the material class the counter runs in (FMJD or Russian rules; 0 when none).
+    out[15] = 0.0
+    endgame_limit = endgame_plies(state, params)
+    if endgame_limit > 0:
+        out[15] = _clip01(state[ST_ENDGAME] / endgame_limit)
+
+
+@njit(cache=True)
+def encode_planes_as(
+    state: np.ndarray,
+    params: np.ndarray,
+    prefix: np.ndarray,
+    prefix_len: int,
+    repetitions: int,
+    viewer: int,
+    out: np.ndarray,
+) -> None:
+    """Observation planes of ``(state, prefix)`` from ``viewer``'s chair.
+
+    Args:
+        state: ``int64[STATE_SIZE]`` game state.
+        params: ``int64[PARAMS_SIZE]`` variant parameters.
+        prefix: ``int64[>=prefix_len]`` step actions of the move in progress (mover's frame).
+        prefix_len: number of steps already played in that move (0 = none).
+        repetitions: earlier occurrences of this position with the same side to move
+            (0 the first time it is seen).
+        viewer: colour whose view is drawn (0 black, 1 white).
+        out: ``float32[N_CHANNELS, n, n]``, overwritten.
+
+    Raises:
+        ValueError: ``viewer`` is not 0 or 1 (it indexes the parameter array).
+    """
+    if viewer != 0 and viewer != 1:
+        raise ValueError("encode_planes_as: viewer must be 0 (black) or 1 (white)")
+    z = params[_P_SIZE_IDX]
+    nsq = params[_P_NSQ]
+    out[:] = 0.0
+    own_men, own_kings, opp_men, opp_kings, captured, jumper = view_pieces(
+        state, params, prefix, prefix_len, viewer
+    )
     for s in range(nsq):
         v = orient_square(s, viewer, nsq)
         r = ROW[z, v]
@@ -217,33 +282,10 @@ def encode_planes_as(
             out[4, r, c] = 1.0
         if s == jumper:
             out[5, r, c] = 1.0
-
-    out[6] = float(objective(state, params, viewer))
-    out[7] = float(objective(state, params, 1 - viewer))
-    out[8] = 1.0 if viewer == turn else 0.0
-    out[9] = 1.0 if params[P_MEN_BACK] != 0 else 0.0
-    out[10] = 1.0 if params[P_FLYING] != 0 else 0.0
-    out[11] = 1.0 if params[P_MAX_CAPTURE] != 0 else 0.0
-    out[12] = 1.0 if params[P_PROMO_MID] == 1 else 0.0
-    out[13] = 1.0 if params[P_PROMO_MID] == 2 else 0.0
-    out[14] = 1.0 if params[P_PROMOTION] == 1 else 0.0
-    out[15] = 1.0 if params[P_BLOCKED_GIVER] == 1 else 0.0
-    out[16] = 1.0 if params[P_TAKER_BLOCKED] == 1 else 0.0
-    out[17] = 1.0 if params[P_ELIM_WINNER] == 1 else 0.0
-    swap = params[P_ROLE_SWAP]
-    if swap > 0:
-        out[18] = (state[ST_CAPTURED] % swap) / swap
-    limit = params[P_NO_PROGRESS]
-    if limit > 0:
-        out[19] = _clip01(state[ST_NOPROG] / limit)
-    reps = params[P_REPETITION]
-    if reps > 1:
-        out[20] = _clip01(repetitions / (reps - 1))
-    # Like the no-progress plane: the share of the endgame rule's limit used so far, for
-    # the material class the counter runs in (FMJD or Russian rules; 0 when none).
-    endgame_limit = endgame_plies(state, params)
-    if endgame_limit > 0:
-        out[21] = _clip01(state[ST_ENDGAME] / endgame_limit)
+    values = np.empty(N_CONSTANTS, np.float64)
+    constant_values(state, params, repetitions, viewer, values)
+    for k in range(N_CONSTANTS):
+        out[N_PIECE_PLANES + k] = values[k]
 
 
 @njit(cache=True)

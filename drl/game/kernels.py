@@ -39,7 +39,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from drl.encode.mask import ILLEGAL, IN_PROGRESS, MAX_STEPS, mask_from_moves, step_outcome
+from drl.encode.mask import (
+    ILLEGAL,
+    IN_PROGRESS,
+    MAX_STEPS,
+    legal_steps,
+    mask_from_moves,
+    step_outcome,
+)
 from drl.encode.planes import encode_planes_as
 from drl.rules.core import (
     MAX_MOVES,
@@ -74,6 +81,7 @@ __all__ = [
     "step",
     "play_row",
     "legal_mask",
+    "legal_step_list",
     "observe",
     "value",
     "is_over",
@@ -238,6 +246,23 @@ def legal_mask(pos, params, moves, out):
         out[:] = 0
         return 0
     return mask_from_moves(
+        moves,
+        pos[G_NMOVES],
+        pos[ST_TURN],
+        params,
+        pos[G_PREFIX : G_PREFIX + MAX_STEPS],
+        pos[G_PLEN],
+        out,
+    )
+
+
+@njit(cache=True)
+def legal_step_list(pos, params, moves, out):
+    """The legal steps of ``pos`` in increasing order into ``out`` (``int64[>= G_NMOVES]``);
+    returns their number (0 once the game is over). The list form of :func:`legal_mask`."""
+    if pos[G_CODE] != ONGOING:
+        return 0
+    return legal_steps(
         moves,
         pos[G_NMOVES],
         pos[ST_TURN],

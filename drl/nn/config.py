@@ -1,11 +1,11 @@
-"""Size of the residual policy-value network (torch-free, so configs can be read and
-checked without importing torch)."""
+"""Sizes of the residual and the sparse policy-value networks (torch-free, so configs
+can be read and checked without importing torch)."""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-__all__ = ["NetConfig"]
+__all__ = ["NetConfig", "SparseConfig"]
 
 
 @dataclass(frozen=True)
@@ -55,6 +55,53 @@ class NetConfig:
                 raise ValueError(f"NetConfig.{name} must be >= 1, got {getattr(self, name)}")
         if self.blocks < 0:
             raise ValueError(f"NetConfig.blocks must be >= 0, got {self.blocks}")
+
+    def to_dict(self) -> dict:
+        """Plain-dict form, stored in checkpoints."""
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class SparseConfig:
+    """Shape and size of a :class:`~drl.nn.sparse.SparseNet` (architecture ``sparse``).
+
+    The network reads the sparse features of :mod:`drl.encode.features` (gathered from
+    the observation planes when it trains, read from the bitboards inside the search)
+    through two hidden layers; the policy has one weight row per step action, so the
+    search computes the logits of the legal steps only.
+
+    Attributes:
+        in_channels: observation planes C (the features are gathered from them).
+        board_size: 8 or 10.
+        num_actions: A, the number of step actions (896 on 8x8, 1800 on 10x10).
+        hidden: H1, units of the first layer (summed from the active features).
+        hidden2: H2, units of the second layer (the value and the logits read it).
+        aux_heads: also predict pieces left per side and plies to the end (training
+            signal only; the search does not compute them).
+
+    Raises:
+        ValueError: if a size is below 1 or above its limit (``hidden`` 4096,
+            ``hidden2`` 1024), naming the field.
+    """
+
+    in_channels: int
+    board_size: int
+    num_actions: int
+    hidden: int = 256
+    hidden2: int = 32
+    aux_heads: bool = True
+
+    def __post_init__(self) -> None:
+        for name, top in (
+            ("in_channels", 1024),
+            ("board_size", 10),
+            ("num_actions", 1_000_000),
+            ("hidden", 4096),
+            ("hidden2", 1024),
+        ):
+            value = int(getattr(self, name))
+            if not 1 <= value <= top:
+                raise ValueError(f"SparseConfig.{name} must lie in [1, {top}], got {value}")
 
     def to_dict(self) -> dict:
         """Plain-dict form, stored in checkpoints."""

@@ -7,6 +7,7 @@ import time
 import numpy as np
 import torch
 
+from drl.encode.sparse_net import SparseWeights
 from drl.nn.errors import TrainingDiverged
 from drl.nn.model import PolicyValueModel
 from drl.search.types import Evaluation
@@ -23,9 +24,10 @@ class NetworkEvaluator:
             network's device.
 
     Attributes:
-        seconds: wall time spent inside the forward pass (incl. host/device copies).
-        positions: positions evaluated so far.
-        calls: forward calls so far.
+        seconds: wall time spent inside the forward pass (incl. host/device copies),
+            not counting evaluations inside the compiled search.
+        positions: positions evaluated so far (batched calls only).
+        calls: forward calls so far (batched calls only).
 
     Every batch's logits and values are checked to be finite (one reduction each, on the
     host copy), so a diverged network stops here, naming its output, instead of handing
@@ -39,6 +41,7 @@ class NetworkEvaluator:
         self.seconds = 0.0
         self.positions = 0
         self.calls = 0
+        self._checked: SparseWeights | None = None
 
     def __call__(self, obs: np.ndarray, mask: np.ndarray) -> Evaluation:
         """Evaluate ``[L, C, H, W]`` float32 observations; see :class:`Evaluator`.
@@ -64,6 +67,28 @@ class NetworkEvaluator:
             if not np.isfinite(y).all():
                 _diverged(name, y)
         return Evaluation(logits=logits, value=value)
+
+    def compiled_weights(self) -> SparseWeights | None:
+        """The network's weights for the compiled search, or None when the network has no
+        compiled forward pass (it is then called with batches of planes).
+
+        A network with ``compiled_weights()`` (the ``sparse`` architecture) is evaluated
+        inside the search (:mod:`drl.search.inline`); its weights are exported again
+        only after they change, and checked to be finite once per export.
+
+        Raises:
+            TrainingDiverged: if a weight is NaN or infinite.
+        """
+        method = getattr(self.net, "compiled_weights", None)
+        if method is None:
+            return None
+        weights = method()
+        if weights is not self._checked:
+            for name, w in zip(weights._fields, weights, strict=True):
+                if not np.isfinite(w).all():
+                    _diverged(f"weight {name}", w.reshape(1, -1))
+            self._checked = weights
+        return weights
 
 
 def _diverged(name: str, x: np.ndarray) -> None:

@@ -4,14 +4,16 @@ An architecture is a factory ``config -> model`` and the frozen dataclass of its
 Every config class has the fields ``in_channels``, ``board_size`` and ``num_actions``
 (they follow from the game; see :data:`INPUT_FIELDS`); its other fields, with their
 defaults, are what ``configs/model/*.yaml`` set. ``resnet``
-(:class:`~drl.nn.PolicyValueNet`, :class:`~drl.nn.NetConfig`) is registered here. A new
+(:class:`~drl.nn.PolicyValueNet`, :class:`~drl.nn.NetConfig`) and ``sparse``
+(:class:`~drl.nn.sparse.SparseNet`, :class:`~drl.nn.config.SparseConfig`, evaluated
+inside the compiled search) are registered here. A new
 architecture is one call::
 
     register_arch("mlp", MLPNet, MLPConfig)      # then: drl-train model=mlp
 
 Checkpoints store the architecture's name (``arch``) next to its config (``net_config``);
 a checkpoint without ``arch`` was written before there was a choice and holds a
-``resnet``. This module imports torch only when a ``resnet`` is built.
+``resnet``. This module imports torch only when a network is built.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from drl.nn.config import NetConfig
+from drl.nn.config import NetConfig, SparseConfig
 from drl.nn.model import PolicyValueModel
 
 __all__ = [
@@ -363,4 +365,11 @@ def _resnet(config: NetConfig) -> PolicyValueModel:
     return PolicyValueNet(config)
 
 
+def _sparse(config: SparseConfig) -> PolicyValueModel:
+    from drl.nn.sparse import SparseNet
+
+    return SparseNet(config)
+
+
 register_arch(DEFAULT_ARCH, _resnet, NetConfig)
+register_arch("sparse", _sparse, SparseConfig)

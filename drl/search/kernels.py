@@ -29,7 +29,14 @@ from drl.search.puct import puct_edge
 from drl.search.root import init_root_edges, select_root_edge
 from drl.search.tree import NO_NODE
 
-__all__ = ["expand_and_backup", "init_roots", "root_statistics", "select_leaves"]
+__all__ = [
+    "descend",
+    "expand",
+    "expand_and_backup",
+    "init_roots",
+    "root_statistics",
+    "select_leaves",
+]
 
 
 @njit(cache=True, inline="always")
@@ -132,13 +139,49 @@ def init_roots(tree, leaves):
 
 
 @njit(cache=True)
+def descend(tree, b, params, sim, moves, played):
+    """One descent of tree ``b`` at simulation ``sim``: from the root (root selection,
+    then PUCT) to the first edge without a node, whose node it creates.
+
+    Every move-boundary node passed is recorded in the game's history so that
+    repetitions along the path count. A terminal node reached (or created) has its value
+    backed up at once.
+
+    Returns:
+        The new node, to be evaluated (``moves`` holds its legal moves), or ``NO_NODE``
+        when the descent ended at a terminal node.
+    """
+    hist = tree.hist[b]
+    u = 0
+    while True:
+        pos = tree.pos[b, u]
+        if u != 0 and _is_terminal(pos, params.max_plies):
+            _backup(tree, b, u, G.value(pos, pos[ST_TURN]))
+            return NO_NODE
+        if pos[G_PLEN] == 0:
+            G.record(pos, hist)
+        if u == 0:
+            e = select_root_edge(tree, b, sim, params)
+        else:
+            e = puct_edge(tree, b, u, params.c_puct, params.fpu_reduction)
+        c = tree.child[b, e]
+        if c != NO_NODE:
+            u = c
+            continue
+        c = _add_child(tree, b, u, e, moves, played)
+        child = tree.pos[b, c]
+        if _is_terminal(child, params.max_plies):
+            _backup(tree, b, c, G.value(child, child[ST_TURN]))
+            return NO_NODE
+        return c
+
+
+@njit(cache=True)
 def select_leaves(tree, leaves, params, sim):
     """Simulation ``sim`` of every tree whose ``budget`` exceeds it.
 
-    Descends from the root (root selection, then PUCT) to the first edge without a node,
-    creates that node, and either backs up its terminal value at once or queues it for
-    the network in the next free slot. Every move-boundary node passed is recorded in
-    the game's history so that repetitions along the path count.
+    Each tree is descended once (:func:`descend`); a new node that is not terminal is
+    queued for the network in the next free slot.
 
     Args:
         tree: the trees, expanded by earlier rounds.
@@ -157,37 +200,58 @@ def select_leaves(tree, leaves, params, sim):
         leaves.slot[b] = -1
         if sim >= tree.budget[b]:
             continue
-        hist = tree.hist[b]
-        u = 0
-        while True:
-            pos = tree.pos[b, u]
-            if u != 0 and _is_terminal(pos, params.max_plies):
-                _backup(tree, b, u, G.value(pos, pos[ST_TURN]))
-                break
-            if pos[G_PLEN] == 0:
-                G.record(pos, hist)
-            if u == 0:
-                e = select_root_edge(tree, b, sim, params)
-            else:
-                e = puct_edge(tree, b, u, params.c_puct, params.fpu_reduction)
-            c = tree.child[b, e]
-            if c != NO_NODE:
-                u = c
-                continue
-            c = _add_child(tree, b, u, e, moves, played)
-            child = tree.pos[b, c]
-            if _is_terminal(child, params.max_plies):
-                _backup(tree, b, c, G.value(child, child[ST_TURN]))
-            else:
-                _queue_leaf(tree, leaves, b, c, slot, moves)
-                slot += 1
-            break
+        c = descend(tree, b, params, sim, moves, played)
+        if c != NO_NODE:
+            _queue_leaf(tree, leaves, b, c, slot, moves)
+            slot += 1
     return slot
 
 
 @njit(cache=True)
+def expand(tree, b, u, steps, logits, k, value, params):
+    """Create node ``u``'s ``k`` edges and back its value up.
+
+    Args:
+        tree: the trees; ``num_edges[b] + k`` must fit the edge arrays.
+        b, u: the tree and the node (not expanded yet).
+        steps: ``int64[>= k]`` the legal step actions, in increasing order.
+        logits: ``[>= k]`` their policy logits (softmaxed here into the priors).
+        k: number of legal steps (>= 1).
+        value: network value of the node, for its player to move.
+        params: :class:`~drl.search.tree.SearchParams`.
+
+    A root (node 0) records its value in ``root_value[b]`` and gets its root selection's
+    set-up (:func:`~drl.search.root.init_root_edges`).
+    """
+    start = tree.num_edges[b]
+    mx = -1e300
+    for i in range(k):
+        mx = max(mx, logits[i])
+    total = 0.0
+    for i in range(k):
+        e = start + i
+        p = math.exp(logits[i] - mx)
+        tree.action[b, e] = steps[i]
+        tree.prior[b, e] = p
+        tree.child[b, e] = NO_NODE
+        tree.edge_visits[b, e] = 0
+        tree.edge_value_sum[b, e] = 0.0
+        total += p
+    for e in range(start, start + k):
+        tree.prior[b, e] /= total
+    tree.edge_start[b, u] = start
+    tree.edge_count[b, u] = k
+    tree.num_edges[b] = start + k
+    if u == 0:
+        tree.root_value[b] = value
+        init_root_edges(tree, b, params)
+    _backup(tree, b, u, np.float64(value))
+
+
+@njit(cache=True)
 def expand_and_backup(tree, leaves, logits, values, params, seed):
-    """Create the queued leaves' edges from the network output and back its value up.
+    """Create the queued leaves' edges from the network output and back its value up
+    (:func:`expand` for each queued leaf).
 
     Args:
         tree: the trees; ``num_edges`` must leave room for every queued leaf's steps.
@@ -197,45 +261,23 @@ def expand_and_backup(tree, leaves, logits, values, params, seed):
         values: ``float32[L]`` value by slot, for the leaf's player to move.
         params: :class:`~drl.search.tree.SearchParams`.
         seed: seeds numba's generator for the root selection's draws (reproducible).
-
-    A root (node 0) records its network value in ``root_value[b]`` and gets its root
-    selection's set-up (:func:`~drl.search.root.init_root_edges`).
     """
     np.random.seed(seed)
     num_actions = leaves.mask.shape[1]
+    steps = np.empty(num_actions, np.int64)
+    lg = np.empty(num_actions, np.float64)
     for b in range(leaves.slot.shape[0]):
         s = leaves.slot[b]
         if s < 0:
             continue
-        u = leaves.node[b]
-        start = tree.num_edges[b]
         mask = leaves.mask[s]
-        mx = -1e300
-        for a in range(num_actions):
-            if mask[a]:
-                mx = max(mx, logits[s, a])
         k = 0
-        total = 0.0
         for a in range(num_actions):
             if mask[a]:
-                e = start + k
-                p = math.exp(logits[s, a] - mx)
-                tree.action[b, e] = a
-                tree.prior[b, e] = p
-                tree.child[b, e] = NO_NODE
-                tree.edge_visits[b, e] = 0
-                tree.edge_value_sum[b, e] = 0.0
-                total += p
+                steps[k] = a
+                lg[k] = logits[s, a]
                 k += 1
-        for e in range(start, start + k):
-            tree.prior[b, e] /= total
-        tree.edge_start[b, u] = start
-        tree.edge_count[b, u] = k
-        tree.num_edges[b] = start + k
-        if u == 0:
-            tree.root_value[b] = values[s]
-            init_root_edges(tree, b, params)
-        _backup(tree, b, u, np.float64(values[s]))
+        expand(tree, b, leaves.node[b], steps, lg, k, values[s], params)
 
 
 @njit(cache=True)

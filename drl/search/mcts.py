@@ -8,7 +8,9 @@ Typical use::
 
 Each simulation round descends once in every tree, gathers the new leaves that need the
 network into one ``[L, C, H, W]`` batch, calls the evaluator once, then expands those
-leaves and backs their values up (:mod:`drl.search.kernels`). Terminal leaves (the game
+leaves and backs their values up (:mod:`drl.search.kernels`). An evaluator with a
+compiled forward pass (``compiled_weights()``, the ``sparse`` network) is run inside the
+compiled search instead: the whole search is one call (:mod:`drl.search.inline`). Terminal leaves (the game
 core's end of game, ``max_plies``) are backed up without the network. The root selection
 (:mod:`drl.search.root`) turns the searched trees into the action and policy target.
 """
@@ -22,6 +24,7 @@ import numpy as np
 from drl.encode.actions import num_actions as _num_actions
 from drl.encode.mask import MAX_STEPS
 from drl.encode.planes import N_CHANNELS
+from drl.encode.sparse_net import SparseScratch, SparseWeights, make_scratch
 from drl.game.kernels import G_PLEN, G_PREFIX, G_REPS
 from drl.rules.core import ST_HASH, ST_PLY, STATE_SIZE, count_repetitions
 from drl.search import kernels as K
@@ -35,7 +38,8 @@ from drl.search.tree import (
     with_edge_capacity,
     with_history_capacity,
 )
-from drl.search.types import Evaluator, SearchResult
+from drl.search.inline import search_with_net
+from drl.search.types import Evaluator, SearchResult, compiled_weights
 
 __all__ = ["BatchedMCTS", "Roots", "SearchConfig"]
 
@@ -159,6 +163,7 @@ class BatchedMCTS:
         e = int(edge_capacity or max(64, 8 * n))
         self.tree: Tree = allocate(b, n, e, a, config.num_simulations, history=64 + n)
         self.leaves = allocate_leaves(b, a, (N_CHANNELS, self.board_size, self.board_size))
+        self._scratch: SparseScratch | None = None
 
     @property
     def edge_capacity(self) -> int:
@@ -221,16 +226,12 @@ class BatchedMCTS:
         root_legal[:bsz][has] = leaves.num_legal[leaves.slot[:bsz][has]]
         self.root_selection.start(self.tree, expl, root_legal)
 
-        leaf_evals = batches = 0
-        if n_leaves:
-            self._evaluate_and_expand(n_leaves, evaluate, rng)
-            leaf_evals, batches = n_leaves, 1
-        for sim in range(int(bud.max(initial=0))):
-            n_leaves = K.select_leaves(self.tree, leaves, self.params, sim)
-            if n_leaves:
-                self._evaluate_and_expand(n_leaves, evaluate, rng)
-                leaf_evals += n_leaves
-                batches += 1
+        weights = compiled_weights(evaluate)
+        if weights is not None:
+            leaf_evals, batches = self._search_inline(weights, rng), 0
+        else:
+            leaf_evals, batches = self._search_batched(n_leaves, int(bud.max(initial=0)),
+                                                       evaluate, rng)
 
         visits = np.zeros((bsz, self.num_actions), np.float32)
         q = np.zeros((bsz, self.num_actions), np.float32)
@@ -248,6 +249,41 @@ class BatchedMCTS:
             leaf_evals=leaf_evals,
             net_batches=batches,
         )
+
+    def _search_batched(
+        self, n_roots: int, rounds: int, evaluate: Evaluator, rng: np.random.Generator
+    ) -> tuple[int, int]:
+        """The simulations in rounds of one network call each; returns (leaves evaluated,
+        network calls)."""
+        leaf_evals = batches = 0
+        if n_roots:
+            self._evaluate_and_expand(n_roots, evaluate, rng)
+            leaf_evals, batches = n_roots, 1
+        for sim in range(rounds):
+            n_leaves = K.select_leaves(self.tree, self.leaves, self.params, sim)
+            if n_leaves:
+                self._evaluate_and_expand(n_leaves, evaluate, rng)
+                leaf_evals += n_leaves
+                batches += 1
+        return leaf_evals, batches
+
+    def _search_inline(self, weights: SparseWeights, rng: np.random.Generator) -> int:
+        """The whole search in compiled code, the network evaluated at each leaf
+        (:func:`drl.search.inline.search_with_net`); returns the leaves evaluated."""
+        scratch = self._scratch
+        if scratch is None or scratch.h1.shape != weights.b1.shape or (
+            scratch.h2.shape != weights.b2.shape
+        ):
+            scratch = self._scratch = make_scratch(weights)
+        done = np.full(self.batch_size, -1, np.int64)
+        seed = int(rng.integers(0, 2**31 - 1))
+        evals = 0
+        while True:
+            complete, n = search_with_net(self.tree, self.params, weights, scratch, done, seed)
+            evals += int(n)
+            if complete:
+                return evals
+            self.tree = with_edge_capacity(self.tree, 2 * self.edge_capacity)
 
     def _load_roots(self, roots: Roots, budget: np.ndarray) -> None:
         """Write the roots' positions, variants, histories and budgets into the tree."""

@@ -11,7 +11,9 @@ from typing import Protocol
 
 import numpy as np
 
-__all__ = ["Evaluation", "Evaluator", "SearchResult"]
+from drl.encode.sparse_net import SparseWeights
+
+__all__ = ["Evaluation", "Evaluator", "SearchResult", "compiled_weights"]
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,15 @@ class Evaluator(Protocol):
             mask: ``[L, A]`` bool, True = legal step.
         """
         ...
+
+
+def compiled_weights(evaluate: object) -> SparseWeights | None:
+    """The weights of an evaluator whose network runs inside the compiled search: the
+    result of its ``compiled_weights()`` method (a
+    :class:`~drl.encode.sparse_net.SparseWeights`), or None for an evaluator without one
+    (it is called with batches of observation planes)."""
+    method = getattr(evaluate, "compiled_weights", None)
+    return None if method is None else method()
 
 
 @dataclass(frozen=True)

@@ -74,7 +74,7 @@ def test_unknown_arch_lists_the_registered_ones(toy):
     with pytest.raises(
         ValueError,
         match=r"unknown network architecture 'transformer'; "
-        r"registered: resnet, toy",
+        r"registered: resnet, sparse, toy",
     ):
         build("transformer", **SMALL)
 
