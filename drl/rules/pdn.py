@@ -22,6 +22,7 @@ preset with changed flags) are written with their base board's GameType plus a
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -692,6 +693,7 @@ def _base_preset(variant: Variant) -> str:
     return "russian" if variant.first_player == "white" else "english"
 
 
+@functools.lru_cache(maxsize=256)
 def game_type_tag(variant: Variant) -> tuple[str, str | None]:
     """(GameType value, Variant tag value or None) for writing a game of this variant.
 

@@ -31,6 +31,7 @@ from drl.agents.alphabeta import AlphaBetaAgent
 from drl.encode.actions import num_actions as _num_actions
 from drl.encode.planes import N_CHANNELS
 from drl.game import kernels as G
+from drl.game.batch import legal_counts, observe_all, step_all
 from drl.rules import Board, Move, Variant
 from drl.rules.core import (
     MOVE_WIDTH,
@@ -44,7 +45,7 @@ from drl.rules.core import (
     code_winner,
     initial_state,
 )
-from drl.rules.pdn import board_to_pdn
+from drl.rules.pdn import game_type_tag, result_for_file, write_game
 from drl.search import BatchedMCTS, Evaluator, Roots, SearchConfig
 from drl.train.buffer import GameBatch
 
@@ -60,6 +61,7 @@ __all__ = [
 
 RESULT_DRAW = 2
 RESULT_TRUNCATED = 3
+_ONE = np.ones(1, np.float32)  # the policy target of a forced step
 
 
 @dataclass(frozen=True)
@@ -171,17 +173,22 @@ class SelfPlayStats:
 
 
 class _Game:
-    """One game in a slot: its game-core position, history and recorded positions.
+    """One game in a slot: its game-core position and history (rows of the actor's
+    slot arrays while it is played), the moves played and the positions recorded.
 
     ``index`` is -1 until the game is delivered and numbered."""
 
-    def __init__(self, variant: Variant, hist_cap: int, moves: np.ndarray) -> None:
+    def __init__(
+        self, variant: Variant, params: np.ndarray, pos: np.ndarray, hist: np.ndarray,
+        moves: np.ndarray,
+    ) -> None:
         self.index = -1
         self.variant = variant
-        self.params = np.ascontiguousarray(variant.params, dtype=np.int64)
-        self.pos = G.new_pos()
-        self.hist = np.zeros(hist_cap, np.int64)
-        G.start(self.pos, initial_state(self.params), self.params, moves, self.hist)
+        self.params = params
+        self.pos = pos
+        self.hist = hist
+        hist[:] = 0
+        G.start(pos, initial_state(params), params, moves, hist)
         self.obs: list[np.ndarray] = []
         self.legal: list[np.ndarray] = []
         self.policy: list[np.ndarray] = []
@@ -189,12 +196,22 @@ class _Game:
         self.search_value: list[float] = []
         self.player: list[int] = []
         self.ply: list[int] = []
-        self.moves: list[Move] = []
+        self.rows: list[np.ndarray] = []
         self.result = -1
         self.adjudicated = -1
         self.taker = -1
         if variant.is_asymmetric:
             self.taker = 0 if variant.taker == "black" else 1
+
+    def leave_slot(self) -> None:
+        """Keep a copy of the final position: the slot's rows go to the next game."""
+        self.pos = self.pos.copy()
+        self.hist = self.hist.copy()
+
+    def moves(self) -> list[Move]:
+        """The moves played, as :class:`~drl.rules.Move` objects."""
+        n, notation = self.variant.board_size, self.variant.notation
+        return [Move.from_row(row, n, notation) for row in self.rows]
 
 
 class SelfPlayActor:
@@ -232,13 +249,22 @@ class SelfPlayActor:
         self.mcts = BatchedMCTS(
             search, config.games_in_flight, self.board_size, max_plies=config.max_plies
         )
-        self._slots: list[_Game | None] = [None] * config.games_in_flight
+        b = config.games_in_flight
+        self._slots: list[_Game | None] = [None] * b
         self._done: list[_Game] = []  # finished, not delivered yet (oldest first)
         self._next_index = 0
         self.games_started = 0
         self._moves = G.move_buffer()
-        self._played = np.zeros(MOVE_WIDTH, np.int64)
-        self._mask = np.zeros(self.num_actions, np.bool_)
+        # the games in flight, one row per slot, stepped together (drl.game.batch)
+        self._pos = np.zeros((b, G.POS_SIZE), np.int64)
+        self._hist = np.zeros((b, config.max_plies + 2), np.int64)
+        self._params = np.zeros((b, len(self.variants[0].params)), np.int64)
+        self._obs = np.zeros((b, N_CHANNELS, self.board_size, self.board_size), np.float32)
+        self._played = np.zeros((b, MOVE_WIDTH), np.int64)
+        self._count = np.zeros(b, np.int64)
+        self._single = np.zeros(b, np.int64)
+        self._step = np.zeros(b, np.int64)
+        self._all = np.ones(b, np.bool_)
         self._adjudicator: AlphaBetaAgent | None = None
         if config.adjudicate_depth > 0:
             self._adjudicator = AlphaBetaAgent(depth=config.adjudicate_depth, tt_bits=16)
@@ -263,10 +289,11 @@ class SelfPlayActor:
     def games_started(self, value: int) -> None:
         self._started = int(value)
 
-    def _new_game(self) -> _Game:
+    def _new_game(self, slot: int) -> _Game:
         v = self.variants[self._started % len(self.variants)]
         self._started += 1
-        return _Game(v, self.config.max_plies + 2, self._moves)
+        self._params[slot] = v.params
+        return _Game(v, self._params[slot], self._pos[slot], self._hist[slot], self._moves)
 
     def play(
         self,
@@ -323,53 +350,59 @@ class SelfPlayActor:
         while stats.games < num_games:
             for i in range(b):
                 if self._slots[i] is None:
-                    self._slots[i] = self._new_game()
+                    self._slots[i] = self._new_game(i)
             slots: list[_Game] = self._slots  # type: ignore[assignment]
-            forced = np.full(b, -1, np.int64)
-            for i, g in enumerate(slots):
-                G.generate(g.pos, g.params, self._moves)
-                if G.legal_mask(g.pos, g.params, self._moves, self._mask) == 1:
-                    forced[i] = int(np.flatnonzero(self._mask)[0])
-            search_rows = np.flatnonzero(forced < 0)
+            legal_counts(self._pos, self._params, self._all, self._count, self._single)
+            forced = self._single.copy()
+            searched = forced < 0
             actions = forced.copy()
             full = np.zeros(b, np.bool_)
             result = None
-            if len(search_rows):
+            if searched.any():
                 full = self.rng.random(b) < cfg.full_search_prob
                 budgets = np.where(
                     full,
                     self.search_config.num_simulations,
                     min(cfg.fast_simulations, self.search_config.num_simulations),
                 )
-                roots = self._roots(slots)
                 result = self.mcts.run(
-                    roots, evaluate, self.rng, active=forced < 0, budgets=budgets, explore=full
+                    self._roots(), evaluate, self.rng, active=searched, budgets=budgets,
+                    explore=full,
                 )
                 stats.simulations += result.simulations
                 stats.leaf_evals += result.leaf_evals
                 stats.net_batches += result.net_batches
-                actions[search_rows] = result.action[search_rows]  # sampled by the search
-            finished_now: list[int] = []
+                actions[searched] = result.action[searched]  # sampled by the search
+                trained = searched & full
+                if trained.any():
+                    p = result.policy[trained]
+                    logp = np.log(np.where(p > 0, p, 1.0))
+                    ent_sum += float(-(p * logp).sum())
+                    ent_n += int(trained.sum())
+                    stats.searched += int(trained.sum())
+            observe_all(self._pos, self._params, self._all, self._obs)
+            obs = self._obs.astype(np.float16)
             for i, g in enumerate(slots):
-                if forced[i] >= 0:
+                if not searched[i]:
                     if cfg.record_forced:
-                        self._record(g, np.array([forced[i]]), np.ones(1, np.float32), 0.0, np.nan)
+                        self._record(g, obs[i], forced[i : i + 1], _ONE, 0.0, np.nan)
                 else:
                     assert result is not None, "a game with a choice of moves was searched"
                     legal = np.flatnonzero(result.legal[i])
-                    pol = result.policy[i, legal]
                     w = 1.0 if full[i] else 0.0
-                    self._record(g, legal, pol, w, float(result.root_value[i]))
-                    if w:
-                        p = pol[pol > 0]
-                        ent_sum += float(-(p * np.log(p)).sum())
-                        ent_n += 1
-                        stats.searched += 1
-                if self._advance(g, int(actions[i])):
-                    finished_now.append(i)
-            for i in finished_now:
-                self._done.append(slots[i])
-                self._slots[i] = None
+                    self._record(
+                        g, obs[i], legal, result.policy[i, legal], w, float(result.root_value[i])
+                    )
+            step_all(
+                self._pos, self._params, self._hist, actions, self._all, self._played, self._step
+            )
+            if (self._step == G.STEP_ILLEGAL).any():
+                bad = int(np.flatnonzero(self._step == G.STEP_ILLEGAL)[0])
+                raise RuntimeError(f"self-play chose an illegal step {int(actions[bad])}")
+            for i in np.flatnonzero(self._step == G.STEP_MOVE_DONE):
+                if self._move_done(slots[i], i):
+                    self._done.append(slots[i])
+                    self._slots[i] = None
             deliver()
         if on_games is not None and pending:
             on_games(GameBatch.concat([p[0] for p in pending]), [p[1] for p in pending])
@@ -378,25 +411,28 @@ class SelfPlayActor:
         return stats
 
     # -- one step ---------------------------------------------------------------------
-    def _roots(self, slots: list[_Game]) -> Roots:
-        pos = np.stack([g.pos for g in slots])
-        states = pos[:, :STATE_SIZE]
+    def _roots(self) -> Roots:
+        pos = self._pos
         return Roots(
-            states=states,
+            states=pos[:, :STATE_SIZE],
             prefixes=pos[:, G.G_PREFIX : G.G_PREFIX + G.MAX_STEPS],
             prefix_lens=pos[:, G.G_PLEN],
             repetitions=pos[:, G.G_REPS],
-            params=np.stack([g.params for g in slots]),
-            history=np.stack([g.hist for g in slots]),
-            history_len=states[:, ST_PLY] + 1,
+            params=self._params,
+            history=self._hist,
+            history_len=pos[:, ST_PLY] + 1,
         )
 
     def _record(
-        self, g: _Game, legal: np.ndarray, policy: np.ndarray, weight: float, q: float
+        self,
+        g: _Game,
+        obs: np.ndarray,
+        legal: np.ndarray,
+        policy: np.ndarray,
+        weight: float,
+        q: float,
     ) -> None:
-        obs = np.empty((N_CHANNELS, self.board_size, self.board_size), np.float32)
-        G.observe(g.pos, g.params, -1, obs)
-        g.obs.append(obs.astype(np.float16))
+        g.obs.append(obs.copy())
         g.legal.append(legal.astype(np.int16))
         g.policy.append(np.asarray(policy, np.float32))
         g.weight.append(weight)
@@ -404,27 +440,22 @@ class SelfPlayActor:
         g.player.append(int(g.pos[ST_TURN]))
         g.ply.append(int(g.pos[ST_PLY]))
 
-    def _advance(self, g: _Game, action: int) -> bool:
-        """Play one step in the game core; returns True when the game is over (by rule,
-        or truncated at ``max_plies``)."""
-        G.generate(g.pos, g.params, self._moves)
-        done = G.step(g.pos, g.params, self._moves, g.hist, action, self._played)
-        if done == G.STEP_ILLEGAL:
-            raise RuntimeError(f"self-play chose an illegal step {action}")
-        if done == G.STEP_IN_PROGRESS:
-            return False
-        g.moves.append(Move.from_row(self._played.copy(), self.board_size, g.variant.notation))
+    def _move_done(self, g: _Game, slot: int) -> bool:
+        """Book the move game ``g`` just completed; returns True when the game is over
+        (by rule, or truncated at ``max_plies``), its slot then free."""
+        g.rows.append(self._played[slot].copy())
         if G.is_over(g.pos):
             g.result = int(code_winner(g.pos[G.G_CODE]))
-            return True
-        if G.truncated(g.pos, self.config.max_plies):
+        elif G.truncated(g.pos, self.config.max_plies):
             g.result = RESULT_TRUNCATED
             if self._adjudicator is not None:
                 g.adjudicated = adjudicate(
                     self._board(g), self._adjudicator, self.config.adjudicate_margin
                 )
-            return True
-        return False
+        else:
+            return False
+        g.leave_slot()
+        return True
 
     def _finish(self, g: _Game, stats: SelfPlayStats) -> tuple[GameBatch, str]:
         result = g.result
@@ -470,12 +501,14 @@ class SelfPlayActor:
 
     def _board(self, g: _Game) -> Board:
         board = Board(g.variant)
-        for move in g.moves:
+        for move in g.moves():
             board.push_unchecked(move)
         return board
 
     def _pdn(self, g: _Game) -> str:
-        board = self._board(g)
+        """The game as PDN, written from its move rows (self-play starts from the
+        variant's start position, so no board is replayed)."""
+        game_type, variant_tag = game_type_tag(g.variant)
         tags = {
             "Event": "drl self-play",
             "Round": str(g.index + 1),
@@ -485,12 +518,16 @@ class SelfPlayActor:
         if g.taker >= 0:
             tags["BlackRole"] = "taker" if g.taker == 0 else "giver"
             tags["WhiteRole"] = "giver" if g.taker == 0 else "taker"
+        result = ("0-1", "1-0", "1/2-1/2")[g.result] if g.result < 3 else "*"  # White first
         if g.result == RESULT_TRUNCATED:
             tags["Termination"] = "max_plies"
             if g.adjudicated >= 0:
                 tags["Adjudicated"] = ("black", "white", "draw")[g.adjudicated]
-            return board_to_pdn(board, tags, "*")
-        return board_to_pdn(board, tags)  # the result in the GameType's convention
+        tags["GameType"] = game_type
+        if variant_tag is not None:
+            tags["Variant"] = variant_tag
+        texts = [str(m) for m in g.moves()]
+        return write_game(texts, tags, result_for_file(result, g.variant))
 
 
 def adjudicate(board: Board, searcher: AlphaBetaAgent, margin: int) -> int:
