@@ -120,12 +120,13 @@ def active_features(state, params, prefix, prefix_len, repetitions, idx, val):
         idx[n] = 5 * nsq + orient_square(jumper, viewer, nsq)
         val[n] = 1.0
         n += 1
-    consts = np.empty(N_CONSTANTS, np.float64)
-    constant_values(state, params, repetitions, viewer, consts)
+    constant_values(state, params, repetitions, viewer, val, n)  # then keep the non-zero
     base = N_PIECE_PLANES * nsq
+    first = n
     for k in range(N_CONSTANTS):
-        if consts[k] != 0.0:
+        x = val[first + k]
+        if x != 0.0:
             idx[n] = base + k
-            val[n] = consts[k]
+            val[n] = x
             n += 1
     return n

@@ -195,41 +195,41 @@ def view_pieces(state, params, prefix, prefix_len, viewer):
 
 
 @njit(cache=True)
-def constant_values(state, params, repetitions, viewer, out):
+def constant_values(state, params, repetitions, viewer, out, at):
     """The values of the constant planes ``6 .. 21`` (in channel order) into
-    ``out[:N_CONSTANTS]`` (float32 or float64): objectives, player to move, rule flags
-    and the counters scaled to ``[0, 1]``."""
+    ``out[at : at + N_CONSTANTS]`` (float32 or float64): objectives, player to move,
+    rule flags and the counters scaled to ``[0, 1]``. Allocates nothing."""
     turn = state[ST_TURN]
-    out[0] = float(objective(state, params, viewer))
-    out[1] = float(objective(state, params, 1 - viewer))
-    out[2] = 1.0 if viewer == turn else 0.0
-    out[3] = 1.0 if params[P_MEN_BACK] != 0 else 0.0
-    out[4] = 1.0 if params[P_FLYING] != 0 else 0.0
-    out[5] = 1.0 if params[P_MAX_CAPTURE] != 0 else 0.0
-    out[6] = 1.0 if params[P_PROMO_MID] == 1 else 0.0
-    out[7] = 1.0 if params[P_PROMO_MID] == 2 else 0.0
-    out[8] = 1.0 if params[P_PROMOTION] == 1 else 0.0
-    out[9] = 1.0 if params[P_BLOCKED_GIVER] == 1 else 0.0
-    out[10] = 1.0 if params[P_TAKER_BLOCKED] == 1 else 0.0
-    out[11] = 1.0 if params[P_ELIM_WINNER] == 1 else 0.0
-    out[12] = 0.0
+    out[at + 0] = float(objective(state, params, viewer))
+    out[at + 1] = float(objective(state, params, 1 - viewer))
+    out[at + 2] = 1.0 if viewer == turn else 0.0
+    out[at + 3] = 1.0 if params[P_MEN_BACK] != 0 else 0.0
+    out[at + 4] = 1.0 if params[P_FLYING] != 0 else 0.0
+    out[at + 5] = 1.0 if params[P_MAX_CAPTURE] != 0 else 0.0
+    out[at + 6] = 1.0 if params[P_PROMO_MID] == 1 else 0.0
+    out[at + 7] = 1.0 if params[P_PROMO_MID] == 2 else 0.0
+    out[at + 8] = 1.0 if params[P_PROMOTION] == 1 else 0.0
+    out[at + 9] = 1.0 if params[P_BLOCKED_GIVER] == 1 else 0.0
+    out[at + 10] = 1.0 if params[P_TAKER_BLOCKED] == 1 else 0.0
+    out[at + 11] = 1.0 if params[P_ELIM_WINNER] == 1 else 0.0
+    out[at + 12] = 0.0
     swap = params[P_ROLE_SWAP]
     if swap > 0:
-        out[12] = (state[ST_CAPTURED] % swap) / swap
-    out[13] = 0.0
+        out[at + 12] = (state[ST_CAPTURED] % swap) / swap
+    out[at + 13] = 0.0
     limit = params[P_NO_PROGRESS]
     if limit > 0:
-        out[13] = _clip01(state[ST_NOPROG] / limit)
-    out[14] = 0.0
+        out[at + 13] = _clip01(state[ST_NOPROG] / limit)
+    out[at + 14] = 0.0
     reps = params[P_REPETITION]
     if reps > 1:
-        out[14] = _clip01(repetitions / (reps - 1))
+        out[at + 14] = _clip01(repetitions / (reps - 1))
     # Like the no-progress plane: the share of the endgame rule's limit used so far, for
     # the material class the counter runs in (FMJD or Russian rules; 0 when none).
-    out[15] = 0.0
+    out[at + 15] = 0.0
     endgame_limit = endgame_plies(state, params)
     if endgame_limit > 0:
-        out[15] = _clip01(state[ST_ENDGAME] / endgame_limit)
+        out[at + 15] = _clip01(state[ST_ENDGAME] / endgame_limit)
 
 
 @njit(cache=True)
@@ -283,7 +283,7 @@ def encode_planes_as(
         if s == jumper:
             out[5, r, c] = 1.0
     values = np.empty(N_CONSTANTS, np.float64)
-    constant_values(state, params, repetitions, viewer, values)
+    constant_values(state, params, repetitions, viewer, values, 0)
     for k in range(N_CONSTANTS):
         out[N_PIECE_PLANES + k] = values[k]
 

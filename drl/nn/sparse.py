@@ -95,8 +95,8 @@ class SparseNet(nn.Module):
         if self._exported is not None and self._exported[0] == version:
             return self._exported[1]
 
-        def arr(t: torch.Tensor) -> np.ndarray:
-            return np.ascontiguousarray(t.detach().float().cpu().numpy(), np.float32)
+        def arr(t: torch.Tensor) -> np.ndarray:  # a copy: never the parameter's memory
+            return np.array(t.detach().float().cpu().numpy(), np.float32, order="C", copy=True)
 
         with torch.no_grad():
             weights = SparseWeights(

@@ -61,7 +61,8 @@ def search_with_net(tree, params, net, scratch, done, seed):
     The caller has loaded the roots (:func:`drl.search.kernels.init_roots`) and started
     the root selection. Tree ``b`` runs simulations ``done[b] .. budget[b] - 1``; a root
     not expanded yet (``done[b] == -1``) is evaluated first, all roots before any
-    simulation.
+    simulation, so the roots' edges must fit the edge arrays (the root selection draws
+    its noise from one seeded stream while they are expanded).
 
     Args:
         tree: the trees.
@@ -70,13 +71,16 @@ def search_with_net(tree, params, net, scratch, done, seed):
         scratch: :class:`~drl.encode.sparse_net.SparseScratch` sized for ``net``.
         done: ``int64[B]`` simulations each tree has run, -1 = root not expanded;
             updated.
-        seed: seeds numba's generator for the root selection's draws (only on a call
-            that expands roots, so a resumed search continues the same stream).
+        seed: seeds numba's generator for the root selection's draws (on the call that
+            expands the roots; a call that resumes draws nothing).
 
     Returns:
         ``(complete, evaluations)``: ``complete`` is False when a tree ran out of edge
         room (grow the edge arrays and call again: ``done`` says where each tree
         stopped); ``evaluations`` counts the network evaluations of this call.
+
+    Raises:
+        ValueError: if a root's edges do not fit the edge arrays.
     """
     moves = np.empty((MAX_MOVES, MOVE_WIDTH), dtype=np.int64)
     played = np.empty(MOVE_WIDTH, dtype=np.int64)
@@ -93,7 +97,7 @@ def search_with_net(tree, params, net, scratch, done, seed):
             seeded = True
         G.generate(tree.pos[b, 0], tree.params[b], moves)
         if not _evaluate(tree, b, 0, params, net, scratch, moves, steps, lg):
-            return False, evals
+            raise ValueError("search_with_net: the root's edges do not fit the edge arrays")
         evals += 1
         done[b] = 0
     for b in range(nb):

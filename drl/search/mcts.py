@@ -228,6 +228,8 @@ class BatchedMCTS:
 
         weights = compiled_weights(evaluate)
         if weights is not None:
+            if int(root_legal.max(initial=0)) > self.edge_capacity:
+                self.tree = with_edge_capacity(self.tree, 2 * int(root_legal.max()))
             leaf_evals, batches = self._search_inline(weights, rng), 0
         else:
             leaf_evals, batches = self._search_batched(n_leaves, int(bud.max(initial=0)),

@@ -190,12 +190,12 @@ class LoopCfg:
         final_eval: evaluation at the end (printed as a table).
     """
 
-    iterations: int = 16
-    games_per_iteration: int = 128
-    shard_games: int = 32
-    steps_per_iteration: int = 200
+    iterations: int = 1000
+    games_per_iteration: int = 512
+    shard_games: int = 128
+    steps_per_iteration: int = 400
     batch_size: int = 256
-    replay_window: int = 60000
+    replay_window: int = 200000
     min_replay: int = 512
     optimizer: str = "adamw"
     lr: float = 2e-3
@@ -203,10 +203,10 @@ class LoopCfg:
     momentum: float = 0.9
     keep_checkpoints: int = 3
     max_minutes: float = 12.0
-    eval: EvalCfg = field(default_factory=lambda: EvalCfg(every=4))
+    eval: EvalCfg = field(default_factory=lambda: EvalCfg(every=10))
     final_eval: EvalCfg = field(
         default_factory=lambda: EvalCfg(
-            baselines=["random", "alphabeta:depth=4"], games=16, simulations=64
+            baselines=["random", "alphabeta:depth=4"], games=16, simulations=800
         )
     )
 

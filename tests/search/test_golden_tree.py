@@ -1,7 +1,9 @@
-"""Golden trees: a seeded search with a uniform network, compared with a stored summary.
+"""Golden trees: a seeded search with a uniform network, and one with a sparse network
+evaluated inside the compiled search, compared with stored summaries.
 
-Two roots are searched in one batch with the network ``logits 0, value 0`` and root
-noise on (seeded): the English start, and a Give and Take position with a capture in
+Two roots are searched in one batch with root noise on (seeded), with the network
+``logits 0, value 0`` (batched path) or with a sparse network of seeded weights
+(:mod:`drl.search.inline`): the English start, and a Give and Take position with a capture in
 progress (black's king on 18 has jumped to 11 and goes on to 2 or to 4) whose lines
 reach the end of the game inside the tree, so that its root edges carry non-zero values
 only terminal positions can give. For each root the summary holds the root's
@@ -13,7 +15,8 @@ Regenerate the stored files after an intended change, and review their diff::
 
     PYTHONPATH=. python tests/search/test_golden_tree.py
 
-The files are ``tests/search/golden/<root_selection>.json``.
+The files are ``tests/search/golden/<root_selection>.json`` (uniform network) and
+``tests/search/golden/sparse-<root_selection>.json``.
 """
 
 from __future__ import annotations
@@ -25,13 +28,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from drl.encode.actions import step_index
+from drl.encode.actions import num_actions, step_index
+from drl.encode.features import num_features
+from drl.encode.sparse_net import SparseWeights
 from drl.nn.evaluator import UniformEvaluator
 from drl.rules import Board
 from drl.search import BatchedMCTS, Roots, SearchConfig
 
 GOLDEN = Path(__file__).parent / "golden"
 MODES = ["puct", "gumbel"]
+NETS = ["uniform", "sparse"]
 SIMULATIONS = 48
 SEED = 2024
 # (variant, FEN, steps of the move in progress as 1-based square pairs)
@@ -41,7 +47,45 @@ POSITIONS = [
 ]
 
 
-def _summary(mode: str) -> dict:
+def sparse_weights(seed: int = 7, hidden: int = 64, hidden2: int = 16) -> SparseWeights:
+    """A sparse network for 8x8 with seeded weights (torch's initialisation is not
+    promised to stay the same across its versions; numpy's generator is)."""
+    rng = np.random.default_rng(seed)
+    f, a = num_features(8), num_actions(8)
+
+    def w(*shape: int, scale: float) -> np.ndarray:
+        return np.ascontiguousarray(rng.normal(0.0, scale, shape), np.float32)
+
+    return SparseWeights(
+        w1=w(f, hidden, scale=0.3),
+        b1=w(hidden, scale=0.1),
+        w2=w(hidden2, hidden, scale=0.3),
+        b2=w(hidden2, scale=0.1),
+        wv=w(hidden2, scale=0.3),
+        bv=w(1, scale=0.1),
+        wp=w(a, hidden2, scale=0.5),
+        bp=w(a, scale=0.1),
+    )
+
+
+class _Sparse:
+    """An evaluator whose network runs inside the compiled search."""
+
+    def __init__(self) -> None:
+        self.weights = sparse_weights()
+
+    def __call__(self, obs, mask):
+        raise AssertionError("the sparse network is evaluated inside the search")
+
+    def compiled_weights(self) -> SparseWeights:
+        return self.weights
+
+
+def _golden(mode: str, net: str) -> Path:
+    return GOLDEN / (f"{mode}.json" if net == "uniform" else f"{net}-{mode}.json")
+
+
+def _summary(mode: str, net: str = "uniform") -> dict:
     boards = [Board(v, fen=f) if f else Board(v) for v, f, _ in POSITIONS]
     prefixes = [
         tuple(step_index(a - 1, b - 1, int(board.turn), board.variant.params) for a, b in steps)
@@ -55,7 +99,8 @@ def _summary(mode: str) -> dict:
         batch_size=len(boards),
         board_size=8,
     )
-    res = mcts.run(roots, UniformEvaluator(), np.random.default_rng(SEED), explore=True)
+    evaluator = UniformEvaluator() if net == "uniform" else _Sparse()
+    res = mcts.run(roots, evaluator, np.random.default_rng(SEED), explore=True)
     tree = mcts.tree
     out = []
     for b, (variant, fen, steps) in enumerate(POSITIONS):
@@ -83,7 +128,8 @@ def _summary(mode: str) -> dict:
                 "edges": edges,
             }
         )
-    return {"root_selection": mode, "simulations": SIMULATIONS, "seed": SEED, "roots": out}
+    summary = {"root_selection": mode, "simulations": SIMULATIONS, "seed": SEED, "roots": out}
+    return summary if net == "uniform" else {"network": net, **summary}
 
 
 def _compare(got, want, where="summary"):
@@ -101,10 +147,11 @@ def _compare(got, want, where="summary"):
         assert got == want, where
 
 
+@pytest.mark.parametrize("net", NETS)
 @pytest.mark.parametrize("mode", MODES)
-def test_tree_matches_the_golden_summary(mode):
-    want = json.loads((GOLDEN / f"{mode}.json").read_text())
-    got = json.loads(json.dumps(_summary(mode)))  # tuples -> lists, as stored
+def test_tree_matches_the_golden_summary(mode, net):
+    want = json.loads(_golden(mode, net).read_text())
+    got = json.loads(json.dumps(_summary(mode, net)))  # tuples -> lists, as stored
     _compare(got, want)
 
 
@@ -122,12 +169,22 @@ def test_golden_trees_are_not_trivial():
             assert len({round(e["prior"], 9) for e in start["edges"]}) > 1
 
 
+def test_sparse_golden_trees_use_the_network():
+    """With the sparse network the root priors differ between edges and the start
+    position's edges carry the network's values (a uniform network gives 0)."""
+    for mode in MODES:
+        start, _capture = json.loads(_golden(mode, "sparse").read_text())["roots"]
+        assert len({round(e["prior"], 6) for e in start["edges"]}) > 1
+        assert any(e["value"] != 0.0 for e in start["edges"] if e["visits"])
+
+
 def _regenerate() -> None:
     GOLDEN.mkdir(exist_ok=True)
     for mode in MODES:
-        path = GOLDEN / f"{mode}.json"
-        path.write_text(json.dumps(_summary(mode), indent=1) + "\n")
-        print(f"wrote {path}")
+        for net in NETS:
+            path = _golden(mode, net)
+            path.write_text(json.dumps(_summary(mode, net), indent=1) + "\n")
+            print(f"wrote {path}")
 
 
 if __name__ == "__main__":
