@@ -70,11 +70,15 @@ def _make_greedy(seed: int | None = None) -> Agent:
 
 
 def _make_alphabeta(
-    depth: int | None = None, time: float | None = None, tt: int = 19, seed: int | None = None
+    depth: int | None = None,
+    time: float | None = None,
+    tt: int = 19,
+    seed: int | None = None,
+    ckpt: str | None = None,
 ) -> Agent:
     from drl.agents.alphabeta import AlphaBetaAgent
 
-    return AlphaBetaAgent(depth=depth, time=time, tt_bits=tt, seed=seed)
+    return AlphaBetaAgent(depth=depth, time=time, tt_bits=tt, seed=seed, ckpt=ckpt)
 
 
 def _make_mcts(
@@ -131,6 +135,10 @@ register_agent(
         "time": Param(float, None, "seconds per move (iterative deepening)", 1e-3, 3600.0),
         "tt": Param(int, 19, "log2 of transposition-table entries", 10, 26),
         "seed": _SEED,
+        "ckpt": Param(
+            str, None, "checkpoint (file or run folder) of a sparse network: its value "
+            "scores the leaves instead of the static evaluation"
+        ),
     },
     "negamax alpha-beta, iterative deepening, TT, quiescence on forced captures",
 )

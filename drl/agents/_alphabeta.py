@@ -28,6 +28,8 @@ from numba import njit
 
 from drl.agents._evaluate import evaluate
 from drl.agents._kernels import CTX_SIZE, generate
+from drl.encode.features import active_features
+from drl.encode.sparse_net import SparseScratch, SparseWeights, hidden, make_scratch, value_of
 from drl.rules._bits import popcount
 from drl.rules.core import (
     DRAW,
@@ -101,6 +103,35 @@ class SearchBuffers:
         self.history[:] = 0
 
 
+NET_SCALE = 10_000
+"""A learned evaluation's value (``[-1, 1]``) times this is its score (an integer)."""
+
+
+def _no_net() -> tuple[SparseWeights, SparseScratch]:
+    z = np.zeros((0, 1), np.float32)
+    one = np.zeros(1, np.float32)
+    weights = SparseWeights(
+        w1=z, b1=one, w2=np.zeros((1, 1), np.float32), b2=one, wv=one, bv=one,
+        wp=np.zeros((1, 1), np.float32), bp=one,
+    )
+    return weights, make_scratch(weights)
+
+
+NO_NET, NO_SCRATCH = _no_net()
+"""The stand-in network of a search with the static evaluation (``w1`` has no rows)."""
+
+
+@njit(cache=True, _nrt=False)
+def _leaf_score(st, params, earlier, net, scratch):
+    """The score of a quiet leaf for the side to move: the network's value times
+    ``NET_SCALE`` when there is a network, else the static evaluation (centi-men)."""
+    if net.w1.shape[0] == 0:
+        return evaluate(st, params)
+    n = active_features(st, params, st, 0, earlier, scratch.idx, scratch.val)
+    hidden(net, scratch, n)
+    return np.int64(NET_SCALE * value_of(net, scratch))
+
+
 @njit(cache=True, _nrt=False)
 def _terminal_score(code, turn, ply):
     winner = code_winner(code)
@@ -126,6 +157,8 @@ def _enter(
     ctl,
     frames,
     ctx,
+    net,
+    scratch,
 ):
     """Open the node at ``ply``: returns ``(True, value)`` for a leaf (terminal, draw by
     repetition, quiet horizon, TT cut-off or abort), else sets up its frame and returns
@@ -148,10 +181,10 @@ def _enter(
     if code >= 0:
         return True, _terminal_score(code, st[ST_TURN], ply)
     if ply >= MAX_PLY - 1:
-        return True, evaluate(st, params)
+        return True, _leaf_score(st, params, earlier, net, scratch)
     if depth <= 0:
         if mv[0, M_CAPTURED] == 0:
-            return True, evaluate(st, params)
+            return True, _leaf_score(st, params, earlier, net, scratch)
         depth = 0
 
     # Transposition table.
@@ -258,7 +291,9 @@ def _store(ply, h, tt, moves, frames):
 
 
 @njit(cache=True, _nrt=False)
-def _negamax(depth, states, params, moves, order, path, tt, hist, root_rank, ctl, frames, ctx):
+def _negamax(
+    depth, states, params, moves, order, path, tt, hist, root_rank, ctl, frames, ctx, net, scratch
+):
     """Principal-variation negamax from ``states[0]`` with an explicit stack."""
     leaf, v = _enter(
         0,
@@ -276,6 +311,8 @@ def _negamax(depth, states, params, moves, order, path, tt, hist, root_rank, ctl
         ctl,
         frames,
         ctx,
+        net,
+        scratch,
     )
     if leaf:
         return v
@@ -307,6 +344,8 @@ def _negamax(depth, states, params, moves, order, path, tt, hist, root_rank, ctl
                     ctl,
                     frames,
                     ctx,
+                    net,
+                    scratch,
                 )
                 if leaf:
                     have_value = True
@@ -354,6 +393,8 @@ def _negamax(depth, states, params, moves, order, path, tt, hist, root_rank, ctl
             ctl,
             frames,
             ctx,
+            net,
+            scratch,
         )
         if leaf:
             have_value = True
@@ -363,7 +404,21 @@ def _negamax(depth, states, params, moves, order, path, tt, hist, root_rank, ctl
 
 @njit(cache=True, _nrt=False)
 def search_root(
-    state, params, depth, states, moves, order, path, tt, hist, root_rank, ctl, frames, ctx
+    state,
+    params,
+    depth,
+    states,
+    moves,
+    order,
+    path,
+    tt,
+    hist,
+    root_rank,
+    ctl,
+    frames,
+    ctx,
+    net,
+    scratch,
 ):
     """Search ``state`` to ``depth`` plies (plus forced captures).
 
@@ -376,14 +431,17 @@ def search_root(
             (``Board.history``); the search writes its path at the plies after the root.
         root_rank: int64 [MAX_MOVES], tie-break rank of each root move in kernel order
             (lower ranks are searched first, so they win ties).
+        net, scratch: the learned evaluation (:class:`~drl.encode.sparse_net.SparseWeights`
+            and its :class:`~drl.encode.sparse_net.SparseScratch`), used at the leaves
+            when ``net.w1`` has rows; :data:`NO_NET` for the static evaluation.
         ctl: int64 [C_SIZE]; ``ctl[C_LIMIT]`` is the node budget. On return
             ``ctl[C_NODES]`` counts the nodes, ``ctl[C_ABORT]`` is 1 if the budget ran
             out, ``ctl[C_BEST]`` is the row of the best move in ``moves[0]`` (the root
             moves are reordered in place).
 
     Returns:
-        The score of the root for the side to move (centi-men; ``±(WIN - plies)`` for a
-        forced win/loss).
+        The score of the root for the side to move (centi-men, or ``NET_SCALE`` times
+        the network's value; ``±(WIN - plies)`` for a forced win/loss).
     """
     for i in range(STATE_SIZE):
         states[0, i] = state[i]
@@ -391,5 +449,6 @@ def search_root(
     ctl[C_BEST] = 0
     ctl[C_SELDEPTH] = 0
     return _negamax(
-        depth, states, params, moves, order, path, tt, hist, root_rank, ctl, frames, ctx
+        depth, states, params, moves, order, path, tt, hist, root_rank, ctl, frames, ctx, net,
+        scratch
     )

@@ -1,7 +1,9 @@
 """``alphabeta:depth=N`` / ``alphabeta:time=SECONDS``: iterative-deepening negamax.
 
 The compiled search is in :mod:`drl.agents._alphabeta` and its evaluation in
-:mod:`drl.agents._evaluate`. This module drives iterative deepening: depth 1, 2, ... up
+:mod:`drl.agents._evaluate`; with ``ckpt=PATH`` (a checkpoint of a ``sparse`` network)
+the quiet leaves are scored by the network's value instead, computed inside the
+compiled search the way draughts engines use such networks. This module drives iterative deepening: depth 1, 2, ... up
 to ``depth``, or until ``time`` seconds are spent. Time is enforced through a node
 budget (estimated from the speed of the finished iterations), so a search whose budget
 runs out is abandoned and the previous depth's move is played. A forced win or loss
@@ -31,13 +33,18 @@ class AlphaBetaAgent(Agent):
         time: seconds per move (> 0); None searches exactly to ``depth``.
         tt_bits: log2 of the transposition-table entries (48 bytes each).
         seed: tie-break seed among equally scored root moves.
+        ckpt: a checkpoint file or run folder of a ``sparse`` network whose value
+            scores the quiet leaves (``NET_SCALE`` times the value); None = the static
+            evaluation.
 
     Attributes (after each move): ``last_depth`` (completed depth), ``last_score``
     (centi-men for the mover, ``±(1_000_000 - plies)`` for a forced result),
     ``last_nodes`` (nodes searched, all iterations), ``last_seconds``.
 
     Raises:
-        ValueError: neither or invalid ``depth``/``time``.
+        ValueError: neither or invalid ``depth``/``time``; a checkpoint that cannot be
+            read or holds a network without a compiled forward pass; (at the first
+            move) a board of another size than the network's.
     """
 
     def __init__(
@@ -46,6 +53,7 @@ class AlphaBetaAgent(Agent):
         time: float | None = None,
         tt_bits: int = 19,
         seed: int | None = None,
+        ckpt: str | None = None,
     ) -> None:
         if depth is None and time is None:
             depth = 4
@@ -56,12 +64,31 @@ class AlphaBetaAgent(Agent):
         self.depth = depth
         self.time = time
         self.name = f"alphabeta:depth={depth}" if time is None else f"alphabeta:time={time}"
+        self._net, self._scratch, self._net_board = ab.NO_NET, ab.NO_SCRATCH, 0
+        if ckpt is not None:
+            self._load(ckpt)
+            self.name += ",ckpt"
         self._buf = ab.SearchBuffers(tt_bits)
         self._rng = np.random.default_rng(seed)
         self.last_depth = 0
         self.last_score = 0
         self.last_nodes = 0
         self.last_seconds = 0.0
+
+    def _load(self, ckpt: str) -> None:
+        from drl.agents.az import load_network
+        from drl.encode.sparse_net import make_scratch
+
+        path, _payload, net, _device = load_network(ckpt, "cpu")
+        export = getattr(net, "compiled_weights", None)
+        if export is None:
+            raise ValueError(
+                f"alphabeta ckpt={ckpt}: checkpoint {path} holds a {net.arch!r} network; "
+                "the search needs one with a compiled forward pass (arch 'sparse')"
+            )
+        self._net = export()
+        self._scratch = make_scratch(self._net)
+        self._net_board = int(net.config.board_size)
 
     def reset(self, seed: int | None = None) -> None:
         self._buf.clear()
@@ -87,6 +114,12 @@ class AlphaBetaAgent(Agent):
         Returns:
             ``(best move row int64[MOVE_WIDTH], score)``.
         """
+        n = board.variant.board_size
+        if self._net_board and n != self._net_board:
+            raise ValueError(
+                f"{self.name}: the network is for {self._net_board}x{self._net_board} boards; "
+                f"{board.variant} is played on {n}x{n}"
+            )
         state, params = kernel_inputs(board)
         path = search_history(board, ab.MAX_PLY + 1)
         if rank is None:
@@ -123,6 +156,8 @@ class AlphaBetaAgent(Agent):
                 b.ctl,
                 b.frames,
                 b.ctx,
+                self._net,
+                self._scratch,
             )
             total_nodes += int(b.ctl[ab.C_NODES])
             if b.ctl[ab.C_ABORT]:

@@ -20,8 +20,9 @@ import numpy as np
 from drl.agents._board import move_from_row
 from drl.agents.base import Agent
 from drl.game import kernels as G
+from drl.game.batch import legal_counts, step_all
 from drl.rules import Board, Move, Variant
-from drl.rules.core import MAX_MOVES, MOVE_WIDTH, ST_PLY, STATE_SIZE
+from drl.rules.core import MOVE_WIDTH, ST_PLY, STATE_SIZE
 from drl.search import BatchedMCTS, Evaluator, Roots, SearchConfig
 
 if TYPE_CHECKING:
@@ -97,23 +98,21 @@ class NetworkPlayer:
         # one entry more than the longest history: a completed move records its position
         hist = np.zeros((n, max(len(h) for h in hists) + 1), np.int64)
         pos = np.zeros((n, G.POS_SIZE), np.int64)
-        moves = np.zeros((n, MAX_MOVES, MOVE_WIDTH), np.int64)
+        moves = G.move_buffer()
         for i, b in enumerate(boards):
             hist[i, : len(hists[i])] = hists[i]
-            G.start(pos[i], np.asarray(b.state, np.int64), params[i], moves[i], hist[i])
+            G.start(pos[i], np.asarray(b.state, np.int64), params[i], moves, hist[i])
             if G.is_over(pos[i]):
                 raise ValueError(f"no move to choose: the game is over in {b.fen()}")
         mcts = self._tree(n, sizes.pop())
-        mask = np.zeros(mcts.num_actions, np.bool_)
-        played = np.zeros(MOVE_WIDTH, np.int64)
+        count, single = np.zeros(n, np.int64), np.zeros(n, np.int64)
+        played, result = np.zeros((n, MOVE_WIDTH), np.int64), np.zeros(n, np.int64)
         chosen: list[Move | None] = [None] * n
         todo = np.ones(n, np.bool_)
         while todo.any():
-            actions = np.full(n, -1, np.int64)
-            for i in np.flatnonzero(todo).tolist():
-                if G.legal_mask(pos[i], params[i], moves[i], mask) == 1:
-                    actions[i] = int(np.flatnonzero(mask)[0])
-            need = todo & (actions < 0)
+            legal_counts(pos, params, todo, count, single)
+            actions = single.copy()
+            need = todo & (single < 0)
             if need.any():
                 res = mcts.run(
                     self._roots(pos, params, hist),
@@ -125,15 +124,14 @@ class NetworkPlayer:
                 actions[need] = res.action[need]
                 self.simulations += int(res.simulations)
                 self.searches += 1
-            for i in np.flatnonzero(todo).tolist():
-                code = G.step(pos[i], params[i], moves[i], hist[i], actions[i], played)
-                if code == G.STEP_ILLEGAL:
-                    raise RuntimeError(
-                        f"search chose an illegal step {actions[i]} in {boards[i].fen()}"
-                    )
-                if code == G.STEP_MOVE_DONE:
-                    chosen[i] = move_from_row(boards[i], played)
-                    todo[i] = False
+            step_all(pos, params, hist, actions, todo, played, result)
+            bad = todo & (result == G.STEP_ILLEGAL)
+            if bad.any():
+                i = int(np.flatnonzero(bad)[0])
+                raise RuntimeError(f"search chose an illegal step {actions[i]} in {boards[i].fen()}")
+            for i in np.flatnonzero(todo & (result == G.STEP_MOVE_DONE)).tolist():
+                chosen[i] = move_from_row(boards[i], played[i])
+                todo[i] = False
         return chosen  # type: ignore[return-value]
 
     @staticmethod
@@ -231,6 +229,45 @@ class NetworkAgent(Agent):
         return out  # type: ignore[return-value]
 
 
+def load_network(
+    ckpt: str, device: str = "auto", variant: Variant | str | None = None
+) -> tuple[Path, dict, Any, str]:
+    """Read a checkpoint and rebuild its network (in eval mode).
+
+    Args:
+        ckpt: a checkpoint file, or a run folder (its newest good checkpoint).
+        device: ``cpu``, ``cuda`` or ``auto``.
+        variant: when given, the network is checked against it (``drl.nn.check_variant``).
+
+    Returns:
+        ``(checkpoint path, payload, network, device)``.
+
+    Raises:
+        ValueError: the checkpoint is missing, damaged or not a drl checkpoint, or its
+            network does not fit ``variant``; the message names the checkpoint.
+    """
+    import torch
+
+    from drl.nn import load
+    from drl.nn.checkpoint import CheckpointError, load_checkpoint, load_latest
+
+    path = Path(ckpt)
+    try:
+        if path.is_dir():
+            found = load_latest(path / "checkpoints" if (path / "checkpoints").is_dir() else path)
+            if found is None:
+                raise CheckpointError(f"no checkpoint in {path}")
+            path, payload = found
+        else:
+            payload = load_checkpoint(path)
+    except CheckpointError as err:
+        raise ValueError(str(err)) from None
+    if device == "auto":
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    net = load(payload, device, variant=variant, source=f"checkpoint {path}")
+    return path, payload, net, device
+
+
 class AZAgent(NetworkAgent):
     """A checkpointed network with batched MCTS, the ``az`` agent kind.
 
@@ -261,32 +298,12 @@ class AZAgent(NetworkAgent):
         seed: int | None = None,
         variant: Variant | str | None = None,
     ) -> None:
-        import torch
-
         from drl.nn import NetworkEvaluator
-        from drl.nn.checkpoint import CheckpointError, load_checkpoint, load_latest
 
-        path = Path(ckpt)
-        try:
-            if path.is_dir():
-                found = load_latest(
-                    path / "checkpoints" if (path / "checkpoints").is_dir() else path
-                )
-                if found is None:
-                    raise CheckpointError(f"no checkpoint in {path}")
-                path, payload = found
-            else:
-                payload = load_checkpoint(path)
-        except CheckpointError as err:
-            raise ValueError(str(err)) from None
-        if device == "auto":
-            device = "cuda" if torch.cuda.is_available() else "cpu"
+        path, payload, self.net, device = load_network(ckpt, device, variant)
         self.path = path
         trained_on = payload.get("variant")
         self.trained_on = None if trained_on is None else str(trained_on)
-        from drl.nn import load
-
-        self.net = load(payload, device, variant=variant, source=f"checkpoint {path}")
         search = search_config_from_checkpoint(payload, sims)
         super().__init__(
             NetworkPlayer(NetworkEvaluator(self.net, device), search, seed or 0),
