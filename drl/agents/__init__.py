@@ -136,8 +136,10 @@ register_agent(
         "tt": Param(int, 19, "log2 of transposition-table entries", 10, 26),
         "seed": _SEED,
         "ckpt": Param(
-            str, None, "checkpoint (file or run folder) of a sparse network: its value "
-            "scores the leaves instead of the static evaluation"
+            str,
+            None,
+            "checkpoint (file or run folder) of a sparse network: its value "
+            "scores the leaves instead of the static evaluation",
         ),
     },
     "negamax alpha-beta, iterative deepening, TT, quiescence on forced captures",

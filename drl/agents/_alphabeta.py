@@ -111,8 +111,14 @@ def _no_net() -> tuple[SparseWeights, SparseScratch]:
     z = np.zeros((0, 1), np.float32)
     one = np.zeros(1, np.float32)
     weights = SparseWeights(
-        w1=z, b1=one, w2=np.zeros((1, 1), np.float32), b2=one, wv=one, bv=one,
-        wp=np.zeros((1, 1), np.float32), bp=one,
+        w1=z,
+        b1=one,
+        w2=np.zeros((1, 1), np.float32),
+        b2=one,
+        wv=one,
+        bv=one,
+        wp=np.zeros((1, 1), np.float32),
+        bp=one,
     )
     return weights, make_scratch(weights)
 
@@ -449,6 +455,18 @@ def search_root(
     ctl[C_BEST] = 0
     ctl[C_SELDEPTH] = 0
     return _negamax(
-        depth, states, params, moves, order, path, tt, hist, root_rank, ctl, frames, ctx, net,
-        scratch
+        depth,
+        states,
+        params,
+        moves,
+        order,
+        path,
+        tt,
+        hist,
+        root_rank,
+        ctl,
+        frames,
+        ctx,
+        net,
+        scratch,
     )

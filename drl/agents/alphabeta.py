@@ -3,11 +3,12 @@
 The compiled search is in :mod:`drl.agents._alphabeta` and its evaluation in
 :mod:`drl.agents._evaluate`; with ``ckpt=PATH`` (a checkpoint of a ``sparse`` network)
 the quiet leaves are scored by the network's value instead, computed inside the
-compiled search the way draughts engines use such networks. This module drives iterative deepening: depth 1, 2, ... up
-to ``depth``, or until ``time`` seconds are spent. Time is enforced through a node
-budget (estimated from the speed of the finished iterations), so a search whose budget
-runs out is abandoned and the previous depth's move is played. A forced win or loss
-found at some depth ends the deepening (shallower proofs are shortest).
+compiled search the way draughts engines use such networks. This module drives
+iterative deepening: depth 1, 2, ... up to ``depth``, or until ``time`` seconds are
+spent. Time is enforced through a node budget (estimated from the speed of the finished
+iterations), so a search whose budget runs out is abandoned and the previous depth's
+move is played. A forced win or loss found at some depth ends the deepening (shallower
+proofs are shortest).
 """
 
 from __future__ import annotations

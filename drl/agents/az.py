@@ -128,7 +128,9 @@ class NetworkPlayer:
             bad = todo & (result == G.STEP_ILLEGAL)
             if bad.any():
                 i = int(np.flatnonzero(bad)[0])
-                raise RuntimeError(f"search chose an illegal step {actions[i]} in {boards[i].fen()}")
+                raise RuntimeError(
+                    f"search chose an illegal step {actions[i]} in {boards[i].fen()}"
+                )
             for i in np.flatnonzero(todo & (result == G.STEP_MOVE_DONE)).tolist():
                 chosen[i] = move_from_row(boards[i], played[i])
                 todo[i] = False

@@ -63,6 +63,8 @@ class SparseNet(nn.Module):
         self.aux_out = nn.Linear(config.hidden2, 3) if config.aux_heads else None
         self._exported: tuple[tuple[int, ...], SparseWeights] | None = None
 
+    gather: torch.Tensor  # int64[F]: the plane cell of each feature (a buffer)
+
     def features(self, obs: torch.Tensor) -> torch.Tensor:
         """``float32[B, F]`` features gathered from ``float32[B, C, n, n]`` planes."""
         return obs.reshape(obs.shape[0], -1).index_select(1, self.gather)

@@ -17,8 +17,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from drl.encode.sparse_net import hidden, logit, value_of
 from drl.encode.features import active_features
+from drl.encode.sparse_net import hidden, logit, value_of
 from drl.game import kernels as G
 from drl.game.kernels import G_PLEN, G_PREFIX, G_REPS, MAX_STEPS
 from drl.rules.core import MAX_MOVES, MOVE_WIDTH, STATE_SIZE

@@ -10,9 +10,10 @@ Each simulation round descends once in every tree, gathers the new leaves that n
 network into one ``[L, C, H, W]`` batch, calls the evaluator once, then expands those
 leaves and backs their values up (:mod:`drl.search.kernels`). An evaluator with a
 compiled forward pass (``compiled_weights()``, the ``sparse`` network) is run inside the
-compiled search instead: the whole search is one call (:mod:`drl.search.inline`). Terminal leaves (the game
-core's end of game, ``max_plies``) are backed up without the network. The root selection
-(:mod:`drl.search.root`) turns the searched trees into the action and policy target.
+compiled search instead: the whole search is one call (:mod:`drl.search.inline`).
+Terminal leaves (the game core's end of game, ``max_plies``) are backed up without the
+network. The root selection (:mod:`drl.search.root`) turns the searched trees into the
+action and policy target.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from drl.game.kernels import G_PLEN, G_PREFIX, G_REPS
 from drl.rules.core import ST_HASH, ST_PLY, STATE_SIZE, count_repetitions
 from drl.search import kernels as K
 from drl.search.config import SearchConfig
+from drl.search.inline import search_with_net
 from drl.search.root import make_root_selection
 from drl.search.tree import (
     SearchParams,
@@ -38,7 +40,6 @@ from drl.search.tree import (
     with_edge_capacity,
     with_history_capacity,
 )
-from drl.search.inline import search_with_net
 from drl.search.types import Evaluator, SearchResult, compiled_weights
 
 __all__ = ["BatchedMCTS", "Roots", "SearchConfig"]
@@ -232,8 +233,9 @@ class BatchedMCTS:
                 self.tree = with_edge_capacity(self.tree, 2 * int(root_legal.max()))
             leaf_evals, batches = self._search_inline(weights, rng), 0
         else:
-            leaf_evals, batches = self._search_batched(n_leaves, int(bud.max(initial=0)),
-                                                       evaluate, rng)
+            leaf_evals, batches = self._search_batched(
+                n_leaves, int(bud.max(initial=0)), evaluate, rng
+            )
 
         visits = np.zeros((bsz, self.num_actions), np.float32)
         q = np.zeros((bsz, self.num_actions), np.float32)
@@ -273,8 +275,10 @@ class BatchedMCTS:
         """The whole search in compiled code, the network evaluated at each leaf
         (:func:`drl.search.inline.search_with_net`); returns the leaves evaluated."""
         scratch = self._scratch
-        if scratch is None or scratch.h1.shape != weights.b1.shape or (
-            scratch.h2.shape != weights.b2.shape
+        if (
+            scratch is None
+            or scratch.h1.shape != weights.b1.shape
+            or (scratch.h2.shape != weights.b2.shape)
         ):
             scratch = self._scratch = make_scratch(weights)
         done = np.full(self.batch_size, -1, np.int64)

@@ -179,7 +179,11 @@ class _Game:
     ``index`` is -1 until the game is delivered and numbered."""
 
     def __init__(
-        self, variant: Variant, params: np.ndarray, pos: np.ndarray, hist: np.ndarray,
+        self,
+        variant: Variant,
+        params: np.ndarray,
+        pos: np.ndarray,
+        hist: np.ndarray,
         moves: np.ndarray,
     ) -> None:
         self.index = -1
@@ -366,7 +370,11 @@ class SelfPlayActor:
                     min(cfg.fast_simulations, self.search_config.num_simulations),
                 )
                 result = self.mcts.run(
-                    self._roots(), evaluate, self.rng, active=searched, budgets=budgets,
+                    self._roots(),
+                    evaluate,
+                    self.rng,
+                    active=searched,
+                    budgets=budgets,
                     explore=full,
                 )
                 stats.simulations += result.simulations
@@ -399,7 +407,7 @@ class SelfPlayActor:
             if (self._step == G.STEP_ILLEGAL).any():
                 bad = int(np.flatnonzero(self._step == G.STEP_ILLEGAL)[0])
                 raise RuntimeError(f"self-play chose an illegal step {int(actions[bad])}")
-            for i in np.flatnonzero(self._step == G.STEP_MOVE_DONE):
+            for i in np.flatnonzero(self._step == G.STEP_MOVE_DONE).tolist():
                 if self._move_done(slots[i], i):
                     self._done.append(slots[i])
                     self._slots[i] = None

@@ -18,8 +18,13 @@ from drl.rules import Board
 
 def _checkpoint(tmp_path, arch="sparse", board_size=8, **sizes):
     torch.manual_seed(0)
-    net = drl_nn.build(arch, in_channels=N_CHANNELS, board_size=board_size,
-                       num_actions=num_actions(board_size), **sizes)
+    net = drl_nn.build(
+        arch,
+        in_channels=N_CHANNELS,
+        board_size=board_size,
+        num_actions=num_actions(board_size),
+        **sizes,
+    )
     with torch.no_grad():
         for p in net.parameters():
             p.normal_(0.0, 0.3)

@@ -64,8 +64,12 @@ def sparse_net(board_size: int, seed: int = 0) -> torch.nn.Module:
     """A sparse network whose weights are far from zero (so values and logits vary)."""
     torch.manual_seed(seed)
     net = drl_nn.build(
-        "sparse", in_channels=N_CHANNELS, board_size=board_size,
-        num_actions=num_actions(board_size), hidden=64, hidden2=16,
+        "sparse",
+        in_channels=N_CHANNELS,
+        board_size=board_size,
+        num_actions=num_actions(board_size),
+        hidden=64,
+        hidden2=16,
     )
     with torch.no_grad():
         for p in net.parameters():
@@ -88,8 +92,13 @@ def compiled(pos, params, weights, board_size):
     values = np.zeros(len(pos), np.float32)
     legal = []
     for i, p in enumerate(pos):
-        args = (p[:STATE_SIZE], params, p[G.G_PREFIX : G.G_PREFIX + G.MAX_STEPS],
-                p[G.G_PLEN], p[G.G_REPS])
+        args = (
+            p[:STATE_SIZE],
+            params,
+            p[G.G_PREFIX : G.G_PREFIX + G.MAX_STEPS],
+            p[G.G_PLEN],
+            p[G.G_REPS],
+        )
         k = active_features(*args, scratch.idx, scratch.val)
         assert k <= MAX_ACTIVE
         feats[i, scratch.idx[:k]] = scratch.val[:k]

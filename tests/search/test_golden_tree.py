@@ -132,17 +132,17 @@ def _summary(mode: str, net: str = "uniform") -> dict:
     return summary if net == "uniform" else {"network": net, **summary}
 
 
-def _compare(got, want, where="summary"):
+def _compare(got, want, where="summary", rel=1e-6, abs_=1e-9):
     if isinstance(want, dict):
         assert sorted(got) == sorted(want), where
         for key in want:
-            _compare(got[key], want[key], f"{where}.{key}")
+            _compare(got[key], want[key], f"{where}.{key}", rel, abs_)
     elif isinstance(want, list):
         assert len(got) == len(want), where
         for i, (g, w) in enumerate(zip(got, want, strict=True)):
-            _compare(g, w, f"{where}[{i}]")
+            _compare(g, w, f"{where}[{i}]", rel, abs_)
     elif isinstance(want, float):
-        assert got == pytest.approx(want, rel=1e-6, abs=1e-9), where
+        assert got == pytest.approx(want, rel=rel, abs=abs_), where
     else:
         assert got == want, where
 
@@ -152,7 +152,12 @@ def _compare(got, want, where="summary"):
 def test_tree_matches_the_golden_summary(mode, net):
     want = json.loads(_golden(mode, net).read_text())
     got = json.loads(json.dumps(_summary(mode, net)))  # tuples -> lists, as stored
-    _compare(got, want)
+    if net == "sparse":
+        # float32 sums of the compiled network are vectorised for the host's SIMD width,
+        # so their last bits differ between machines; counts still compare exactly.
+        _compare(got, want, rel=1e-5, abs_=1e-6)
+    else:
+        _compare(got, want)
 
 
 def test_golden_trees_are_not_trivial():
