@@ -7,7 +7,8 @@ residual networks are called with batches of planes (the share is the time insid
 forward pass); the sparse network runs inside the compiled search, so its share is its
 measured cost per evaluation (features, both layers and the legal steps' logits, timed
 alone on the positions of the games) times the evaluations made. The last lines give
-each row's ratio to the first one and what one simulation costs outside the network.
+each row's ratio to the first one and what one simulation costs outside the network,
+split into move generation and the rest.
 
     python benchmarks/selfplay_speed.py                  # small (residual) and sparse
     python benchmarks/selfplay_speed.py --nets small,medium,sparse --threads 2
@@ -57,8 +58,9 @@ def _eval_loop(pos, params, net, scratch, steps, reps):
             p = pos[i]
             G.generate(p, params, moves)
             k = G.legal_step_list(p, params, moves, steps)
-            total += evaluate_position(p[:STATE_SIZE], params, p[G.G_PREFIX:G.G_PREFIX + G.MAX_STEPS],
-                                       p[G.G_PLEN], p[G.G_REPS], net, scratch)
+            prefix = p[G.G_PREFIX : G.G_PREFIX + G.MAX_STEPS]
+            total += evaluate_position(p[:STATE_SIZE], params, prefix, p[G.G_PLEN],
+                                       p[G.G_REPS], net, scratch)
             for j in range(k):
                 total += logit(net, scratch, steps[j])
     return total
@@ -76,9 +78,10 @@ def _movegen_loop(pos, params, steps, reps):
     return total
 
 
-def sparse_eval_seconds(net, variant: Variant, games: int = 8) -> float:
-    """Seconds per compiled evaluation of ``net``, on positions of random games (the
-    move generation the search needs anyway is timed apart and taken off)."""
+def sparse_eval_seconds(net, variant: Variant, games: int = 8) -> tuple[float, float]:
+    """Seconds per compiled evaluation of ``net`` and per move generation (the moves and
+    legal steps of a position, which the search needs anyway and which are timed apart and
+    taken off the evaluation), on positions of random games."""
     params = np.ascontiguousarray(variant.params)
     rng = np.random.default_rng(0)
     positions = []
@@ -106,7 +109,8 @@ def sparse_eval_seconds(net, variant: Variant, games: int = 8) -> float:
     t0 = time.perf_counter()
     _movegen_loop(pos, params, steps, reps)
     t_gen = time.perf_counter() - t0
-    return max(t_all - t_gen, 0.0) / (reps * len(pos))
+    n = reps * len(pos)
+    return max(t_all - t_gen, 0.0) / n, t_gen / n
 
 
 def measure(name: str, variant: str, games: int, in_flight: int, sims: int, mode: str,
@@ -125,17 +129,24 @@ def measure(name: str, variant: str, games: int, in_flight: int, sims: int, mode
     c0, t0 = time.process_time(), time.perf_counter()
     st = actor.play(ev, games)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    probe = net if arch == "sparse" else drl_nn.build(
+        "sparse", in_channels=N_CHANNELS, board_size=n, num_actions=num_actions(n))
+    per_sparse, per_gen = sparse_eval_seconds(probe, v)
     if arch == "sparse":
-        per_eval = sparse_eval_seconds(net, v)
+        per_eval = per_sparse
         net_seconds = per_eval * st.leaf_evals
     else:
         per_eval = ev.seconds / max(ev.positions, 1)
         net_seconds = ev.seconds
+    sims = max(st.simulations, 1)
+    other = (wall - net_seconds) / sims
+    movegen = per_gen * st.leaf_evals / sims  # each expanded leaf's moves and legal steps
     return {"net": name, "params": net.num_parameters(), "sims/s": st.simulations / wall,
             "positions/s": st.positions / wall, "games/CPU-min": st.games / cpu * 60,
             "leaves/call": st.leaf_evals / max(st.net_batches, 1),
             "net share": net_seconds / wall, "us/eval": per_eval * 1e6,
-            "us/sim other": (wall - net_seconds) / max(st.simulations, 1) * 1e6,
+            "us/sim other": other * 1e6, "us/sim movegen": movegen * 1e6,
+            "us/sim rest": (other - movegen) * 1e6,
             "wall s": wall, "games": st.games}
 
 
@@ -156,7 +167,7 @@ def main() -> None:
     rows = [measure(s, args.variant, args.games, args.in_flight, args.sims, args.search,
                     args.device) for s in args.nets.split(",")]
     cols = ["net", "params", "sims/s", "positions/s", "games/CPU-min", "leaves/call",
-            "net share", "us/eval", "us/sim other", "wall s"]
+            "net share", "us/eval", "us/sim other", "us/sim movegen", "us/sim rest", "wall s"]
     print("  ".join(f"{c:>13}" for c in cols))
     for r in rows:
         print("  ".join(f"{r[c]:>13.3g}" if isinstance(r[c], float) else f"{r[c]:>13}"
@@ -165,6 +176,9 @@ def main() -> None:
         print(f"ratio {r['net']}/{rows[0]['net']}: simulations/s "
               f"{r['sims/s'] / rows[0]['sims/s']:.2f}x, games per CPU-minute "
               f"{r['games/CPU-min'] / rows[0]['games/CPU-min']:.2f}x")
+    print("us/sim other = wall time outside the network per simulation: movegen (the moves "
+          "and legal steps of each expanded leaf) and rest (descent, the in-tree step and "
+          "repetition record, backup, root selection, self-play's own per-move work)")
 
 
 if __name__ == "__main__":

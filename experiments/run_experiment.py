@@ -149,11 +149,27 @@ def stage_eval(args: argparse.Namespace, out: Path) -> list[dict]:
     agent = f"az:ckpt={_rel(ckpt)},sims={args.sims}"
     asym = Variant.parse(args.variant).is_asymmetric
     records, timing, distinct = [], {}, {}
+    import drl.agents.az as az_module
+
+    clock = {"s": 0.0, "moves": 0}
+    choose = az_module.NetworkPlayer.choose_moves
+
+    def timed(self, boards):  # the network's own time per move (its searches only)
+        t = time.perf_counter()
+        out = choose(self, boards)
+        clock["s"] += time.perf_counter() - t
+        clock["moves"] += len(boards)
+        return out
+
+    az_module.NetworkPlayer.choose_moves = timed
+    per_move = {}
     for k, opponent in enumerate(args.opponents):
         t0 = time.perf_counter()
+        clock.update(s=0.0, moves=0)
         games = play_lockstep(NetworkEvaluator(net, "cpu"), search, opponent, args.variant,
                               args.games, args.openings, args.seed + 7919 * k)
         timing[opponent] = round(time.perf_counter() - t0, 1)
+        per_move[opponent] = round(clock["s"] / max(clock["moves"], 1), 5)
         # Search without noise is close to deterministic: say how many games differ.
         distinct[opponent] = {"games": len({(g.opening, g.moves) for g in games}),
                               "openings": len({g.opening for g in games})}
@@ -174,8 +190,8 @@ def stage_eval(args: argparse.Namespace, out: Path) -> list[dict]:
         for role, sub in groups:
             if sub:
                 records.append(_record(args.variant, agent, opponent, role, wdl(sub, NET_NAME)))
-        print(f"[{args.name}] vs {opponent}: {len(games)} games in {timing[opponent]:.0f} s",
-              flush=True)
+        print(f"[{args.name}] vs {opponent}: {len(games)} games in {timing[opponent]:.0f} s, "
+              f"the network {1000 * per_move[opponent]:.1f} ms per move", flush=True)
     if args.append and (out / "results.json").exists():
         # keep the records of the other opponents (another --games or --sims for them)
         old = [r for r in json.loads((out / "results.json").read_text())
@@ -184,7 +200,8 @@ def stage_eval(args: argparse.Namespace, out: Path) -> list[dict]:
     (out / "results.json").write_text(json.dumps(records, indent=2) + "\n")
     meta = {"checkpoint": _rel(ckpt), "counters": payload["counters"], "sims": args.sims,
             "openings": args.openings, "games_per_opponent": args.games, "seed": args.seed,
-            "seconds": timing, "distinct": distinct, "end_utc": _utc(), "load": _load(),
+            "seconds": timing, "az_seconds_per_move": per_move, "distinct": distinct,
+            "end_utc": _utc(), "load": _load(),
             "command": shlex.join(["python", "experiments/run_experiment.py", args.name,
                                    "--variant", args.variant, "--stages", "eval",
                                    "--games", str(args.games), "--sims", str(args.sims),
@@ -345,6 +362,11 @@ def stage_report(args: argparse.Namespace, out: Path) -> None:
                   "from the trained network's side; 95% Wilson interval; games cut at 200 "
                   "plies count as draws (column truncated). Eval wall time per opponent (s): "
                   + ", ".join(f"{k} {v:.0f}" for k, v in ev["seconds"].items()) + "."]
+        if "az_seconds_per_move" in ev:
+            lines += ["The network's own time per move (its searches over the games in "
+                      "flight, divided by its moves): " + ", ".join(
+                          f"{k} {1000 * v:.1f} ms"
+                          for k, v in ev["az_seconds_per_move"].items()) + "."]
         if "distinct" in ev:
             lines += ["Distinct games (openings) per opponent, the network's search being "
                       "nearly deterministic: " + ", ".join(
@@ -353,7 +375,10 @@ def stage_report(args: argparse.Namespace, out: Path) -> None:
         for m in ev.get("more", []):
             lines += ["", f"Also: `{m['command']}` ({m['games_per_opponent']} games per opponent "
                       f"at {m['sims']} simulations; wall time (s): "
-                      + ", ".join(f"{k} {v:.0f}" for k, v in m["seconds"].items()) + ")."]
+                      + ", ".join(f"{k} {v:.0f}" for k, v in m["seconds"].items())
+                      + "".join(f"; the network {1000 * v:.1f} ms per move against {k}"
+                                for k, v in m.get("az_seconds_per_move", {}).items())
+                      + ")."]
         lines += [""]
     lines += _table(records) + [""]
     if pngs:

@@ -16,6 +16,7 @@ import drl.nn.registry as registry
 from drl.cli._configs import VariantCfg, config_dir
 from drl.cli.eval import EvalConfig
 from drl.nn import INPUT_FIELDS, NetConfig, NetOutput, register_arch
+from drl.nn.config import SparseConfig
 from drl.search import SearchConfig
 from drl.train.config import (
     Config,
@@ -58,7 +59,7 @@ def _code_defaults():
     """``(group, key) -> default`` from the dataclasses the code uses."""
     out = {}
     out.update({("search", k): v for k, v in _defaults(SearchConfig).items()})
-    out.update({("model", k): v for k, v in _defaults(NetConfig).items()})
+    out.update({("model", k): v for k, v in _defaults(SparseConfig).items()})
     for cls in (LoopCfg, SelfPlayConfig, LossConfig):
         out.update({("train", k): v for k, v in _defaults(cls).items() if k != "max_plies"})
     out[("variant", "max_plies")] = SelfPlayConfig.max_plies
@@ -73,13 +74,17 @@ def _plain(value):
 
 
 def test_composed_defaults_are_the_code_defaults():
-    # the groups whose options add nothing: model=small, search=gumbel, train=default
+    # the groups whose options add nothing: model=sparse, search=gumbel, train=default
     cfg = _compose()
-    assert cfg.model.name == "small" and cfg.search.name == "gumbel"
+    assert cfg.model.name == "sparse" and cfg.search.name == "gumbel"
     assert cfg.train.name == "default" and cfg.runtime.name == "local"
     for (group, key), default in _code_defaults().items():
         got = OmegaConf.to_container(cfg[group])[key]
         assert got == _plain(default), f"{group}.{key}: composed {got!r}, code {default!r}"
+    # model=small (the residual network) adds nothing to NetConfig's defaults either
+    small = OmegaConf.to_container(_compose("model=small").model)
+    for key, default in _defaults(NetConfig).items():
+        assert small[key] == _plain(default), f"model.{key}: composed {small[key]!r}"
 
 
 def test_schema_fields_are_the_code_fields():
@@ -198,9 +203,14 @@ def test_the_documented_command_line_composes():
 
 
 def test_validate_reports_code_range_checks_by_key():
-    cfg = OmegaConf.to_object(_compose("model.channels=0"))
+    cfg = OmegaConf.to_object(_compose("model=small", "model.channels=0"))
     with pytest.raises(
         ValueError, match=r"config model.channels=0: NetConfig.channels must be >= 1"
+    ):
+        validate(cfg)
+    cfg = OmegaConf.to_object(_compose("model.hidden=0"))
+    with pytest.raises(
+        ValueError, match=r"config model.hidden=0: SparseConfig.hidden must lie in \[1, 4096\]"
     ):
         validate(cfg)
     cfg = OmegaConf.to_object(_compose("search.dirichlet_alpha=0"))
