@@ -135,7 +135,10 @@ def _leaf_score(st, params, earlier, net, scratch):
         return evaluate(st, params)
     n = active_features(st, params, st, 0, earlier, scratch.idx, scratch.val)
     hidden(net, scratch, n)
-    return np.int64(NET_SCALE * value_of(net, scratch))
+    v = value_of(net, scratch)
+    if not np.isfinite(v):  # finite weights can still overflow
+        raise FloatingPointError("value")
+    return np.int64(NET_SCALE * v)
 
 
 @njit(cache=True, _nrt=False)

@@ -21,7 +21,7 @@ import numpy as np
 from drl.agents import _alphabeta as ab
 from drl.agents._board import kernel_inputs, move_from_row, require_moves, search_history
 from drl.agents.base import Agent
-from drl.rules import Board, Move
+from drl.rules import Board, Move, Variant
 
 __all__ = ["AlphaBetaAgent"]
 
@@ -66,6 +66,10 @@ class AlphaBetaAgent(Agent):
         self.time = time
         self.name = f"alphabeta:depth={depth}" if time is None else f"alphabeta:time={time}"
         self._net, self._scratch, self._net_board = ab.NO_NET, ab.NO_SCRATCH, 0
+        self._net_config: object = None
+        self._source = ""
+        self._trained_on: str | None = None
+        self._fits: set[int] = set()  # board sizes checked against the network
         if ckpt is not None:
             self._load(ckpt)
             self.name += ",ckpt"
@@ -79,27 +83,48 @@ class AlphaBetaAgent(Agent):
     def _load(self, ckpt: str) -> None:
         from drl.agents.az import load_network
         from drl.encode.sparse_net import make_scratch
+        from drl.nn.evaluator import check_weights
 
-        path, _payload, net, _device = load_network(ckpt, "cpu")
+        path, payload, net, _device = load_network(ckpt, "cpu")
         export = getattr(net, "compiled_weights", None)
         if export is None:
             raise ValueError(
                 f"alphabeta ckpt={ckpt}: checkpoint {path} holds a {net.arch!r} network; "
                 "the search needs one with a compiled forward pass (arch 'sparse')"
             )
-        self._net = export()
+        self._source = f"checkpoint {path}"
+        self._net = check_weights(export(), self._source)
         self._scratch = make_scratch(self._net)
         self._net_board = int(net.config.board_size)
+        self._net_config = net.config
+        trained_on = payload.get("variant")
+        self._trained_on = None if trained_on is None else str(trained_on)
+
+    def check_variant(self, variant: Variant | str) -> None:
+        """With ``ckpt``: raise ``ValueError`` unless the network fits ``variant``'s board
+        (:func:`drl.nn.check_variant`, which also warns once when the network was trained
+        under other rules); without one every variant fits."""
+        if not self._net_board:
+            return
+        v = Variant.parse(variant)
+        if v.board_size in self._fits:
+            return
+        from drl.nn import check_variant
+
+        check_variant(self._net_config, v, self._source, self._trained_on, "sparse")
+        self._fits.add(v.board_size)
 
     def reset(self, seed: int | None = None) -> None:
         self._buf.clear()
         self._rng = np.random.default_rng(seed)
 
     def select_move(self, board: Board) -> Move:
+        self.check_variant(board.variant)  # before the forced-move shortcut
         legal = require_moves(board)
         rank = self._rng.permutation(ab.MAX_MOVES).astype(np.int64)
         if len(legal) == 1:
-            self.last_depth, self.last_nodes, self.last_seconds = 0, 0, 0.0
+            self.last_depth, self.last_score, self.last_nodes = 0, 0, 0
+            self.last_seconds = 0.0
             return legal[0]
         best_row, _ = self.search(board, rank)
         return move_from_row(board, best_row)
@@ -143,7 +168,29 @@ class AlphaBetaAgent(Agent):
                     break
             b.ctl[:] = 0
             b.ctl[ab.C_LIMIT] = limit
-            s = ab.search_root(
+            s = self._search_root(d, state, params, path, rank)
+            total_nodes += int(b.ctl[ab.C_NODES])
+            if b.ctl[ab.C_ABORT]:
+                break
+            best_row = b.moves[0, b.ctl[ab.C_BEST]].copy()
+            score = int(s)
+            done_depth = d
+            if abs(score) > ab.WIN_BOUND:
+                break
+        if best_row is None:  # the first iteration never aborts; kept for safety
+            best_row = np.array(board.legal_moves[0].row)
+        self.last_depth = done_depth
+        self.last_score = score
+        self.last_nodes = total_nodes
+        self.last_seconds = _time.perf_counter() - start
+        return best_row, score
+
+    def _search_root(
+        self, d: int, state: np.ndarray, params: np.ndarray, path: np.ndarray, rank: np.ndarray
+    ) -> int:
+        b = self._buf
+        try:
+            return ab.search_root(
                 state,
                 params,
                 d,
@@ -160,18 +207,12 @@ class AlphaBetaAgent(Agent):
                 self._net,
                 self._scratch,
             )
-            total_nodes += int(b.ctl[ab.C_NODES])
-            if b.ctl[ab.C_ABORT]:
-                break
-            best_row = b.moves[0, b.ctl[ab.C_BEST]].copy()
-            score = int(s)
-            done_depth = d
-            if abs(score) > ab.WIN_BOUND:
-                break
-        if best_row is None:  # the first iteration never aborts; kept for safety
-            best_row = np.array(board.legal_moves[0].row)
-        self.last_depth = done_depth
-        self.last_score = score
-        self.last_nodes = total_nodes
-        self.last_seconds = _time.perf_counter() - start
-        return best_row, score
+        except FloatingPointError as err:
+            from drl.nn.errors import TrainingDiverged
+
+            raise TrainingDiverged(
+                f"{self.name}: the value of the network of {self._source} is not finite at "
+                "a leaf (finite weights that overflow): its weights have diverged; use an "
+                "earlier checkpoint",
+                what=f"network output {err}",
+            ) from None

@@ -35,6 +35,12 @@ __all__ = [
 ]
 
 
+_FAST = {"nsz", "arcp", "contract", "afn", "reassoc"}
+"""Fast-math flags of the forward pass: sums may be reordered (vectorised), but NaN and
+infinity are kept (no ``nnan``/``ninf``), so an overflowing network shows as a non-finite
+value or logit, as it does in the torch twin, and the search can refuse it."""
+
+
 class SparseWeights(NamedTuple):
     """The weights of a sparse network in the layout of the compiled forward pass
     (C-contiguous float32; F features, A step actions).
@@ -86,7 +92,7 @@ def make_scratch(net: SparseWeights) -> SparseScratch:
     )
 
 
-@njit(cache=True, fastmath=True)
+@njit(cache=True, fastmath=_FAST)
 def hidden(net, scratch, n):
     """Both hidden layers of the features ``scratch.idx[:n]``, ``scratch.val[:n]``;
     the second is left in ``scratch.h2``."""
@@ -114,10 +120,10 @@ def hidden(net, scratch, n):
         for i in range(width):
             s += w2[o, i] * h1[i]
         s += net.b2[o]
-        h2[o] = s if s > 0.0 else np.float32(0.0)
+        h2[o] = np.float32(0.0) if s < 0.0 else s  # NaN passes, as in torch's relu
 
 
-@njit(cache=True, fastmath=True)
+@njit(cache=True, fastmath=_FAST)
 def value_of(net, scratch):
     """The value (``[-1, 1]``, player to move) from the hidden layer in ``scratch``."""
     h2 = scratch.h2
@@ -127,7 +133,7 @@ def value_of(net, scratch):
     return math.tanh(s + net.bv[0])
 
 
-@njit(cache=True, fastmath=True)
+@njit(cache=True, fastmath=_FAST)
 def logit(net, scratch, a):
     """The policy logit of step action ``a`` from the hidden layer in ``scratch``."""
     h2 = scratch.h2

@@ -12,7 +12,7 @@ from drl.nn.errors import TrainingDiverged
 from drl.nn.model import PolicyValueModel
 from drl.search.types import Evaluation
 
-__all__ = ["NetworkEvaluator", "UniformEvaluator"]
+__all__ = ["NetworkEvaluator", "UniformEvaluator", "check_weights"]
 
 
 class NetworkEvaluator:
@@ -41,7 +41,6 @@ class NetworkEvaluator:
         self.seconds = 0.0
         self.positions = 0
         self.calls = 0
-        self._checked: SparseWeights | None = None
 
     def __call__(self, obs: np.ndarray, mask: np.ndarray) -> Evaluation:
         """Evaluate ``[L, C, H, W]`` float32 observations; see :class:`Evaluator`.
@@ -73,8 +72,8 @@ class NetworkEvaluator:
         compiled forward pass (it is then called with batches of planes).
 
         A network with ``compiled_weights()`` (the ``sparse`` architecture) is evaluated
-        inside the search (:mod:`drl.search.inline`); its weights are exported again
-        only after they change, and checked to be finite once per export.
+        inside the search (:mod:`drl.search.inline`); its weights are exported and checked
+        at every call.
 
         Raises:
             TrainingDiverged: if a weight is NaN or infinite.
@@ -82,13 +81,29 @@ class NetworkEvaluator:
         method = getattr(self.net, "compiled_weights", None)
         if method is None:
             return None
-        weights = method()
-        if weights is not self._checked:
-            for name, w in zip(weights._fields, weights, strict=True):
-                if not np.isfinite(w).all():
-                    _diverged(f"weight {name}", w.reshape(1, -1))
-            self._checked = weights
-        return weights
+        return check_weights(method())
+
+
+def check_weights(weights: SparseWeights, source: str = "the network") -> SparseWeights:
+    """``weights`` if every entry is finite.
+
+    Raises:
+        TrainingDiverged: naming the first weight array that holds a NaN or an infinity,
+            and ``source`` (a checkpoint path, say).
+    """
+    for name, w in zip(weights._fields, weights, strict=True):
+        if not np.isfinite(w).all():
+            kinds = "/".join(
+                k for k, hit in (("nan", np.isnan(w).any()), ("inf", np.isinf(w).any())) if hit
+            )
+            raise TrainingDiverged(
+                f"weight {name} of {source} is not finite ({kinds} in "
+                f"{int((~np.isfinite(w)).sum())} of {w.size} entries): the network's weights "
+                "have diverged (a learning rate too high, or a damaged checkpoint); go back "
+                "to an earlier checkpoint",
+                what=f"weight {name}",
+            )
+    return weights
 
 
 def _diverged(name: str, x: np.ndarray) -> None:

@@ -31,7 +31,9 @@ __all__ = ["search_with_net"]
 @njit(cache=True)
 def _evaluate(tree, b, u, params, net, scratch, moves, steps, lg):
     """Evaluate node ``u`` with the network and expand it (``moves`` holds its legal
-    moves); returns False, changing nothing, when its edges would not fit."""
+    moves); returns False, changing nothing, when its edges would not fit. Raises
+    FloatingPointError when the value or a logit is not finite (finite weights can still
+    overflow), before anything is expanded."""
     pos = tree.pos[b, u]
     prm = tree.params[b]
     k = G.legal_step_list(pos, prm, moves, steps)
@@ -48,8 +50,12 @@ def _evaluate(tree, b, u, params, net, scratch, moves, steps, lg):
     )
     hidden(net, scratch, n)
     value = value_of(net, scratch)
+    if not np.isfinite(value):
+        raise FloatingPointError("value")
     for i in range(k):
         lg[i] = logit(net, scratch, steps[i])
+        if not np.isfinite(lg[i]):
+            raise FloatingPointError("policy_logits")
     expand(tree, b, u, steps, lg, k, value, params)
     return True
 
@@ -81,6 +87,8 @@ def search_with_net(tree, params, net, scratch, done, seed):
 
     Raises:
         ValueError: if a root's edges do not fit the edge arrays.
+        FloatingPointError: if the network's value or a logit is not finite (the message
+            names which: ``value`` or ``policy_logits``); the trees are then unusable.
     """
     moves = np.empty((MAX_MOVES, MOVE_WIDTH), dtype=np.int64)
     played = np.empty(MOVE_WIDTH, dtype=np.int64)

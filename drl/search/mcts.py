@@ -27,6 +27,7 @@ from drl.encode.mask import MAX_STEPS
 from drl.encode.planes import N_CHANNELS
 from drl.encode.sparse_net import SparseScratch, SparseWeights, make_scratch
 from drl.game.kernels import G_PLEN, G_PREFIX, G_REPS
+from drl.nn.errors import TrainingDiverged
 from drl.rules.core import ST_HASH, ST_PLY, STATE_SIZE, count_repetitions
 from drl.search import kernels as K
 from drl.search.config import SearchConfig
@@ -285,7 +286,16 @@ class BatchedMCTS:
         seed = int(rng.integers(0, 2**31 - 1))
         evals = 0
         while True:
-            complete, n = search_with_net(self.tree, self.params, weights, scratch, done, seed)
+            try:
+                complete, n = search_with_net(self.tree, self.params, weights, scratch, done, seed)
+            except FloatingPointError as err:
+                raise TrainingDiverged(
+                    f"network output {err} is not finite at a leaf of the compiled search "
+                    "(finite weights that overflow): the network's weights have diverged "
+                    "(a learning rate too high, or a damaged checkpoint); go back to an "
+                    "earlier checkpoint",
+                    what=f"network output {err}",
+                ) from None
             evals += int(n)
             if complete:
                 return evals

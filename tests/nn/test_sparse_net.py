@@ -190,7 +190,16 @@ def test_search_with_the_network_inside_builds_the_batched_trees(spec, mode):
 def test_weights_are_exported_again_after_they_change():
     net = sparse_net(8)
     first = net.compiled_weights()
-    assert net.compiled_weights() is first  # cached while nothing changed
+    again = net.compiled_weights()
+    assert all(x is not y for x, y in zip(first, again, strict=True))  # never shared
+    first.w1[:] = 123.0  # a caller writing into its export changes nobody else's
+    assert not (net.compiled_weights().w1 == 123.0).any()
+    # every way of writing the parameters is seen, .data and fused steps included
+    net.fc1.weight.data.mul_(0)
+    assert not net.compiled_weights().w1.any()
+    net.fc2.weight.data = torch.ones_like(net.fc2.weight)
+    assert (net.compiled_weights().w2 == 1).all()
+    first = net.compiled_weights()
     opt = torch.optim.SGD(net.parameters(), lr=0.1)
     out = net(torch.zeros(2, N_CHANNELS, 8, 8))
     (out.value.sum() + out.policy_logits.sum()).backward()
@@ -207,8 +216,23 @@ def test_diverged_weights_stop_the_search_with_a_named_error():
     net = sparse_net(8)
     with torch.no_grad():
         net.fc2.weight[0, 0] = float("nan")
-    with pytest.raises(TrainingDiverged, match="weight w2 is not finite"):
+    with pytest.raises(TrainingDiverged, match="weight w2 of the network is not finite"):
         NetworkEvaluator(net).compiled_weights()
+
+
+def test_finite_weights_whose_outputs_overflow_stop_the_inline_search():
+    """Weights that pass the finite check can still overflow float32 inside the forward
+    pass: the compiled search names the diverged output instead of failing later (an
+    'illegal step' from NaN priors)."""
+    net = sparse_net(8)
+    with torch.no_grad():
+        net.fc1.weight.fill_(3e38)
+        net.fc1.bias.fill_(3e38)
+        net.fc2.weight.fill_(1.0)
+    roots, n = _roots("english", 2)
+    mcts = BatchedMCTS(SearchConfig(num_simulations=8), len(roots.states), n)
+    with pytest.raises(TrainingDiverged, match="network output (value|policy_logits) is not"):
+        mcts.run(roots, NetworkEvaluator(net), np.random.default_rng(0))
 
 
 def test_checkpoint_round_trip_keeps_the_compiled_network():
