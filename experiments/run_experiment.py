@@ -195,7 +195,7 @@ def stage_eval(args: argparse.Namespace, out: Path) -> list[dict]:
     if args.append and (out / "results.json").exists():
         # keep the records of the other opponents (another --games or --sims for them)
         old = [r for r in json.loads((out / "results.json").read_text())
-               if r["opponent"] not in args.opponents]
+               if r["opponent"] not in args.opponents or r["agent"] != agent]
         records = old + records
     (out / "results.json").write_text(json.dumps(records, indent=2) + "\n")
     meta = {"checkpoint": _rel(ckpt), "counters": payload["counters"], "sims": args.sims,
@@ -211,7 +211,8 @@ def stage_eval(args: argparse.Namespace, out: Path) -> list[dict]:
         meta["command"] += " --append"
         first = json.loads((out / "eval.json").read_text())
         first["more"] = [m for m in first.get("more", [])
-                         if not set(m["opponents"]) & set(args.opponents)]
+                         if not set(m["opponents"]) & set(args.opponents)
+                         or m["sims"] != args.sims]
         first["more"].append({**meta, "opponents": args.opponents})
         meta = first
     (out / "eval.json").write_text(json.dumps(meta, indent=2) + "\n")
@@ -416,7 +417,7 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=64, help="games per opponent")
     ap.add_argument("--append", action="store_true",
                     help="eval: add these opponents' records to results.json (replacing "
-                         "theirs) instead of writing it afresh")
+                         "theirs at the same simulations) instead of writing it afresh")
     ap.add_argument("--sims", type=int, default=64, help="network simulations per move")
     ap.add_argument("--openings", type=int, default=4, help="plies of random openings")
     ap.add_argument("--opponents", nargs="+", default=["random", "alphabeta:depth=2"])
