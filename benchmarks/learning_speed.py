@@ -43,6 +43,7 @@ KEEP_ALL = 1_000_000
 
 
 MAX_RUNG = 12  # deeper alpha-beta takes seconds per move
+MIN_MOVE_TIME = 1e-3  # the least ``alphabeta:time=`` accepts (seconds)
 
 
 def tally(records: Sequence[Any], player: str) -> dict[str, Any]:
@@ -290,7 +291,8 @@ def evaluate(args: argparse.Namespace, run: Path, out_dir: Path) -> dict:
             rungs[opp] = {**tally(recs, name), "az_seconds_per_move": per_move}
             games += elo_games(recs)
             _say(name, opp, rungs[opp], time.perf_counter() - t0)
-        t_move = sum(move_times) / len(move_times)
+        # alpha-beta's shortest move time (its time parameter's minimum) bounds the rung
+        t_move = max(sum(move_times) / len(move_times), MIN_MOVE_TIME)
         opp = f"alphabeta:time={t_move:.4g}"
         t0 = time.perf_counter()
         recs, per_move = play_checkpoint(ckpt, name, opp, args)
