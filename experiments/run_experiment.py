@@ -317,11 +317,12 @@ def plot_run(name: str, run: Path, out: Path) -> list[str]:
 
 
 def _table(records: list[dict]) -> list[str]:
-    lines = ["| opponent | role | games | W-D-L | truncated | score | 95% CI |",
-             "|---|---|---|---|---|---|---|"]
+    lines = ["| opponent | sims | role | games | W-D-L | truncated | score | 95% CI |",
+             "|---|---|---|---|---|---|---|---|"]
     for r in records:
         lo, hi = r["ci95"]
-        lines.append(f"| {r['opponent']} | {r['role']} | {r['games']} | {r['wins']}-"
+        sims = r["agent"].rsplit("sims=", 1)[-1]
+        lines.append(f"| {r['opponent']} | {sims} | {r['role']} | {r['games']} | {r['wins']}-"
                      f"{r['draws']}-{r['losses']} | {r['truncated']} | {r['score']:.3f} | "
                      f"{lo:.3f}-{hi:.3f} |")
     return lines
