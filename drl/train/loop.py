@@ -542,14 +542,24 @@ def _train(cfg: Config, run_dir: Path, progress: bool | None) -> TrainResult:
     from tqdm.auto import tqdm
 
     show = cfg.progress if progress is None else progress
+    # With a time budget the iteration cap is rarely what ends the run: the bar then counts
+    # games without a total (no hours-long ETA) and its postfix shows the budget used.
+    planned = t.iterations * t.games_per_iteration
     bar = tqdm(
-        total=t.iterations * t.games_per_iteration,
+        total=None if t.max_minutes > 0 else planned,
         unit="game",
         disable=not show,
         desc=f"{cfg.variant.name}",
         dynamic_ncols=True,
     )
-    bar.update(min(iteration * t.games_per_iteration, bar.total))
+    bar.update(min(iteration * t.games_per_iteration, planned))
+
+    def postfix(**extra: str) -> None:
+        if t.max_minutes > 0:
+            extra["budget"] = f"{clock.wall_minutes():.1f}/{t.max_minutes:g} min"
+        bar.set_postfix(refresh=False, **extra)
+
+    postfix()
 
     def out_of_time(minutes: float) -> bool:
         if t.max_minutes > 0 and minutes >= t.max_minutes:
@@ -599,7 +609,7 @@ def _train(cfg: Config, run_dir: Path, progress: bool | None) -> TrainResult:
                 scalars.update({f"loss/{k}": v / t.steps_per_iteration for k, v in sums.items()})
                 scalars["time/learner_s"] = time.perf_counter() - t0
                 scalars["learner/steps_per_s"] = t.steps_per_iteration / scalars["time/learner_s"]
-                bar.set_postfix(loss=f"{scalars['loss/loss']:.3f}", refresh=False)
+                postfix(loss=f"{scalars['loss/loss']:.3f}")
             scalars["learner/steps"] = learner_steps
             iteration += 1
             games_at_ckpt = buffer.num_games

@@ -43,3 +43,12 @@ def test_a_run_stops_at_its_time_budget_and_a_resume_counts_the_earlier_time(tmp
 
 def test_no_budget_runs_every_iteration(tmp_path, tiny):
     assert train(tiny(iterations=2, max_minutes=0.0), tmp_path / "run").iterations == 2
+
+
+def test_a_budgeted_run_shows_its_budget_not_the_iteration_cap(tmp_path, tiny, capsys):
+    """With a time budget the iteration cap is not what ends the run: the progress bar
+    has no total (no ETA in hours for a run of minutes) and shows the budget spent."""
+    train(tiny(iterations=10_000, max_minutes=0.02), tmp_path / "run", progress=True)
+    err = capsys.readouterr().err
+    assert "budget=" in err and "/0.02 min" in err
+    assert "/40000" not in err  # 10,000 iterations of 4 games: the old total
