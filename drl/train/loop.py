@@ -234,11 +234,13 @@ def _selfplay_scalars(st: SelfPlayStats, net_seconds: float, in_flight: int) -> 
         "selfplay/games": st.games,
         "selfplay/positions_per_s": st.positions / secs,
         "selfplay/sims_per_s": st.simulations / secs,
-        "selfplay/batch_fill": st.leaf_evals / max(st.net_batches * in_flight, 1),
-        "selfplay/net_time_fraction": net_seconds / secs,
+        "selfplay/evals_per_s": st.leaf_evals / secs,
         "selfplay/game_length": float(np.mean(st.game_plies)) if st.game_plies else 0.0,
         "selfplay/target_entropy": st.target_entropy,
     }
+    if st.net_batches:  # a network called with batches of planes (not inside the search)
+        out["selfplay/batch_fill"] = st.leaf_evals / (st.net_batches * in_flight)
+        out["selfplay/net_time_fraction"] = net_seconds / secs
     out.update({f"outcome/{k}": v for k, v in st.outcome_mix().items()})
     return out
 

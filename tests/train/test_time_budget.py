@@ -52,3 +52,17 @@ def test_a_budgeted_run_shows_its_budget_not_the_iteration_cap(tmp_path, tiny, c
     err = capsys.readouterr().err
     assert "budget=" in err and "/0.02 min" in err
     assert "/40000" not in err  # 10,000 iterations of 4 games: the old total
+
+
+def test_network_batch_metrics_are_logged_only_for_a_batched_network():
+    """The sparse network runs inside the search (no network calls to time or fill): its
+    runs log no batch fill or network time share rather than a meaningless 0 or
+    million."""
+    from drl.train.loop import _selfplay_scalars
+    from drl.train.selfplay import SelfPlayStats
+
+    inline = _selfplay_scalars(SelfPlayStats(leaf_evals=5000, seconds=2.0), 0.0, 64)
+    assert "selfplay/batch_fill" not in inline and "selfplay/net_time_fraction" not in inline
+    assert inline["selfplay/evals_per_s"] == 2500
+    batched = _selfplay_scalars(SelfPlayStats(leaf_evals=640, net_batches=20, seconds=2.0), 1.5, 64)
+    assert batched["selfplay/batch_fill"] == 0.5 and batched["selfplay/net_time_fraction"] == 0.75
