@@ -257,7 +257,7 @@ def _plot(series: dict, panels: list[tuple[str, list[str], str]], path: Path,
             ax.plot(steps, vals, marker="o", markersize=3, label=label)
         for j, (label, x, y, lo, hi) in enumerate((extra or {}).get(sub, [])):
             ax.errorbar([x + 0.15 * j], [y], yerr=[[y - lo], [hi - y]], fmt="s", capsize=3,
-                        color="black", alpha=0.4 + 0.2 * j, markersize=4, label=label)
+                        color="black", alpha=min(1.0, 0.4 + 0.2 * j), markersize=4, label=label)
         ax.set_title(sub, fontsize=10)
         ax.set_xlabel("iteration")
         ax.set_ylabel(ylabel)
