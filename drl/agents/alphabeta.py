@@ -140,12 +140,7 @@ class AlphaBetaAgent(Agent):
         Returns:
             ``(best move row int64[MOVE_WIDTH], score)``.
         """
-        n = board.variant.board_size
-        if self._net_board and n != self._net_board:
-            raise ValueError(
-                f"{self.name}: the network is for {self._net_board}x{self._net_board} boards; "
-                f"{board.variant} is played on {n}x{n}"
-            )
+        self.check_variant(board.variant)
         state, params = kernel_inputs(board)
         path = search_history(board, ab.MAX_PLY + 1)
         if rank is None:

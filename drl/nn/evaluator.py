@@ -93,9 +93,7 @@ def check_weights(weights: SparseWeights, source: str = "the network") -> Sparse
     """
     for name, w in zip(weights._fields, weights, strict=True):
         if not np.isfinite(w).all():
-            kinds = "/".join(
-                k for k, hit in (("nan", np.isnan(w).any()), ("inf", np.isinf(w).any())) if hit
-            )
+            kinds = _non_finite_kinds(w)
             raise TrainingDiverged(
                 f"weight {name} of {source} is not finite ({kinds} in "
                 f"{int((~np.isfinite(w)).sum())} of {w.size} entries): the network's weights "
@@ -106,11 +104,14 @@ def check_weights(weights: SparseWeights, source: str = "the network") -> Sparse
     return weights
 
 
+def _non_finite_kinds(x: np.ndarray) -> str:
+    """``"nan"``, ``"inf"`` or ``"nan/inf"``: what is not finite in ``x``."""
+    return "/".join(k for k, hit in (("nan", np.isnan(x).any()), ("inf", np.isinf(x).any())) if hit)
+
+
 def _diverged(name: str, x: np.ndarray) -> None:
     bad = ~np.isfinite(x.reshape(len(x), -1)).all(axis=1)
-    kinds = "/".join(
-        k for k, hit in (("nan", np.isnan(x).any()), ("inf", np.isinf(x).any())) if hit
-    )
+    kinds = _non_finite_kinds(x)
     raise TrainingDiverged(
         f"network output {name} is not finite ({kinds}) for {int(bad.sum())} of {len(x)} "
         "positions: the network's weights have diverged (a learning rate too high, or "
