@@ -15,9 +15,12 @@ actor, and a replacement actor is started where the cluster has room.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
-from collections.abc import Callable, Sequence
+import signal
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -140,6 +143,26 @@ def _is_loopback(address: str | None) -> bool:
     return host in ("127.0.0.1", "localhost")
 
 
+@contextlib.contextmanager
+def _signal_handlers_kept() -> Iterator[None]:
+    """Put back the SIGINT and SIGTERM handlers found on entry.
+
+    ``ray.init`` installs a SIGTERM handler of its own in the driver and leaves it after
+    ``ray.shutdown()``; the caller's handling of Ctrl-C and SIGTERM (drl-train's interrupt
+    path, a test's guard) must survive starting Ray. Only the main thread can set
+    handlers; elsewhere nothing is changed.
+    """
+    main = threading.current_thread() is threading.main_thread()
+    saved = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        if main:
+            for sig, handler in saved.items():
+                if handler is not None and signal.getsignal(sig) is not handler:
+                    signal.signal(sig, handler)
+
+
 class RayRuntime:
     """Self-play in ``actors`` Ray actors, each with ``games_in_flight / actors`` games.
 
@@ -186,7 +209,8 @@ class RayRuntime:
                 kwargs["_node_ip_address"] = LOOPBACK
             if address is None:
                 kwargs["include_dashboard"] = False
-            ray.init(address=address, ignore_reinit_error=True, log_to_driver=False, **kwargs)
+            with _signal_handlers_kept():
+                ray.init(address=address, ignore_reinit_error=True, log_to_driver=False, **kwargs)
         per = max(1, config.games_in_flight // actors)
         sub = SelfPlayConfig(**{**config.__dict__, "games_in_flight": per})
         self._remote_cls = ray.remote(num_cpus=cpus_per_actor)(_RayActor).options(
