@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import signal
 import sys
 import time
@@ -41,6 +42,11 @@ def _count(minimum: int, maximum: int):
     return parse
 
 
+def _path(text: str) -> str:
+    """A path argument with ``~`` expanded (the shell leaves ``--out=~/x`` as it is)."""
+    return os.path.expanduser(text)
+
+
 class _Parser(argparse.ArgumentParser):
     """Bad arguments are one line (``--help`` gives the usage)."""
 
@@ -50,8 +56,10 @@ class _Parser(argparse.ArgumentParser):
 
 def _parser() -> argparse.ArgumentParser:
     ap = _Parser(prog=PROG, description=__doc__.split("\n\n")[0])
-    ap.add_argument("runs", nargs="*", metavar="RUN", help="run folders or checkpoint files")
-    ap.add_argument("--out", required=True, help="report folder (created)")
+    ap.add_argument(
+        "runs", nargs="*", type=_path, metavar="RUN", help="run folders or checkpoint files"
+    )
+    ap.add_argument("--out", required=True, type=_path, help="report folder (created)")
     ap.add_argument(
         "--sims",
         type=_count(1, 100_000),
@@ -71,6 +79,7 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument(
         "--human-games",
         default=None,
+        type=_path,
         metavar="DIR",
         help="folder of PDN folders per variant (default ../shared/data/games)",
     )
@@ -81,12 +90,14 @@ def _parser() -> argparse.ArgumentParser:
         "--summaries",
         nargs="+",
         default=[],
+        type=_path,
         metavar="JSON",
         help="summary.json files to include as they are (no new games)",
     )
     ap.add_argument(
         "--tables",
         default=None,
+        type=_path,
         metavar="JSON",
         help="extra tables: a JSON list of [title, [row dicts]]",
     )
@@ -210,7 +221,7 @@ def main(argv: list[str] | None = None) -> None:
                     progress=sys.stderr.isatty(),
                     human_games_dir=args.human_games,
                 )
-            except ValueError as err:
+            except (ValueError, RuntimeError) as err:  # RuntimeError: TrainingDiverged
                 _fail(f"{run}: {err}")
             summary["name"] = run_name(run)
             summaries.append(summary)

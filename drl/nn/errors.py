@@ -14,8 +14,11 @@ from __future__ import annotations
 __all__ = ["TrainingDiverged"]
 
 
-class TrainingDiverged(FloatingPointError):
+class TrainingDiverged(FloatingPointError, RuntimeError):
     """A loss, a gradient or a network output is NaN or infinite.
+
+    It is a :class:`RuntimeError` too, so that every command which reports a failed run
+    in one line (drl-play, drl-eval, drl-hub, drl-analyze) reports this one the same way.
 
     The message says what diverged, where (the learner step, the iteration) and, for a
     learner step, the learning rate, and how to go on.
