@@ -251,17 +251,10 @@ def load_network(
     import torch
 
     from drl.nn import load
-    from drl.nn.checkpoint import CheckpointError, load_checkpoint, load_latest
+    from drl.nn.checkpoint import CheckpointError, load_source
 
-    path = Path(ckpt)
     try:
-        if path.is_dir():
-            found = load_latest(path / "checkpoints" if (path / "checkpoints").is_dir() else path)
-            if found is None:
-                raise CheckpointError(f"no checkpoint in {path}")
-            path, payload = found
-        else:
-            payload = load_checkpoint(path)
+        path, payload = load_source(ckpt)
     except CheckpointError as err:
         raise ValueError(str(err)) from None
     if device == "auto":

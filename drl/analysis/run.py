@@ -40,21 +40,13 @@ def load_source(source: str | os.PathLike) -> tuple[Path, dict[str, Any]]:
             checkpoint (every checkpoint of the folder) is damaged or not a drl
             checkpoint; the message names the path.
     """
-    from drl.nn.checkpoint import CheckpointError, load_checkpoint, load_latest
+    from drl.nn.checkpoint import CheckpointError
+    from drl.nn.checkpoint import load_source as load
 
-    path = Path(source)
-    if not path.exists():
-        raise ValueError(f"{path} does not exist (expected a run folder or a checkpoint file)")
     try:
-        if path.is_dir():
-            folder = path / "checkpoints" if (path / "checkpoints").is_dir() else path
-            found = load_latest(folder)
-            if found is None:
-                raise ValueError(f"no checkpoint in {path} (looked for ckpt-*.pt in {folder})")
-            return found
-        return path, load_checkpoint(path)
+        return load(source)
     except CheckpointError as err:
-        raise ValueError(f"cannot use {path}: {err}") from None
+        raise ValueError(str(err)) from None
 
 
 def network_values(agent: Any) -> ValueFn:

@@ -103,8 +103,7 @@ def play_session(
         raise ValueError(f"color must be black or white, got {cfg.color!r}")
     if cfg.role not in ("taker", "giver"):
         raise ValueError(f"role must be taker or giver, got {cfg.role!r}")
-    if cfg.pdn:
-        check_writable_file(cfg.pdn, "pdn")
+    pdn = check_writable_file(cfg.pdn, "pdn") if cfg.pdn else None  # "~" expanded
     if cfg.variant is not None:
         Variant.parse(cfg.variant)  # a bad variant is named before the checkpoint is read
     agent = AZAgent(cfg.ckpt, sims=cfg.sims, device=cfg.device, variant=cfg.variant)
@@ -157,12 +156,10 @@ def play_session(
     outcome = board.outcome()
     result = outcome.result if outcome is not None else "*"
     write(f"game over: {result} ({outcome.termination.name.lower()})" if outcome else result)
-    if cfg.pdn:
-        from pathlib import Path
-
+    if pdn is not None:
         text = board_to_pdn(board, {"Event": "drl-play"}, None if outcome else "*")
         try:
-            Path(cfg.pdn).write_text(text, encoding="utf-8")
+            pdn.write_text(text, encoding="utf-8")
         except OSError as err:
             write(f"could not write the game to pdn={cfg.pdn} ({err.strerror or err}); its PDN:")
             write(text)

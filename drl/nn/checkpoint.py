@@ -28,6 +28,7 @@ import torch
 __all__ = [
     "CheckpointError",
     "list_checkpoints",
+    "load_source",
     "load_checkpoint",
     "load_latest",
     "save_checkpoint",
@@ -124,7 +125,9 @@ def load_checkpoint(
         CheckpointError: if the file is missing, its digest is missing or differs
             (truncated or corrupt), it cannot be unpickled, or required keys are absent.
     """
-    p = Path(path)
+    p = Path(path).expanduser()
+    if p.is_dir():
+        raise CheckpointError(f"checkpoint {p} is a folder, not a checkpoint file")
     if not p.is_file():
         raise CheckpointError(f"checkpoint {p} does not exist")
     data = p.read_bytes()
@@ -157,7 +160,8 @@ def load_latest(
 ) -> tuple[Path, dict[str, Any]] | None:
     """Load the newest good checkpoint, falling back past damaged ones.
 
-    Each damaged checkpoint is reported with a warning naming it and why.
+    When a good checkpoint is found past damaged ones, one warning names each damaged
+    one and why; when none is good, the error alone says so.
 
     Args:
         directory: checkpoint folder.
@@ -180,10 +184,11 @@ def load_latest(
         try:
             payload = load_checkpoint(p, map_location)
         except CheckpointError as exc:
-            log.warning("%s; falling back to the previous checkpoint", exc)
             errors.append(str(exc))
             damaged.append(p)
             continue
+        if errors:
+            log.warning("%s; using %s instead", "; ".join(errors), p.name)
         if quarantine:
             for bad in damaged:
                 os.replace(bad, bad.with_name(bad.name + ".corrupt"))
@@ -191,3 +196,31 @@ def load_latest(
     if errors:
         raise CheckpointError(f"no good checkpoint in {directory}:\n  " + "\n  ".join(errors))
     return None
+
+
+def load_source(
+    source: str | os.PathLike, map_location: str | torch.device = "cpu"
+) -> tuple[Path, dict[str, Any]]:
+    """The checkpoint a user names: a checkpoint file, or a run folder (or its
+    ``checkpoints/`` folder), whose newest good checkpoint is taken.
+
+    ``~`` is expanded.
+
+    Returns:
+        ``(path, payload)`` of the checkpoint read.
+
+    Raises:
+        CheckpointError: the path does not exist, the folder holds no checkpoint, or the
+            checkpoint (every checkpoint of the folder) is damaged or not a drl
+            checkpoint; the message names the path.
+    """
+    path = Path(source).expanduser()
+    if not path.exists():
+        raise CheckpointError(f"{path} does not exist (expected a run folder or a checkpoint file)")
+    if not path.is_dir():
+        return path, load_checkpoint(path, map_location)
+    folder = path / "checkpoints" if (path / "checkpoints").is_dir() else path
+    found = load_latest(folder, map_location)
+    if found is None:
+        raise CheckpointError(f"no checkpoint in {path} (looked for ckpt-*.pt in {folder})")
+    return found

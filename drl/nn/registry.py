@@ -285,6 +285,9 @@ def check_variant(
     _warn_other_rules(v, source, trained_on)
 
 
+_WARNED: set[tuple[str, str, str]] = set()  # (source, trained on, played): warned once
+
+
 def _warn_other_rules(v: Any, source: str, trained_on: str | None) -> None:
     """Warn (once per pair) when a network plays other rules than it was trained on,
     which is allowed (cross-variant play) but easy to do by mistake, e.g. by leaving out
@@ -301,7 +304,8 @@ def _warn_other_rules(v: Any, source: str, trained_on: str | None) -> None:
         return
     if trained.is_asymmetric and v.is_asymmetric:
         trained = trained.replace(taker=v.taker, objectives=v.objectives)
-    if trained != v:
+    if trained != v and (source, trained_on, str(v)) not in _WARNED:
+        _WARNED.add((source, trained_on, str(v)))
         warnings.warn(
             f"{source} was trained on {trained_on} and plays {v} here; pass "
             f"variant={trained_on} to play it under its own rules",

@@ -666,7 +666,7 @@ def resolve_run_dir(
         FileNotFoundError: ``resume=true`` but no earlier run of this variant exists.
     """
     if cfg.run_dir:
-        return Path(cfg.run_dir)
+        return Path(cfg.run_dir).expanduser()
     root = Path(runs_root)
     if cfg.resume:
         runs = sorted(

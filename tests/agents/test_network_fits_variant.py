@@ -141,8 +141,10 @@ def test_a_network_playing_other_rules_than_its_own_is_warned_about(tmp_path):
     from drl.agents.az import AZAgent
 
     ckpt = _checkpoint(tmp_path, 8, "give_and_take")
-    with pytest.warns(UserWarning, match=rf"{ckpt} was trained on give_and_take and plays"):
-        AZAgent(str(ckpt), sims=2, device="cpu", variant="english")
+    with pytest.warns(UserWarning, match=rf"{ckpt} was trained on give_and_take and plays") as got:
+        agent = AZAgent(str(ckpt), sims=2, device="cpu", variant="english")
+        agent.check_variant("english")  # drl-play checks again: still one warning
+    assert len([w for w in got if "was trained on" in str(w.message)]) == 1
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # its own rules, with either colour as the Taker
         for v in ("give_and_take", "give_and_take:taker=white"):

@@ -167,3 +167,8 @@ def test_the_cli_analyses_each_run_and_writes_the_report(tmp_path, monkeypatch, 
     seen.clear()
     cli.main(["--summaries", str(tmp_path / "r" / "summary.json"), "--out", str(tmp_path / "r2")])
     assert seen == [] and (tmp_path / "r2" / "index.html").exists()
+    # "--out=~/x" reaches the program unexpanded: it is expanded, never a folder called "~"
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    cli.main(["--summaries=~/r/summary.json", "--out=~/r3"])
+    assert (tmp_path / "r3" / "index.html").exists() and not (tmp_path / "~").exists()

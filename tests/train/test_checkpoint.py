@@ -44,6 +44,7 @@ def test_truncated_checkpoint_gives_a_clear_error_and_falls_back(tmp_path, caplo
         path, payload = load_latest(tmp_path)
     assert path.name == "ckpt-00000001.pt" and payload["counters"]["learner_steps"] == 1
     assert "ckpt-00000002.pt" in caplog.text
+    assert len(caplog.records) == 1 and "using ckpt-00000001.pt instead" in caplog.text
 
 
 def test_corrupt_bytes_are_detected(tmp_path):
@@ -87,6 +88,39 @@ def test_all_bad_is_an_error_every_time_and_nothing_is_renamed(tmp_path):
             load_latest(tmp_path, quarantine=True)
     assert p.exists() and not list(tmp_path.glob("*.corrupt"))
     assert load_latest(tmp_path / "missing") is None
+
+
+def test_when_none_is_good_the_error_alone_names_them(tmp_path, caplog):
+    # A warning per damaged checkpoint before the error said everything twice.
+    for step in (1, 2):
+        save_checkpoint(tmp_path, step, _payload(step)).write_bytes(b"broken")
+    with caplog.at_level(logging.WARNING), pytest.raises(CheckpointError) as info:
+        load_latest(tmp_path)
+    assert "ckpt-00000001.pt" in str(info.value) and "ckpt-00000002.pt" in str(info.value)
+    assert caplog.records == []
+
+
+def test_a_folder_where_a_checkpoint_file_is_expected_is_named_as_a_folder(tmp_path):
+    (tmp_path / "ckpt-00000001.pt").mkdir()
+    with pytest.raises(CheckpointError, match="is a folder, not a checkpoint file"):
+        load_checkpoint(tmp_path / "ckpt-00000001.pt")
+    with pytest.raises(CheckpointError, match="is a folder, not a checkpoint file"):
+        load_latest(tmp_path)
+
+
+def test_paths_given_with_a_tilde_are_expanded(tmp_path, monkeypatch):
+    from drl.nn.checkpoint import load_source
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    save_checkpoint(tmp_path / "run" / "checkpoints", 4, _payload(4))
+    for given in ("~/run", "~/run/checkpoints", "~/run/checkpoints/ckpt-00000004.pt"):
+        path, payload = load_source(given)
+        assert path == tmp_path / "run" / "checkpoints" / "ckpt-00000004.pt"
+        assert payload["counters"]["learner_steps"] == 4
+    with pytest.raises(CheckpointError, match="no checkpoint in"):
+        load_source(tmp_path)
+    with pytest.raises(CheckpointError, match="does not exist"):
+        load_source("~/nothing")
 
 
 def test_checkpoint_numbers_are_checked(tmp_path):

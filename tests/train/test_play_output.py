@@ -86,3 +86,18 @@ def test_drl_play_prints_the_game_when_the_file_cannot_be_written_at_the_end(ckp
     text = "\n".join(out)
     assert f"could not write the game to pdn={target}" in text
     assert '[Event "drl-play"]' in text and "14x23" in text
+
+
+def test_drl_play_writes_a_pdn_path_given_with_a_tilde(ckpt, tmp_path, monkeypatch):
+    # The check before the game expanded "~" and the write at the end did not.
+    from drl.cli.play import PlayConfig, play_session
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    out: list[str] = []
+    play_session(
+        PlayConfig(ckpt=str(ckpt), sims=2, device="cpu", fen="B:W18:B14", pdn="~/g/x.pdn"),
+        read=lambda prompt: "14x23",
+        write=out.append,
+    )
+    assert (tmp_path / "g" / "x.pdn").read_text().count("14x23") == 1
+    assert not (tmp_path / "~").exists()
