@@ -7,6 +7,17 @@ SIGKILL when the thread that started it dies (``PR_SET_DEATHSIG``), so even a dr
 process killed with SIGKILL leaves no engine behind. :meth:`EngineProcess.close` is
 idempotent and also runs from a ``weakref`` finalizer (at garbage collection or at
 interpreter exit).
+
+Closing never waits on the engine's pipes: the threads that read them are daemon threads
+that own their streams (only they close them), and :meth:`EngineProcess.close` stops
+the engine's process group and every descendant found under ``/proc`` before it (one
+that left the group with ``setsid`` too), then waits a moment for its output to end. A
+pipe still held open by a process it could not reach is named in :attr:`EngineProcess.
+close_note` instead of hanging drl.
+
+Each line the engine writes is read through :class:`~drl.agents._records.RecordReader`
+with the cap :data:`~drl.agents._records.HUB_LINE_LIMIT`: an endless line stops at the
+cap with an error (stdout) or is cut to an excerpt (stderr), and memory stays bounded.
 """
 
 from __future__ import annotations
@@ -22,7 +33,10 @@ import threading
 import time
 import weakref
 from collections.abc import Sequence
-from typing import Any
+from pathlib import Path
+from typing import IO, Any
+
+from drl.agents._records import HUB_LINE_LIMIT, RecordReader, RecordTooLong, quote_record
 
 __all__ = ["EngineError", "EngineProcess"]
 
@@ -41,22 +55,75 @@ def _deathsig() -> None:  # pragma: no cover - runs in the child between fork an
         pass
 
 
-def _kill_group(proc: subprocess.Popen, pgid: int) -> None:
-    """SIGKILL the engine's process group and reap the engine (the finalizer's action)."""
+def _stat(pid: int | str) -> tuple[str, int, int, int] | None:
+    """``(state, ppid, pgid, start time)`` of a process from ``/proc``, or None."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+        fields = text[text.rindex(")") + 2 :].split()
+        return fields[0], int(fields[1]), int(fields[2]), int(fields[19])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _descendants(pid: int) -> dict[int, int]:
+    """Live descendants of ``pid`` -> their start time (to tell a reused pid), from one
+    pass over ``/proc`` (empty where there is none)."""
+    children: dict[int, list[tuple[int, int]]] = collections.defaultdict(list)
+    try:
+        entries = [e for e in os.listdir("/proc") if e.isdigit()]
+    except OSError:
+        return {}
+    for entry in entries:
+        st = _stat(entry)
+        if st is not None and st[0] != "Z":
+            children[st[1]].append((int(entry), st[3]))
+    found: dict[int, int] = {}
+    frontier = [pid]
+    while frontier:
+        for child, start in children.get(frontier.pop(), ()):
+            if child not in found:
+                found[child] = start
+                frontier.append(child)
+    return found
+
+
+def _kill_tree(tree: dict[int, int], pgid: int) -> list[str]:
+    """SIGKILL the processes of ``tree`` (pid -> start time) that are still the same
+    processes; returns a note for each that could not be signalled."""
+    missed = []
+    for pid, start in tree.items():
+        st = _stat(pid)
+        if st is None or st[3] != start or st[0] == "Z":
+            continue  # gone (or the pid was reused)
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        except PermissionError:
+            missed.append(f"pid {pid} (not permitted to stop it)")
+    return missed
+
+
+def _kill_group(proc: subprocess.Popen, pgid: int, tree: dict[int, int]) -> None:
+    """SIGKILL the engine's process group and its descendants (those in ``tree``, found
+    by :meth:`EngineProcess.close`, or found now), then reap the engine (the finalizer's
+    action). The engine's stdout and stderr are left to the threads that read them."""
+    if proc.poll() is None:
+        tree.update(_descendants(pgid))
     try:
         os.killpg(pgid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
+    _kill_tree(tree, pgid)
     try:
         proc.wait(timeout=5)
     except subprocess.TimeoutExpired:  # pragma: no cover - a process that ignores SIGKILL
         pass
-    for stream in (proc.stdin, proc.stdout, proc.stderr):
-        try:
-            if stream is not None:
-                stream.close()
-        except OSError:
-            pass
+    try:
+        if proc.stdin is not None:
+            proc.stdin.close()
+    except OSError:
+        pass
 
 
 class _Tail:
@@ -65,8 +132,10 @@ class _Tail:
     def __init__(self, lines: collections.deque[str]) -> None:
         self.lines = lines
 
-    def put(self, line: str | None) -> None:
-        if line is not None:
+    def put(self, line: str | RecordTooLong | None) -> None:
+        if isinstance(line, RecordTooLong):
+            self.lines.append(line.describe())
+        elif line is not None:
             self.lines.append(line)
 
 
@@ -106,31 +175,54 @@ class EngineProcess:
                 f"(cwd {cwd or os.getcwd()!r}): {err}"
             ) from None
         self.pid = self.proc.pid
-        self._lines: queue.Queue[str | None] = queue.Queue()
+        self.close_note = ""
+        """After :meth:`close`: what it could not reach (a process it could not stop, an
+        output pipe still held open), else ``""``."""
+        self._sent: collections.deque[str] = collections.deque(maxlen=8)
+        self._lines: queue.Queue[str | RecordTooLong | None] = queue.Queue()
         self._stderr: collections.deque[str] = collections.deque(maxlen=20)
         self._stdout_tail: collections.deque[str] = collections.deque(maxlen=20)
-        self._finalizer = weakref.finalize(self, _kill_group, self.proc, self.pid)
+        self._tree: dict[int, int] = {}
+        self._finalizer = weakref.finalize(self, _kill_group, self.proc, self.pid, self._tree)
         sink: Any = self._lines if keep_output else _Tail(self._stdout_tail)
-        threading.Thread(target=self._pump, args=(self.proc.stdout, sink), daemon=True).start()
-        threading.Thread(
-            target=self._pump_err, args=(self.proc.stderr, self._stderr), daemon=True
-        ).start()  # the threads hold no reference to self: the finalizer can run at GC
+        self._threads = [
+            threading.Thread(
+                target=self._pump, args=(self.proc.stdout, sink, keep_output), daemon=True
+            ),
+            threading.Thread(
+                target=self._pump, args=(self.proc.stderr, _Tail(self._stderr), False), daemon=True
+            ),
+        ]  # the threads hold no reference to self: the finalizer can run at GC
+        for thread in self._threads:
+            thread.start()
 
     @staticmethod
-    def _pump(stream, lines: queue.Queue) -> None:
+    def _pump(stream: IO[bytes], sink: Any, stop_at_long: bool = True) -> None:
+        """Put each line of ``stream`` into ``sink``, then None at its end. A line over
+        the cap is put as its :class:`RecordTooLong`; with ``stop_at_long`` the reading
+        then ends (the reader of the queue stops the engine), else the rest of the line
+        is skipped. Only this thread closes ``stream``."""
+        reader = RecordReader(stream.read1, b"\n", HUB_LINE_LIMIT, "line")  # type: ignore[attr-defined]
         try:
-            for raw in iter(stream.readline, b""):
-                lines.put(raw.decode("utf-8", "replace").rstrip("\r\n"))
+            while True:
+                try:
+                    raw = reader.next()
+                except RecordTooLong as err:
+                    sink.put(err)
+                    if stop_at_long:
+                        break
+                    if not err.complete:
+                        reader.skip()
+                    continue
+                if raw is None:
+                    break
+                sink.put(raw.decode("utf-8", "replace").rstrip("\r"))
         except (OSError, ValueError):
             pass
-        lines.put(None)  # end of output
-
-    @staticmethod
-    def _pump_err(stream, tail: collections.deque) -> None:
+        sink.put(None)  # end of output
         try:
-            for raw in iter(stream.readline, b""):
-                tail.append(raw.decode("utf-8", "replace").rstrip("\r\n"))
-        except (OSError, ValueError):
+            stream.close()
+        except OSError:
             pass
 
     def stderr_tail(self) -> str:
@@ -166,25 +258,32 @@ class EngineProcess:
         except (OSError, ValueError):
             time.sleep(0.05)  # let the exit status arrive
             raise EngineError(
-                f"engine {self.label} {self.exit_text()}; cannot send {line!r}"
+                f"engine {self.label} {self.exit_text()}; cannot send {quote_record(line)}"
             ) from None
+        self._sent.append(line.strip())
 
-    def readline(self, timeout: float, waiting_for: str) -> str:
+    def readline(self, timeout: float, waiting_for: str, budget: float | None = None) -> str:
         """The next line of the engine's output (without its newline).
 
         Args:
-            timeout: seconds to wait.
+            timeout: seconds to wait (0 or less: only a line already read).
             waiting_for: what the caller expects, for the error message.
+            budget: the seconds the message names (default ``timeout``): the caller's
+                whole allowance when ``timeout`` is what is left of it.
 
         Raises:
-            EngineError: no line within ``timeout`` seconds, or the engine's output
-                ended (the engine exited).
+            EngineError: no line within ``timeout`` seconds; the engine's output ended
+                (the engine exited); a line over :data:`~drl.agents._records.
+                HUB_LINE_LIMIT` bytes (quoted as an excerpt); or a line that is one of
+                the last lines drl sent (an engine that echoes its input, e.g.
+                ``cat``: it would never answer).
         """
         try:
             line = self._lines.get(timeout=max(0.0, timeout))
         except queue.Empty:
+            shown = max(0.0, timeout if budget is None else budget)
             raise EngineError(
-                f"engine {self.label}: no reply within {timeout:.1f} s while waiting for "
+                f"engine {self.label}: no reply within {shown:.1f} s while waiting for "
                 f"{waiting_for}"
             ) from None
         if line is None:
@@ -196,15 +295,33 @@ class EngineProcess:
             raise EngineError(
                 f"engine {self.label} {self.exit_text()} while drl waited for {waiting_for}"
             )
+        if isinstance(line, RecordTooLong):
+            self._lines.put(None)  # the reading stopped there
+            raise EngineError(
+                f"engine {self.label} sent a {line.describe()} while drl waited for {waiting_for}"
+            )
+        if line.strip() and line.strip() in self._sent:
+            raise EngineError(
+                f"engine {self.label} echoes its input (it sent back {quote_record(line)}) "
+                f"while drl waited for {waiting_for}; is it an engine speaking this protocol?"
+            )
         return line
 
-    def close(self, goodbye: str | None = None, wait: float = 1.0) -> None:
+    def close(self, goodbye: str | None = None, wait: float = 1.0) -> str:
         """Stop the engine: send ``goodbye`` (e.g. ``quit``), close its stdin, wait up to
-        ``wait`` seconds, then SIGTERM and finally SIGKILL its process group. Safe to
-        call more than once."""
+        ``wait`` seconds, then SIGTERM and finally SIGKILL its process group and every
+        descendant (found under ``/proc`` before the engine is told to stop, so one that
+        left the group is found too). Then wait at most a second for the engine's output
+        to end; this never blocks on a pipe that a process out of reach still holds.
+        Safe to call more than once.
+
+        Returns:
+            :attr:`close_note`: ``""``, or what could not be reached (for messages).
+        """
         if not self._finalizer.alive:
-            return
+            return self.close_note
         if self.proc.poll() is None:
+            self._tree.update(_descendants(self.pid))
             try:
                 if goodbye is not None:
                     self.send(goodbye)
@@ -220,4 +337,19 @@ class EngineProcess:
                     self.proc.wait(timeout=1)
                 except (ProcessLookupError, PermissionError, subprocess.TimeoutExpired):
                     pass
-        self._finalizer()  # SIGKILL whatever is left of the group, reap, close pipes
+        missed = _kill_tree(self._tree, self.pid) if self._tree else []
+        self._finalizer()  # SIGKILL the group and the descendants found, reap
+        deadline = time.monotonic() + 1.0
+        for thread in self._threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+        if any(thread.is_alive() for thread in self._threads):
+            missed.append(
+                "its output pipes, still held open by a process outside its process group "
+                "(drl stopped reading them)"
+            )
+        if missed:
+            self.close_note = (
+                f"engine {self.label} (pid {self.pid}): stopping it did not reach "
+                + "; ".join(missed)
+            )
+        return self.close_note

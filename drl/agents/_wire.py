@@ -20,7 +20,9 @@ from __future__ import annotations
 import shlex
 
 from drl.rules import Board, Color, Move, Variant
+from drl.rules._quote import excerpt
 from drl.rules.fen import parse_fen
+from drl.rules.variant import PRESETS
 
 __all__ = [
     "HUB_VARIANTS",
@@ -68,21 +70,26 @@ def variant_of_hub_name(name: str) -> Variant:
     drl variant string).
 
     Raises:
-        ValueError: Scan's ``killer``, ``bt`` or ``frisian``, or an unknown name.
+        ValueError: Scan's ``killer``, ``bt`` or ``frisian``, an unknown name, or a drl
+            variant string with a bad flag (the message is the variant parser's, naming
+            the flag).
     """
     key = name.strip().lower()
     if key in REFUSED_HUB_VARIANTS:
         raise ValueError(
-            f"variant {name!r} is not implemented by drl (it plays: {', '.join(HUB_VARIANTS)})"
+            f"variant {excerpt(name)} is not implemented by drl (it plays: "
+            f"{', '.join(HUB_VARIANTS)})"
         )
     if key in HUB_VARIANTS:
         return Variant.parse(HUB_VARIANTS[key])
     try:
         return Variant.parse(name.strip())
-    except ValueError:
+    except ValueError as err:
+        if key.partition(":")[0].strip() in PRESETS:  # a drl variant with a bad flag
+            raise ValueError(f"variant {excerpt(name)}: {err}") from None
         raise ValueError(
-            f"unknown variant {name!r} (drl plays: {', '.join(HUB_VARIANTS)}, or a drl "
-            f"variant string)"
+            f"unknown variant {excerpt(name)} (drl plays: {', '.join(HUB_VARIANTS)}, or a "
+            f"drl variant string)"
         ) from None
 
 
@@ -128,7 +135,7 @@ def board_from_hub(text: str, variant: Variant | str) -> Board:
     text = text.strip()
     if len(text) != n + 1:
         raise ValueError(
-            f"position {text!r} has {len(text)} characters; {v} needs {n + 1} "
+            f"position {excerpt(text)} has {len(text)} characters; {v} needs {n + 1} "
             f"(side to move, then {n} squares)"
         )
     side = {"w": "W", "b": "B", "z": "B"}.get(text[0].lower())
@@ -169,7 +176,9 @@ def parse_move_text(text: str) -> tuple[int, int, frozenset[int]]:
         parts = t.lower().split("x")
         if len(parts) >= 3 and all(p.isdigit() for p in parts):
             return int(parts[0]), int(parts[1]), frozenset(int(p) for p in parts[2:])
-    raise ValueError(f"{text!r} is not a move in Hub form (from-to, or fromxto x each capture)")
+    raise ValueError(
+        f"{excerpt(text)} is not a move in Hub form (from-to, or fromxto x each capture)"
+    )
 
 
 def match_move(board: Board, start: int, end: int, captured: frozenset[int]) -> Move | None:

@@ -13,6 +13,10 @@ programmers, as Scan 2.0 ``dxp.cpp`` and Moby Dam ``dxp.c`` implement it):
   sender wins) + stop code (``0`` continue, ``1`` stop); answered by an ``E``;
 - ``C`` CHAT: text.
 
+A message is at most 127 characters in the DXP description; drl reads at most
+:data:`~drl.agents._records.DXP_MESSAGE_LIMIT` (1 KiB) and treats a longer one as a
+broken connection (the error quotes an excerpt).
+
 drl is the server and the initiator: the agent listens on 127.0.0.1 (port chosen by the
 OS), starts the engine as a client pointed at that port, and sends one GAMEREQ (``B``
 form, the full position, the engine following as the side to move) whenever the position
@@ -36,6 +40,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from drl.agents._process import EngineError, EngineProcess
+from drl.agents._records import DXP_MESSAGE_LIMIT, RecordReader, RecordTooLong, quote_record
 from drl.agents._wire import dxp_position, match_move
 from drl.agents.base import Agent
 from drl.agents.hub import engine_argv
@@ -98,15 +103,31 @@ def parse_move_message(text: str) -> tuple[int, int, frozenset[int]]:
 
 
 class DXPConnection:
-    """One DXP connection: NUL-ended ASCII messages over a socket.
+    """One DXP connection: NUL-ended ASCII messages over a socket, each at most
+    :data:`~drl.agents._records.DXP_MESSAGE_LIMIT` bytes.
 
-    Raises (every method): EngineError on a closed connection or a timeout.
+    Raises (every method): EngineError on a closed connection, a timeout, or a message
+    over the limit (the message quotes an excerpt; the connection is then unusable).
     """
 
     def __init__(self, sock: socket.socket, label: str) -> None:
         self.sock = sock
         self.label = label
-        self._buf = b""
+        self._deadline = 0.0
+        self._reader = RecordReader(
+            self._recv, b"\0", DXP_MESSAGE_LIMIT, "DXP message", partial_last=False
+        )
+        self.broken = ""
+        """Why the connection cannot be read any more (``""``: it can)."""
+        self.peer_closed = False
+        """The peer closed (or reset) the connection."""
+
+    def _recv(self, size: int) -> bytes:
+        left = self._deadline - _time.monotonic()
+        if left <= 0:
+            raise TimeoutError
+        self.sock.settimeout(left)
+        return self.sock.recv(size)
 
     def send(self, message: str) -> None:
         """Send one message (the NUL is added)."""
@@ -117,27 +138,27 @@ class DXPConnection:
 
     def receive(self, timeout: float, waiting_for: str) -> str:
         """The next message (without its NUL), within ``timeout`` seconds."""
-        deadline = _time.monotonic() + timeout
-        while b"\0" not in self._buf:
-            left = deadline - _time.monotonic()
-            if left <= 0:
-                raise EngineError(
-                    f"{self.label}: no DXP message within {timeout:.1f} s while waiting for "
-                    f"{waiting_for}"
-                )
-            self.sock.settimeout(left)
-            try:
-                data = self.sock.recv(4096)
-            except TimeoutError:
-                continue
-            except OSError as err:
-                raise EngineError(f"{self.label}: the DXP connection failed ({err})") from None
-            if not data:
-                raise EngineError(
-                    f"{self.label}: the DXP connection was closed while waiting for {waiting_for}"
-                )
-            self._buf += data
-        raw, _, self._buf = self._buf.partition(b"\0")
+        if self.broken:
+            raise EngineError(f"{self.label}: {self.broken}")
+        self._deadline = _time.monotonic() + timeout
+        try:
+            raw = self._reader.next()
+        except TimeoutError:
+            raise EngineError(
+                f"{self.label}: no DXP message within {max(timeout, 0.0):.1f} s while waiting "
+                f"for {waiting_for}"
+            ) from None
+        except RecordTooLong as err:
+            self.broken = f"sent a {err} while drl waited for {waiting_for}"
+            raise EngineError(f"{self.label}: {self.broken}") from None
+        except OSError as err:
+            self.peer_closed = True
+            raise EngineError(f"{self.label}: the DXP connection failed ({err})") from None
+        if raw is None:
+            self.peer_closed = True
+            raise EngineError(
+                f"{self.label}: the DXP connection was closed while waiting for {waiting_for}"
+            )
         return raw.decode("ascii", "replace").strip("\r\n")
 
     def close(self) -> None:
@@ -236,6 +257,9 @@ class DXPAgent(Agent):
         self._process: EngineProcess | None = None
         self._conn: DXPConnection | None = None
         self._sync: _Sync | None = None
+        self._in_game = False  # a GAMEREQ was accepted and no GAMEEND exchanged since
+        self.close_note = ""
+        """What the last :meth:`close` could not reach (``""``: nothing)."""
         self._folder: str | None = None
         self._folder_finalizer: weakref.finalize | None = None
 
@@ -302,13 +326,14 @@ class DXPAgent(Agent):
         conn, self._conn = self._conn, None
         process, self._process = self._process, None
         self._sync = None
+        self._in_game = False
         if conn is not None:
             with contextlib.suppress(EngineError):
                 conn.send("E01")
                 conn.receive(1.0, "the reply to E01")
             conn.close()
         if process is not None:
-            process.close("exit" if self.kind == "mobydam" else None)
+            self.close_note = process.close("exit" if self.kind == "mobydam" else None)
         if self._folder_finalizer is not None:
             self._folder_finalizer()
             self._folder_finalizer = None
@@ -330,13 +355,15 @@ class DXPAgent(Agent):
             raise ValueError(f"{self.name}: DXP is International draughts (10x10) only, not {v}")
 
     def reset(self, seed: int | None = None) -> None:
-        """A new game: the next move starts with a new GAMEREQ."""
+        """A new game: the next move starts with a new GAMEREQ (after a GAMEEND for the
+        game in progress, if any)."""
         self._sync = None
 
     # -- moves --------------------------------------------------------------------------
 
     def _end_game(self, conn: DXPConnection) -> None:
         conn.send("E00")
+        self._in_game = False
         for _ in range(20):
             reply = conn.receive(5.0, "the reply to E00")
             if reply.startswith("E"):
@@ -371,7 +398,8 @@ class DXPAgent(Agent):
             return self._play(board)
         except EngineError as err:
             self.close()
-            raise EngineError(f"{err} (position {board.fen()})") from None
+            note = f"; {self.close_note}" if self.close_note else ""
+            raise EngineError(f"{err} (position {board.fen()}){note}") from None
         except BaseException:
             self.close()
             raise
@@ -385,31 +413,37 @@ class DXPAgent(Agent):
         if theirs is not None:
             conn.send(move_message(theirs))
         else:
-            if self._sync is not None:
+            if self._in_game:  # a follower refuses a GAMEREQ during a game
                 self._end_game(conn)
             self._sync = None
             minutes, moves = clock_for(self.time)
             conn.send(game_request(board.turn, minutes, moves, board))
             reply = self._receive(conn, self.timeout, "GAMEACC")
             if not reply.startswith("A") or len(reply) < 34 or reply[33] != "0":
-                raise EngineError(f"engine {self._label()} did not accept the game: {reply!r}")
+                raise EngineError(
+                    f"engine {self._label()} did not accept the game: {quote_record(reply)}"
+                )
+            self._in_game = True
             self.engine_name = reply[1:33].strip() or self.engine_name
             conn.label = f"engine {self._label()}"
         reply = self._receive(conn, self.time + self.grace, "its move")
         if reply.startswith("E"):
             conn.send("E0" + (reply[2:3] or "0"))
             self._sync = None
+            self._in_game = False
             raise EngineError(
-                f"engine {self._label()} ended the game ({reply!r}) instead of moving"
+                f"engine {self._label()} ended the game ({quote_record(reply)}) instead of moving"
             )
         try:
             move = match_move(board, *parse_move_message(reply))
         except ValueError:
             raise EngineError(
-                f"engine {self._label()} sent {reply!r}, which is not a DXP move"
+                f"engine {self._label()} sent {quote_record(reply)}, which is not a DXP move"
             ) from None
         if move is None:
-            raise EngineError(f"engine {self._label()} sent {reply!r}: not a legal move")
+            raise EngineError(
+                f"engine {self._label()} sent {quote_record(reply)}: not a legal move"
+            )
         after = Board(board.variant, fen=board.fen())
         after.push(move)
         self._sync = _Sync(after, board.turn)

@@ -25,7 +25,10 @@ position before every search (drl keeps no engine-side history), and must answer
 the move time plus ``grace`` seconds (``timeout`` seconds for a depth-only search), or
 it is killed and :class:`~drl.agents._process.EngineError` is raised. Every reply is
 matched to a legal move by start, end and captured squares; anything else is an
-``EngineError`` naming the engine, the position (FEN) and the reply.
+``EngineError`` naming the engine, the position (FEN) and the reply (an excerpt of it:
+a line over :data:`~drl.agents._records.HUB_LINE_LIMIT` bytes is refused as it is read).
+A line that repeats one drl sent (an engine that echoes its input, e.g. ``/bin/cat``) is
+an error at once rather than a wait for the timeout.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ import shlex
 from typing import Any
 
 from drl.agents._process import EngineError, EngineProcess
+from drl.agents._records import quote_record
 from drl.agents._wire import (
     format_hub_line,
     hub_position,
@@ -49,6 +53,7 @@ from drl.rules import Board, Move, Variant
 __all__ = ["EngineError", "HubAgent", "engine_argv"]
 
 _INTERNATIONAL = Variant.parse("international")
+_MAX_HELLO_LINES = 1000  # id/param/name lines in the reply to "hub" (one per engine parameter)
 
 
 def engine_argv(cmd: str, args: str | None, default_args: dict[str, list[str]]) -> list[str]:
@@ -124,6 +129,8 @@ class HubAgent(Agent):
         self._variant: Variant | None = None
         self.engine_name = os.path.basename(self.argv[0])
         self._params: dict[str, dict[str, str]] = {}
+        self.close_note = ""
+        """What the last :meth:`close` could not reach (``""``: nothing)."""
 
     # -- life cycle ---------------------------------------------------------------------
 
@@ -136,7 +143,9 @@ class HubAgent(Agent):
         self._engine = engine
         try:
             engine.send("hub")
-            lines = self._read_until(("wait",), self.timeout, "the reply to 'hub'")
+            lines = self._read_until(
+                ("wait",), self.timeout, "the reply to 'hub'", keep=("id", "param", "name")
+            )
             hub2 = any(ln.split(" ", 1)[0] in ("id", "param") for ln in lines)
             self._version = {"1": 1, "2": 2}.get(self.proto, 2 if hub2 else 1)
             self._params = {}
@@ -144,17 +153,22 @@ class HubAgent(Agent):
                 if self._version == 2 and ln.startswith("id "):
                     name = _args(ln).get("name")
                     if name:
-                        self.engine_name = name
+                        self.engine_name = _short_name(name)
                 elif self._version == 2 and ln.startswith("param "):
                     a = _args(ln)
                     if "name" in a:
                         self._params[a["name"]] = a
                 elif self._version == 1 and ln.startswith("name "):
-                    self.engine_name = ln[5:].strip() or self.engine_name
+                    self.engine_name = _short_name(ln[5:].strip()) or self.engine_name
             engine.label = self._label()
             self._configure(engine, variant)
             engine.send("init")
             self._read_until(("ready",), self.timeout, "'ready' after 'init'")
+        except EngineError as err:
+            self.close()
+            if self.close_note:
+                raise EngineError(f"{err}; {self.close_note}") from None
+            raise
         except BaseException:
             self.close()
             raise
@@ -200,7 +214,7 @@ class HubAgent(Agent):
         engine, self._engine = self._engine, None
         self._variant = None
         if engine is not None:
-            engine.close("quit")
+            self.close_note = engine.close("quit")
 
     def __enter__(self) -> HubAgent:
         return self
@@ -231,21 +245,34 @@ class HubAgent(Agent):
 
     # -- moves --------------------------------------------------------------------------
 
-    def _read_until(self, ends: tuple[str, ...], timeout: float, what: str) -> list[str]:
+    def _read_until(
+        self, ends: tuple[str, ...], timeout: float, what: str, keep: tuple[str, ...] = ()
+    ) -> list[str]:
+        """Lines up to one starting with a word of ``ends`` (within ``timeout`` seconds
+        in all): those starting with a word of ``keep``, then that last one (other lines,
+        e.g. ``info``, are dropped as they come: an engine's chatter costs no memory)."""
         import time as _time
 
         assert self._engine is not None
         deadline = _time.monotonic() + timeout
         lines = []
         while True:
-            line = self._engine.readline(deadline - _time.monotonic(), what).strip()
-            lines.append(line)
+            line = self._engine.readline(deadline - _time.monotonic(), what, timeout).strip()
             head = line.split(" ", 1)[0]
             if head in ends:
+                lines.append(line)
                 return lines
+            if head in keep:
+                if len(lines) >= _MAX_HELLO_LINES:
+                    raise EngineError(
+                        f"engine {self._label()} sent more than {_MAX_HELLO_LINES} "
+                        f"{'/'.join(keep)} lines while drl waited for {what}"
+                    )
+                lines.append(line)
             if head == "error":
                 raise EngineError(
-                    f"engine {self._label()} replied {line!r} while drl waited for {what}"
+                    f"engine {self._label()} replied {quote_record(line)} while drl waited "
+                    f"for {what}"
                 )
 
     def select_move(self, board: Board) -> Move:
@@ -266,7 +293,10 @@ class HubAgent(Agent):
             return self._search(board)
         except EngineError as err:
             self.close()
-            raise EngineError(f"{err} (position {board.fen()}, variant {board.variant})") from None
+            note = f"; {self.close_note}" if self.close_note else ""
+            raise EngineError(
+                f"{err} (position {board.fen()}, variant {board.variant}){note}"
+            ) from None
         except BaseException:
             self.close()  # Ctrl-C mid-search: the engine's state is unknown
             raise
@@ -298,11 +328,19 @@ class HubAgent(Agent):
             move = match_move(board, *parse_move_text(text))
         except ValueError:
             raise EngineError(
-                f"engine {self._label()} replied {reply!r}, which has no move drl can read"
+                f"engine {self._label()} replied {quote_record(reply)}, which has no move drl "
+                f"can read"
             ) from None
         if move is None:
-            raise EngineError(f"engine {self._label()} replied {reply!r}: not a legal move")
+            raise EngineError(
+                f"engine {self._label()} replied {quote_record(reply)}: not a legal move"
+            )
         return move
+
+
+def _short_name(name: str) -> str:
+    """An engine's name as messages show it (at most 64 characters)."""
+    return name if len(name) <= 64 else name[:61] + "..."
 
 
 def _args(line: str) -> dict[str, str]:

@@ -24,20 +24,31 @@ completion: ``stop``, ``ping`` and ``ponder-hit`` sent during one are read after
 unless a host is named; port 0 lets the OS choose, printed on stderr). Without
 ``--initiate`` drl-hub follows: it accepts each GAMEREQ and plays the side it is given.
 With ``--initiate`` it sends ``--games`` GAMEREQs (start position, colours alternating,
-``--time`` seconds per move on the clock) and prints each result.
+``--time`` seconds per move on the clock) and prints each result. A follower refuses a
+GAMEREQ with GAMEACC code ``1`` for a protocol version other than ``01`` and ``2`` for one
+it cannot play (malformed, a clock field that is not 3 digits, a finished position, or a
+game still in progress: that game goes on). ``--timeout`` bounds the wait for a peer to
+connect (``--listen``) or for the connection (``--connect``), for the follower's first
+message, and for each reply to the initiator; past it drl-hub exits with status 2 and a
+line naming the address.
 
-Bad input gets an ``error`` reply (Hub) or a line on stderr (DXP), never a traceback;
-``quit``, end of input or a closed connection end the program with status 0.
+Input is bounded (:mod:`drl.agents._records`): a Hub line over 64 KiB gets an ``error``
+that quotes its start and size, and is skipped; a DXP message over 1 KiB ends the
+connection (status 2). Other bad input gets an ``error`` reply (Hub) or a line on stderr
+(DXP), never a traceback; ``quit``, end of input or a connection closed by the peer end
+the program with status 0.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import socket
 import sys
 from typing import IO, Any
 
 from drl.agents import Agent, make, parse_spec
+from drl.agents._records import HUB_LINE_LIMIT, RecordReader, RecordTooLong
 from drl.agents._wire import (
     HUB_VARIANTS,
     board_from_hub,
@@ -51,6 +62,7 @@ from drl.agents._wire import (
 )
 from drl.agents.base import _REGISTRY, canonical_spec
 from drl.rules import Board, Color, Move, Variant
+from drl.rules._quote import excerpt
 
 __all__ = ["main", "HubServer"]
 
@@ -102,7 +114,10 @@ class HubServer:
         agent: the agent spec.
         variant: the variant before any ``set-param name=variant``.
         protocol: ``auto``, ``1`` or ``2`` (the reply to ``hub``).
-        stdin, stdout: the client's lines.
+        stdin, stdout: the client's lines. ``stdin`` is read as bytes (its ``buffer``
+            when it is a text stream), at most :data:`~drl.agents._records.
+            HUB_LINE_LIMIT` bytes a line: a longer line is answered with an ``error``
+            that quotes its start and size, and skipped.
 
     Raises:
         ValueError: a bad agent spec, or an agent that cannot play ``variant``.
@@ -116,6 +131,10 @@ class HubServer:
         self.agents.current().check_variant(self.variant)
         self.protocol = protocol
         self.stdin, self.stdout = stdin, stdout
+        source: Any = getattr(stdin, "buffer", stdin)
+        self._lines = RecordReader(
+            getattr(source, "read1", source.read), b"\n", HUB_LINE_LIMIT, "line"
+        )
         self.board = Board(self.variant)
         self.refused_pos = False
 
@@ -124,6 +143,8 @@ class HubServer:
         self.stdout.flush()
 
     def error(self, message: str, hub2: bool = True) -> None:
+        if len(message) > _MESSAGE_CHARS:  # messages quote excerpts; this is a backstop
+            message = message[:_MESSAGE_CHARS] + f"... ({len(message)} characters)"
         if hub2 and self.protocol != "1":
             self.say(format_hub_line("error", message=message))
         else:
@@ -143,8 +164,17 @@ class HubServer:
     def run(self) -> int:
         """Answer commands until ``quit`` or end of input; returns 0."""
         try:
-            for raw in self.stdin:
-                line = raw.strip()
+            while True:
+                try:
+                    raw = self._lines.next()
+                except RecordTooLong as err:
+                    size = err.size if err.complete else self._lines.skip()
+                    head = err.head.decode("utf-8", "replace").strip()
+                    self.error(err.describe(size), hub2=bool(head) and self._speaks_hub2(head))
+                    continue
+                if raw is None:
+                    break
+                line = raw.decode("utf-8", "replace").strip()
                 if not line:
                     continue
                 try:
@@ -223,22 +253,23 @@ class HubServer:
         elif cmd == "level":
             self._level(line)
         elif cmd == "depth" and len(words) == 2:
-            self.agents.set_limit("depth", int(words[1]))
+            self.agents.set_limit("depth", _number("depth", "plies", words[1], int))
         elif cmd == "time" and len(words) == 2:
-            self.agents.set_limit("time", max(int(words[1]), 1) / 1000.0)
+            ms = _number("time", "milliseconds", words[1], int)
+            self.agents.set_limit("time", max(ms, 1) / 1000.0)
         elif cmd == "move" and len(words) == 2:
             self.board.push(self._read_move(self.board, words[1]))
         elif cmd in ("go", "ponder", "analyse", "analyze"):
             self._go(hub2=len(words) > 1)
         else:
-            print(f"drl-hub: ignoring unknown command {line!r}", file=sys.stderr, flush=True)
+            _warn(f"ignoring unknown command {excerpt(line)}")
         return True
 
     @staticmethod
     def _read_move(board: Board, text: str) -> Move:
         move = match_move(board, *parse_move_text(text))
         if move is None:
-            raise ValueError(f"illegal move {text} in {board.fen()}")
+            raise ValueError(f"illegal move {excerpt(text)} in {board.fen()}")
         return move
 
     def _position(self, line: str) -> None:
@@ -264,13 +295,15 @@ class HubServer:
             return
         args = parse_hub_line(line)[1]
         if "depth" in args:
-            self.agents.set_limit("depth", int(args["depth"]))
+            self.agents.set_limit("depth", _number("level", "depth", args["depth"], int))
         if "move-time" in args:
-            self.agents.set_limit("time", max(float(args["move-time"]), 0.001))
+            per = _number("level", "move-time", args["move-time"])
+            self.agents.set_limit("time", max(per, 0.001))
         elif "time" in args:
-            moves = max(int(args.get("moves", "30") or 30), 1)
-            per = float(args["time"]) / moves + float(args.get("inc", "0") or 0)
-            self.agents.set_limit("time", max(per, 0.01))
+            total = _number("level", "time", args["time"])
+            moves = max(_number("level", "moves", args.get("moves", "") or "30", int), 1)
+            inc = _number("level", "inc", args.get("inc", "") or "0")
+            self.agents.set_limit("time", max(total / moves + inc, 0.01))
 
     def _go(self, hub2: bool) -> None:
         if self.refused_pos:
@@ -282,6 +315,30 @@ class HubServer:
             self.say(format_hub_line("done", move=move_text(move)))
         else:
             self.say(f"move {move_text(move)}")
+
+
+def _number(command: str, key: str, text: str, kind: type = float) -> Any:
+    """``text`` as a finite number (``kind`` int: a whole one).
+
+    Raises:
+        ValueError: naming the command and the field, e.g. ``level: time='abc' is not a
+            number``.
+    """
+    try:
+        value = kind(text)
+    except ValueError:
+        value = None
+    if value is None or (kind is float and not math.isfinite(value)):
+        what = "a whole number" if kind is int else "a finite number"
+        raise ValueError(f"{command}: {key}={excerpt(text)} is not {what}")
+    return value
+
+
+_NO_LIMIT = 1e9
+"""Seconds the follower waits for a message after the first (the peer may think long)."""
+
+_MESSAGE_CHARS = 1000
+"""Characters of an ``error`` reply at most."""
 
 
 # -- DXP ---------------------------------------------------------------------------------
@@ -299,10 +356,12 @@ def _address(text: str, listen: bool) -> tuple[str, int]:
 class _DXPSession:
     """One DXP connection played by ``drl-hub``."""
 
-    def __init__(self, sock: socket.socket, agent: Agent, timeout: float) -> None:
+    def __init__(
+        self, sock: socket.socket, agent: Agent, timeout: float, label: str = "DXP peer"
+    ) -> None:
         from drl.agents.dxp import DXPConnection
 
-        self.conn = DXPConnection(sock, "DXP peer")
+        self.conn = DXPConnection(sock, label)
         self.agent = agent
         self.timeout = timeout
         self.variant = Variant.parse("international")
@@ -322,32 +381,57 @@ class _DXPSession:
         except ValueError:
             move = None
         if move is None:
-            _warn(f"illegal or unreadable move {msg!r} in {board.fen()}; game abandoned")
+            _warn(f"illegal or unreadable move {excerpt(msg)} in {board.fen()}; game abandoned")
             self.conn.send("CInvalid move")
             self.conn.send("E00")
             return False
         board.push(move)
         return True
 
-    def follow(self) -> None:
-        """Accept games until the peer stops (``E`` with stop code 1) or disconnects."""
+    def follow(self, first_timeout: float) -> None:
+        """Accept games until the peer stops (``E`` with stop code 1) or disconnects.
+
+        Args:
+            first_timeout: seconds to wait for the peer's first message (later ones are
+                waited for without a limit: the peer may think for long).
+
+        Raises:
+            EngineError: no first message within ``first_timeout``, or a message over
+                :data:`~drl.agents._records.DXP_MESSAGE_LIMIT` bytes (the connection is
+                then dropped).
+        """
         board: Board | None = None
         ours = Color.WHITE
         from drl.agents._process import EngineError
 
+        first = True
         while True:
             try:
-                msg = self.conn.receive(1e9, "a DXP message")
-            except EngineError:  # the peer closed the connection
-                return
+                if first:
+                    msg = self.conn.receive(first_timeout, "the peer's first message")
+                else:
+                    msg = self.conn.receive(_NO_LIMIT, "a DXP message")
+            except EngineError as err:
+                if self.conn.peer_closed:
+                    return
+                if self.conn.broken:
+                    raise EngineError(f"{err}; connection dropped") from None
+                raise
+            first = False
             kind = msg[:1]
             if kind == "R":
+                if board is not None and board.outcome() is None and board.legal_moves:
+                    _warn(f"GAMEREQ {excerpt(msg)} during a game refused; the game goes on")
+                    self.conn.send("CGAMEREQ refused: a game is in progress")
+                    self.conn.send(f"A{ENGINE_NAME:<32.32}2")
+                    continue
                 board, ours = self._accept(msg)
                 if board is None:
                     continue
+                self.agent.reset()
             elif kind == "M":
                 if board is None or board.turn == ours:
-                    _warn(f"unexpected move {msg!r}")
+                    _warn(f"unexpected move {excerpt(msg)}")
                     continue
                 if not self._their_move(board, msg):
                     board = None
@@ -365,25 +449,40 @@ class _DXPSession:
                 _warn(f"peer says: {msg[1:]}")
                 continue
             else:
-                _warn(f"unknown DXP message {msg!r}")
+                _warn(f"unknown DXP message {excerpt(msg)}")
                 continue
             if board is not None and board.turn == ours and board.outcome() is None:
                 self._move(board)
 
     def _accept(self, msg: str) -> tuple[Board | None, Color]:
+        """Answer a GAMEREQ with a GAMEACC: code ``0`` (accepted; returns the board and
+        drl's colour), ``1`` (a protocol version other than ``01``) or ``2`` (a request
+        drl cannot play: malformed, a clock field that is not 3 digits, a bad or finished
+        position); the DamExchange codes, as Moby Dam sends them."""
+        code = "2"
         try:
-            if len(msg) < 43 or msg[:3] != "R01" or msg[35] not in "WZ":
-                raise ValueError("malformed GAMEREQ")
+            if len(msg) < 43:
+                raise ValueError(f"{len(msg)} characters, at least 43 needed")
+            if msg[1:3] != "01":
+                code = "1"
+                raise ValueError(f"protocol version {msg[1:3]!r}, drl speaks 01")
+            if msg[35] not in "WZ":
+                raise ValueError(f"follower colour {msg[35]!r} is not W or Z")
+            for field, text in (("minutes", msg[36:39]), ("moves", msg[39:42])):
+                if not (text.isascii() and text.isdigit()):
+                    raise ValueError(f"clock field {field}={text!r} is not 3 digits")
             ours = Color.WHITE if msg[35] == "W" else Color.BLACK
             if msg[42] == "A":
                 board = Board(self.variant)
             elif msg[42] == "B":
                 board = board_from_hub(msg[43:], self.variant)
+                if board.outcome() is not None or not board.legal_moves:
+                    raise ValueError(f"the game is over in {board.fen()}")
             else:
-                raise ValueError("position is neither A nor B")
+                raise ValueError(f"starting position {msg[42]!r} is neither A nor B")
         except ValueError as err:
-            _warn(f"GAMEREQ {msg!r} refused: {err}")
-            self.conn.send(f"A{ENGINE_NAME:<32.32}1")
+            _warn(f"GAMEREQ {excerpt(msg)} refused (code {code}): {err}")
+            self.conn.send(f"A{ENGINE_NAME:<32.32}{code}")
             return None, Color.WHITE
         self.conn.send(f"A{ENGINE_NAME:<32.32}0")
         return board, ours
@@ -451,24 +550,44 @@ def _warn(text: str) -> None:
 
 
 def _dxp(args: argparse.Namespace, agent: Agent) -> int:
+    """Play DXP; ``--timeout`` bounds the connection (``--connect``), the wait for a
+    peer (``--listen``), the follower's wait for the first message and the initiator's
+    wait for each reply.
+
+    Raises:
+        OSError: no connection (``--connect``); EngineError: no peer or no message in
+            time, a message over the limit (each ends drl-hub with status 2).
+    """
+    from drl.agents._process import EngineError
+
     if args.connect:
         host, port = _address(args.connect, listen=False)
         sock = socket.create_connection((host, port), timeout=args.timeout)
+        label = f"DXP peer {host}:{port}"
     else:
         host, port = _address(args.listen, listen=True)
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as server:
             server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             server.bind((host, port))
             server.listen(1)
-            _warn(f"listening on {host}:{server.getsockname()[1]}")
-            sock, _ = server.accept()
+            port = server.getsockname()[1]
+            _warn(f"listening on {host}:{port}")
+            server.settimeout(args.timeout)
+            try:
+                sock, _ = server.accept()
+            except TimeoutError:
+                raise EngineError(
+                    f"no DXP peer connected to {host}:{port} within {args.timeout:g} s (--timeout)"
+                ) from None
+        label = f"DXP peer on {host}:{port}"
+    sock.settimeout(None)
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    session = _DXPSession(sock, agent, args.timeout)
+    session = _DXPSession(sock, agent, args.timeout, label)
     try:
         if args.initiate:
             session.initiate(args.games, args.time, args.max_plies)
         else:
-            session.follow()
+            session.follow(args.timeout)
     finally:
         session.conn.close()
     return 0
@@ -489,8 +608,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=2, help="DXP --initiate: games to play")
     parser.add_argument("--time", type=float, default=1.0, help="DXP --initiate: s per move")
     parser.add_argument("--max-plies", type=int, default=400, help="DXP --initiate: ply cap")
-    parser.add_argument("--timeout", type=float, default=120.0, help="DXP: s to wait for the peer")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=120.0,
+        help="DXP: s to wait for the peer to connect and for its first message (as "
+        "--initiate: for each reply)",
+    )
     args = parser.parse_args(argv)
+    if not (math.isfinite(args.timeout) and args.timeout > 0):
+        parser.error(f"--timeout must be a positive number of seconds, got {args.timeout:g}")
     try:
         if args.dxp:
             if not (args.connect or args.listen):
