@@ -95,6 +95,13 @@ def _run(cfg: DictConfig) -> None:
             file=sys.stderr,
         )
         sys.exit(128 + signal.SIGINT)
+    if result.finished_before:
+        console.print(
+            f"nothing to do: the run is finished (iteration {result.iterations} of "
+            f"{conf.train.iterations}); checkpoint {result.checkpoint}. To train on, "
+            "raise train.iterations (or train.max_minutes)"
+        )
+        return
     console.print(
         f"{result.iterations} iterations, {result.learner_steps} learner steps, "
         f"{result.games} games, {result.positions} positions; "

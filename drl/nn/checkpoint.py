@@ -10,7 +10,9 @@ them by iteration (12 = written after iteration 12, 0 = the network before any
 training) and keeps the learner steps in ``counters``. Next to it,
 ``ckpt-00000012.pt.sha256`` holds its SHA-256. Both are written to a temporary name and
 renamed into place, the digest last, so a checkpoint without a matching digest is
-incomplete or damaged and is never trusted.
+incomplete or damaged and is never trusted. A write that fails (a full disk) removes its
+temporary file; one left by a kill is removed by the next save, and by the training
+loop's next start.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ from pathlib import Path
 from typing import Any
 
 import torch
+
+from drl._atomic import remove_partials, write_atomic
 
 __all__ = [
     "CheckpointError",
@@ -45,12 +49,7 @@ class CheckpointError(RuntimeError):
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    write_atomic(path, data)  # a failed write (e.g. a full disk) leaves no .tmp
 
 
 def list_checkpoints(directory: str | os.PathLike) -> list[Path]:
@@ -102,8 +101,7 @@ def save_checkpoint(
     for old in list_checkpoints(d)[:-keep]:
         old.unlink(missing_ok=True)
         old.with_name(old.name + ".sha256").unlink(missing_ok=True)
-    for tmp in d.glob("*.tmp"):
-        tmp.unlink(missing_ok=True)
+    remove_partials(d)  # left by a process killed inside a write
     return path
 
 

@@ -23,6 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from drl._atomic import write_atomic
+
 __all__ = ["GameBatch", "ReplayBuffer", "SampleBatch", "ShardError"]
 
 log = logging.getLogger(__name__)
@@ -230,14 +232,9 @@ class SampleBatch:
 
 
 def _write_atomic_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:
-    tmp = path.with_name(path.name + ".tmp")
     # Widened for numpy's signature, whose ``allow_pickle: bool`` a ``**`` mapping could hit.
     payload: dict[str, Any] = arrays
-    with open(tmp, "wb") as fh:
-        np.savez_compressed(fh, **payload)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    write_atomic(path, lambda fh: np.savez_compressed(fh, **payload))
 
 
 def load_shard(path: Path, num_actions: int | None = None) -> GameBatch:
@@ -379,8 +376,13 @@ class ReplayBuffer:
         ):
             self._in_window -= self._shards.popleft().num_positions
 
-    def add(self, batch: GameBatch) -> Path:
+    def add(self, batch: GameBatch, extra: dict[str, np.ndarray] | None = None) -> Path:
         """Write a batch of finished games as a new shard and add it to the window.
+
+        Args:
+            batch: the games.
+            extra: more arrays to store in the shard (e.g. the training loop's
+                ``session``); :func:`load_shard` does not read them.
 
         Returns:
             The shard's path.
@@ -391,7 +393,8 @@ class ReplayBuffer:
         """
         batch.validate(self.num_actions)
         path = self.directory / f"shard-{self.num_shards:06d}.npz"
-        _write_atomic_npz(path, {f.name: getattr(batch, f.name) for f in fields(GameBatch)})
+        arrays = {f.name: getattr(batch, f.name) for f in fields(GameBatch)}
+        _write_atomic_npz(path, {**(extra or {}), **arrays})
         self.num_shards += 1
         self.num_games += batch.num_games
         self.num_positions += batch.num_positions

@@ -7,14 +7,16 @@ It reads top to bottom and calls tested pieces: :class:`~drl.train.selfplay.Self
 
 Run folder layout::
 
-    .lock                held by the training process (pid, start time); one at a time
+    .lock                the training process's pid and start time; it holds a lock on
+                         the folder itself and on this file; one at a time
     config.yaml          resolved configuration (written once the folder's checks pass)
     sessions.jsonl       one line per start: session, pid, time, resumed-from checkpoint,
                          iteration, learner steps and games at the start
     checkpoints/         ckpt-<iteration>.pt + .sha256 (the newest K good ones;
                          ckpt-00000000.pt is the network before any training); damaged
                          ones set aside as *.corrupt
-    replay/              shard-NNNNNN.npz, one per batch of finished games
+    replay/              shard-NNNNNN.npz, one per batch of finished games (and the
+                         session that played them)
     games/               selfplay-NNNNNN.pdn, the games of shard NNNNNN as PDN
     eval/                evaluation results (JSON) and games (PDN)
     tb/                  TensorBoard scalars
@@ -26,29 +28,35 @@ Run folder layout::
 What a run folder guarantees, however often the process is killed:
 
 - Nothing saved is lost. A shard, its PDN and a checkpoint are written to a temporary
-  name and renamed into place (the PDN before its shard, a checkpoint before its
-  digest). Every iteration plays exactly ``games_per_iteration`` games: games finished
-  after the newest good checkpoint are in the replay folder and count towards the
-  iteration in progress, so a kill loses only the games in flight, and a finished run
-  holds ``iterations * games_per_iteration`` games.
+  name and renamed into place (the PDN's after its shard's, a checkpoint before its
+  digest); a failed write removes its temporary file, and a start removes those a kill
+  left. No file is removed or overwritten to make room: shards and games are numbered
+  past every shard, PDN and game number found, so a PDN whose shard was deleted stays.
+  Every iteration plays exactly ``games_per_iteration`` games: games finished after the
+  newest good checkpoint are in the replay folder and count towards the iteration in
+  progress, so a kill loses only the games in flight, and a finished run holds
+  ``iterations * games_per_iteration`` games.
 - Games are numbered 0, 1, ... in shard order with no gap or repeat (``game_index`` in
   the shards, ``Round`` = index + 1 in the PDN); a game gets its number when it is
   written, not when it starts.
 - No game is played twice. Self-play of iteration ``i`` in session ``s`` (the number of
-  the start, from ``sessions.jsonl``, 0 for a run never interrupted) is seeded with
-  ``[seed, i, s, 0]`` and the learner with ``[seed, i, s, 1]``, so a restart that
-  replays an iteration with the same network draws other games; an uninterrupted run is
+  the start: one past every session in ``sessions.jsonl``, the checkpoint and the shards
+  and PDNs written after it, 0 for a run never interrupted) is seeded with ``[seed, i,
+  s, 0]`` and the learner with ``[seed, i, s, 1]``, so a restart that replays an
+  iteration with the same network draws other games; an uninterrupted run is
   reproducible.
-- The iteration and learner-step counters never go back: a run continues from its
-  newest good checkpoint, metrics lines of iterations after it (work that is redone)
-  are dropped, and a damaged newer checkpoint is reported and set aside as ``*.corrupt``.
-- A folder is continued only by its own run: a second process is refused while one
-  holds the lock; a config of another variant, encoding or network than the checkpoint
-  (or, without one, ``config.yaml``) is refused before anything is written; a folder
-  with replay data or damaged checkpoints but no good checkpoint is refused instead of
-  being trained afresh (the first checkpoint is written before the first game, so such a
-  folder has lost its checkpoints). Iterations, evaluation, threads, progress and device
-  may change from one start to the next.
+- The iteration and learner-step counters never go back: a run continues from its newest
+  good checkpoint, metrics lines of iterations after it (work that is redone) are
+  dropped, and a damaged newer checkpoint is reported and set aside as ``*.corrupt``.
+- A folder is continued only by its own run: a second process is refused while one holds
+  the lock (deleting ``.lock`` does not free the folder); a config of another variant,
+  encoding or network than the checkpoint (or, without one, ``config.yaml``) is refused
+  before anything is written; a folder with replay data, games, metrics, evaluations or
+  damaged checkpoints but no good checkpoint is refused instead of being trained afresh
+  (the first checkpoint is written before the first game, so such a folder has lost its
+  checkpoints). A finished run (its final evaluation recorded) started again does
+  nothing. Iterations, evaluation, threads, progress and device may change from one
+  start to the next.
 """
 
 from __future__ import annotations
@@ -64,6 +72,7 @@ import numpy as np
 import torch
 from omegaconf import OmegaConf
 
+from drl._atomic import remove_partials, write_atomic
 from drl.encode.actions import num_actions
 from drl.encode.planes import N_CHANNELS
 from drl.eval.arena import role_variant, write_pdn
@@ -76,7 +85,7 @@ from drl.nn.checkpoint import (
     save_checkpoint,
 )
 from drl.rules import Variant
-from drl.train.buffer import GameBatch, ReplayBuffer
+from drl.train.buffer import GameBatch, ReplayBuffer, load_shard
 from drl.train.config import (
     Config,
     EvalCfg,
@@ -90,11 +99,14 @@ from drl.train.evaluate import BaselineResult, elo_for_log, evaluate_against
 from drl.train.learner import check_network, train_step
 from drl.train.run_folder import (
     RunFolderError,
+    RunLock,
     check_checkpoint,
     check_config_file,
     lock_run_dir,
     refuse_without_checkpoint,
+    sessions_after,
     start_session,
+    work_in,
 )
 from drl.train.runtime import make_runtime
 from drl.train.selfplay import SelfPlayStats, renumber_games
@@ -118,6 +130,8 @@ class TrainResult:
         resumed_from: the checkpoint this session started from, if any.
         final_eval: results of the final evaluation (empty if switched off).
         session: this session's number in the run (0 for the first start).
+        finished_before: the run was already finished (its iterations done and its final
+            evaluation recorded): nothing was played, trained or written.
     """
 
     run_dir: Path
@@ -129,6 +143,7 @@ class TrainResult:
     resumed_from: Path | None = None
     final_eval: list[BaselineResult] = field(default_factory=list)
     session: int = 0
+    finished_before: bool = False
 
 
 def run_variants(cfg: Config) -> list[Variant]:
@@ -186,9 +201,7 @@ class _Clock:
 
 
 def _write_text_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    write_atomic(path, text)
 
 
 def _optimizer(cfg: Config, net: PolicyValueModel) -> torch.optim.Optimizer:
@@ -361,15 +374,42 @@ def _trim_metrics(path: Path, iteration: int) -> None:
         _write_text_atomic(path, "".join(keep))
 
 
-def _drop_orphan_pdns(games_dir: Path, num_shards: int) -> None:
-    """Remove PDN files of shards that were never written (a kill between the two) and
-    writes cut short."""
-    for p in games_dir.glob("*.tmp"):
-        p.unlink()
-    for p in games_dir.glob("selfplay-*.pdn"):
-        stem = p.stem.split("-", 1)[1]
-        if stem.isdigit() and int(stem) >= num_shards:
-            p.unlink()
+def _settle_pdns(games_dir: Path, replay_dir: Path) -> None:
+    """Finish or remove the PDN writes a kill cut short. A shard's PDN is renamed into
+    place only after the shard is: a ``selfplay-N.pdn.tmp`` whose shard N was written is
+    complete and is renamed into place; one without its shard is of games never saved
+    and is removed. A PDN in place is never removed (its shard was written; if the shard
+    is gone, the PDN is the only record of its games)."""
+
+    def shard_written(tmp: Path) -> bool:
+        stem = tmp.name[: -len(".pdn.tmp")]
+        if not (stem.startswith("selfplay-") and tmp.name.endswith(".pdn.tmp")):
+            return False
+        shard = replay_dir / f"shard-{stem.split('-', 1)[1]}.npz"
+        done = shard.exists() or any(replay_dir.glob(shard.name + ".*corrupt"))
+        return done and not games_dir.joinpath(stem + ".pdn").exists()
+
+    for tmp in sorted(games_dir.glob("selfplay-*.pdn.tmp")):
+        if shard_written(tmp):
+            os.replace(tmp, tmp.with_name(tmp.name[: -len(".tmp")]))
+            log.info("completed %s (its shard was written before a kill)", tmp.name[:-4])
+    remove_partials(games_dir)
+
+
+def _final_eval_recorded(path: Path, iteration: int) -> bool:
+    """Whether ``metrics.jsonl`` holds the final evaluation of ``iteration``."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return False
+    for line in lines:
+        try:
+            row = json.loads(line)
+            if int(row["iteration"]) == iteration and any(k.startswith("final_eval/") for k in row):
+                return True
+        except (ValueError, KeyError, TypeError):
+            continue
+    return False
 
 
 def train(cfg: Config, run_dir: str | os.PathLike, progress: bool | None = None) -> TrainResult:
@@ -398,10 +438,12 @@ def train(cfg: Config, run_dir: str | os.PathLike, progress: bool | None = None)
     """
     validate(cfg)
     with lock_run_dir(run_dir) as lock:
-        return _train(cfg, lock.run_dir, progress)
+        return _train(cfg, lock.run_dir, progress, lock)
 
 
-def _train(cfg: Config, run_dir: Path, progress: bool | None) -> TrainResult:
+def _train(
+    cfg: Config, run_dir: Path, progress: bool | None, lock: RunLock | None = None
+) -> TrainResult:
     t = cfg.train
     clock = _Clock()
     torch.set_num_threads(cfg.threads if cfg.threads > 0 else _cpus())
@@ -433,16 +475,46 @@ def _train(cfg: Config, run_dir: Path, progress: bool | None) -> TrainResult:
         model = OmegaConf.to_container(OmegaConf.structured(cfg.model))
         check_config_file(config_file, cfg.variant.spec, model)  # type: ignore[arg-type]
     if found is None:
-        shards = ReplayBuffer.shard_files(run_dir / "replay")
+        # Games, metrics or evaluations without a checkpoint: the checkpoints were lost
+        # (the first is written before the first game), not a run that never began.
+        work = work_in(run_dir)
         bad = list_checkpoints(ckpt_dir)
         set_aside = sorted(ckpt_dir.glob("ckpt-*.pt.corrupt")) if ckpt_dir.is_dir() else []
-        if shards or any(_checkpoint_number(p) > 0 for p in bad + set_aside):
-            refuse_without_checkpoint(run_dir, shards, [d.strip() for d in damaged], set_aside)
+        if work or any(_checkpoint_number(p) > 0 for p in bad + set_aside):
+            refuse_without_checkpoint(run_dir, work, [d.strip() for d in damaged], set_aside)
         # Only the first checkpoint was cut short: nothing was trained or played yet.
         for p in bad:
             _set_aside(p)
 
     # -- the checks passed: this process continues (or starts) the run -------------------
+    if found is not None:
+        c = found[1]["counters"]
+        done = int(c["iteration"]) >= t.iterations or (
+            t.max_minutes > 0 and float(c.get("wall_minutes", 0.0)) >= t.max_minutes
+        )
+        evaluated = t.final_eval.games < 1 or not t.final_eval.baselines
+        if done and (evaluated or _final_eval_recorded(run_dir / "metrics.jsonl", c["iteration"])):
+            log.info(
+                "nothing to do: the run is finished (iteration %d of %d)",
+                c["iteration"],
+                t.iterations,
+            )
+            return TrainResult(
+                run_dir=run_dir,
+                iterations=int(c["iteration"]),
+                learner_steps=int(c["learner_steps"]),
+                games=int(c["games"]),
+                positions=int(c.get("positions", 0)),
+                checkpoint=found[0],
+                resumed_from=found[0],
+                session=int(c.get("session", 0)),
+                finished_before=True,
+            )
+    # Writes cut short by a kill or a full disk, before this start writes anything.
+    for d in (run_dir, ckpt_dir, run_dir / "replay", run_dir / "eval"):
+        remove_partials(d)
+    if (run_dir / "games").is_dir():
+        _settle_pdns(run_dir / "games", run_dir / "replay")
     config_text = OmegaConf.to_yaml(OmegaConf.structured(cfg))
     try:
         _write_text_atomic(config_file, config_text)
@@ -476,10 +548,28 @@ def _train(cfg: Config, run_dir: Path, progress: bool | None) -> TrainResult:
             learner_steps,
         )
     buffer = ReplayBuffer(run_dir / "replay", t.replay_window, n_actions)
-    _drop_orphan_pdns(run_dir / "games", buffer.num_shards)
+    # What the games written since the checkpoint record: the sessions that played them
+    # (so that a deleted sessions.jsonl cannot make the session number go back and replay
+    # their seeds) and their numbers (a PDN whose shard was deleted keeps its Rounds).
+    ckpt_shards = int(c["shards"]) if found is not None and "shards" in c else buffer.num_shards
+    after = sessions_after(run_dir, ckpt_shards)
+    buffer.num_shards = max(buffer.num_shards, after.next_shard)  # never over an old file
+    buffer.next_game_index = max(
+        buffer.next_game_index,
+        after.next_game_index,
+        int(c.get("next_game_index", 0)) if found is not None else 0,
+    )
+    if found is not None and "shards" in c:
+        # The games of the iteration in progress are those in the shards written after
+        # the checkpoint (older shards deleted to free space do not count).
+        games_at_ckpt = buffer.num_games - sum(
+            load_shard(p).num_games
+            for p in buffer.shard_paths()
+            if int(p.name[6:-4]) >= ckpt_shards
+        )
     session = start_session(
         run_dir,
-        last_session + 1,
+        max(last_session, after.session) + 1,
         {
             "resumed_from": None if resumed_from is None else resumed_from.name,
             "iteration": iteration,
@@ -489,6 +579,8 @@ def _train(cfg: Config, run_dir: Path, progress: bool | None) -> TrainResult:
     )
 
     def save(it: int) -> Path:
+        if lock is not None:
+            lock.check()
         return save_checkpoint(
             ckpt_dir,
             it,
@@ -503,6 +595,7 @@ def _train(cfg: Config, run_dir: Path, progress: bool | None) -> TrainResult:
                     "games": buffer.num_games,
                     "positions": buffer.num_positions,
                     "shards": buffer.num_shards,
+                    "next_game_index": buffer.next_game_index,
                     "session": session,
                     "wall_minutes": clock.wall_minutes(),
                     "cpu_minutes": clock.cpu_minutes(),
@@ -534,12 +627,19 @@ def _train(cfg: Config, run_dir: Path, progress: bool | None) -> TrainResult:
     logger = _Logger(run_dir, cfg.tensorboard)
 
     def on_games(batch: GameBatch, pdns: list[str]) -> None:
+        if lock is not None:
+            lock.check()
         # The buffer's game count is the one numbering of the run's games.
-        batch, pdns = renumber_games(batch, pdns, buffer.next_game_index)
-        _write_text_atomic(
-            run_dir / "games" / f"selfplay-{buffer.num_shards:06d}.pdn", "".join(pdns)
-        )
-        buffer.add(batch)
+        batch, pdns = renumber_games(batch, pdns, buffer.next_game_index, session=session)
+        # The PDN goes into place after its shard: a PDN in place always has its shard.
+        pdn = run_dir / "games" / f"selfplay-{buffer.num_shards:06d}.pdn"
+        tmp = write_atomic(pdn, "".join(pdns), rename=False)
+        try:
+            buffer.add(batch, {"session": np.array(session, np.int64)})
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+        os.replace(tmp, pdn)
 
     from tqdm.auto import tqdm
 

@@ -1,17 +1,23 @@
 """A run folder's own bookkeeping: its lock, its session log, and the checks that decide
 whether a configuration may continue what the folder holds.
 
-- ``.lock``: one training process at a time. :func:`lock_run_dir` takes an exclusive
-  ``fcntl.flock`` on it (the kernel drops the lock when the process ends, however it
-  ends) and writes the holder's pid and start time into it for the message a second
-  process gets.
+- The lock: one training process at a time. :func:`lock_run_dir` takes an exclusive
+  ``fcntl.flock`` on the run folder itself (a folder opened read-only), which no file
+  deletion can undo, and one on ``.lock``, into which it writes the holder's pid and
+  start time for the message a second process gets (the kernel drops both when the
+  process ends, however it ends). :meth:`RunLock.check`, called before each write of
+  games and checkpoints, writes ``.lock`` again if it was deleted, and stops the run if
+  the folder lock could not be taken (a file system without ``flock`` on folders) and
+  ``.lock`` is no longer the file this process locked.
 - ``sessions.jsonl``: one line per start of training in the folder (``session``,
   ``pid``, ``started``, ``resumed_from``, ``iteration``, ``learner_steps``, ``games``).
   The session number is part of every self-play seed, so that no two starts of a run
-  ever play from the same seed.
+  ever play from the same seed. It is also recorded in each checkpoint, replay shard and
+  PDN game (:func:`sessions_after`), so that a deleted log cannot make it go back.
 - :func:`check_checkpoint` and :func:`check_config_file` refuse to continue a folder
   under another game, encoding or network; :func:`refuse_without_checkpoint` refuses to
-  start a folder afresh when it holds work that a new network would be mixed with.
+  start a folder afresh when it holds work (:func:`work_in`) that a new network would be
+  mixed with.
 """
 
 from __future__ import annotations
@@ -20,13 +26,17 @@ import dataclasses
 import errno
 import fcntl
 import json
+import logging
 import os
+import re
 import time
+import zipfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "GamesFound",
     "RunFolderError",
     "RunLock",
     "check_checkpoint",
@@ -34,8 +44,12 @@ __all__ = [
     "encoding_of",
     "lock_run_dir",
     "refuse_without_checkpoint",
+    "sessions_after",
     "start_session",
+    "work_in",
 ]
+
+log = logging.getLogger(__name__)
 
 LOCK_NAME = ".lock"
 SESSIONS_NAME = "sessions.jsonl"
@@ -54,10 +68,49 @@ class RunLock:
     """The exclusive lock of one run folder, held from :func:`lock_run_dir` until
     :meth:`release` (or the end of the process). Use it as a context manager."""
 
-    def __init__(self, run_dir: Path, fd: int) -> None:
+    def __init__(self, run_dir: Path, fd: int, dir_fd: int | None = None) -> None:
         self.run_dir = run_dir
         self.path = run_dir / LOCK_NAME
         self._fd: int | None = fd
+        self._dir_fd = dir_fd
+
+    @property
+    def holds_folder(self) -> bool:
+        """Whether the folder itself is locked (not only ``.lock``)."""
+        return self._dir_fd is not None
+
+    def check(self) -> None:
+        """Make sure this process still holds the folder: call before writing into it.
+
+        A ``.lock`` that was deleted or replaced is written again when the folder itself
+        is locked (no other training process can have started in it).
+
+        Raises:
+            RunFolderError: ``.lock`` was deleted or replaced and only ``.lock`` was
+                locked, so another process may be training in the folder; or it cannot
+                be written again.
+        """
+        if self._fd is None:
+            raise RunFolderError(f"run folder {self.run_dir} is no longer locked by this process")
+        if _same_file(self._fd, self.path):
+            return
+        if self._dir_fd is None:
+            raise RunFolderError(
+                f"the lock file {self.path} was deleted or replaced while this process "
+                f"trained in {self.run_dir}, so another training process may have started "
+                "in it; stopping here (every finished game and checkpoint is saved). Make "
+                "sure one process at a time trains in the folder, then run again"
+            )
+        try:
+            fd = _take_lock_file(self.run_dir)
+        except RunFolderError as err:
+            raise RunFolderError(
+                f"the lock file {self.path} was deleted while this process trained in "
+                f"{self.run_dir}, and it cannot be written again: {err}"
+            ) from None
+        os.close(self._fd)
+        self._fd = fd
+        log.warning("%s was deleted; written again (this process holds the folder)", self.path)
 
     def release(self) -> None:
         """Drop the lock (the ``.lock`` file stays; it is taken over by the next holder)."""
@@ -65,6 +118,10 @@ class RunLock:
             fcntl.flock(self._fd, fcntl.LOCK_UN)
             os.close(self._fd)
             self._fd = None
+        if self._dir_fd is not None:
+            fcntl.flock(self._dir_fd, fcntl.LOCK_UN)
+            os.close(self._dir_fd)
+            self._dir_fd = None
 
     def __enter__(self) -> RunLock:
         return self
@@ -77,8 +134,95 @@ def _os_message(err: OSError) -> str:
     return err.strerror or str(err)
 
 
+def _same_file(fd: int, path: Path) -> bool:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False
+    own = os.fstat(fd)
+    return (st.st_dev, st.st_ino) == (own.st_dev, own.st_ino)
+
+
+def _busy(err: OSError) -> bool:
+    return err.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES)
+
+
+def _holder(d: Path, dir_stat: os.stat_result | None) -> str:
+    """Who holds the folder: from ``.lock``, else (the file deleted) from the kernel's
+    table of locks on the folder itself (Linux)."""
+    try:
+        info = json.loads((d / LOCK_NAME).read_text(encoding="utf-8"))
+        return f"pid {info['pid']}, started {info['started']}"
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    if dir_stat is not None:
+        dev = f"{os.major(dir_stat.st_dev):02x}:{os.minor(dir_stat.st_dev):02x}:{dir_stat.st_ino}"
+        try:
+            with open("/proc/locks", encoding="ascii") as fh:
+                for line in fh:
+                    parts = line.split()
+                    if "->" not in parts and len(parts) >= 6 and parts[5] == dev:
+                        return f"pid {parts[4]}"
+        except OSError:
+            pass
+    return "pid unknown"
+
+
+def _in_use(d: Path, dir_stat: os.stat_result | None) -> RunFolderError:
+    return RunFolderError(
+        f"run folder {d} is in use by another training process ({_holder(d, dir_stat)}); "
+        f"wait for it to end or stop it, or pass another run_dir (lock file {d / LOCK_NAME})"
+    )
+
+
+def _take_lock_file(d: Path) -> int:
+    """Open, lock and fill in ``d/.lock``; the locked file descriptor."""
+    path = d / LOCK_NAME
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as err:
+        raise RunFolderError(f"cannot write in run folder {d}: {_os_message(err)}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as err:
+        os.close(fd)
+        if not _busy(err):
+            raise RunFolderError(f"cannot lock run folder {d}: {_os_message(err)}") from None
+        raise _in_use(d, None) from None
+    try:
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, (json.dumps({"pid": os.getpid(), "started": _now()}) + "\n").encode(), 0)
+    except OSError as err:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+        raise RunFolderError(f"cannot write in run folder {d}: {_os_message(err)}") from None
+    return fd
+
+
+def _lock_folder(d: Path) -> int | None:
+    """Lock the folder itself; None where its file system cannot lock a folder."""
+    try:
+        fd = os.open(d, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError as err:
+        log.warning("cannot open run folder %s to lock it (%s); locking %s only", d, err, LOCK_NAME)
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as err:
+        st = os.fstat(fd)
+        os.close(fd)
+        if _busy(err):
+            raise _in_use(d, st) from None
+        log.warning("cannot lock run folder %s itself (%s); locking %s only", d, err, LOCK_NAME)
+        return None
+    return fd
+
+
 def lock_run_dir(run_dir: str | os.PathLike) -> RunLock:
     """Create ``run_dir`` if missing and lock it for this process.
+
+    The folder itself is locked (deleting ``.lock`` does not unlock it), and ``.lock``,
+    which names the holder.
 
     Args:
         run_dir: the run folder.
@@ -102,36 +246,14 @@ def lock_run_dir(run_dir: str | os.PathLike) -> RunLock:
         d.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise RunFolderError(f"cannot create run folder {d}: {_os_message(err)}") from None
-    path = d / LOCK_NAME
+    dir_fd = _lock_folder(d)
     try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    except OSError as err:
-        raise RunFolderError(f"cannot write in run folder {d}: {_os_message(err)}") from None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError as err:
-        if err.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
-            os.close(fd)
-            raise RunFolderError(f"cannot lock run folder {d}: {_os_message(err)}") from None
-        holder = os.pread(fd, 4096, 0).decode("utf-8", "replace")
-        os.close(fd)
-        try:
-            info = json.loads(holder)
-            who = f"pid {info['pid']}, started {info['started']}"
-        except (ValueError, KeyError, TypeError):
-            who = "pid unknown"
-        raise RunFolderError(
-            f"run folder {d} is in use by another training process ({who}); wait for it "
-            f"to end or stop it, or pass another run_dir (lock file {path})"
-        ) from None
-    try:
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, (json.dumps({"pid": os.getpid(), "started": _now()}) + "\n").encode(), 0)
-    except OSError as err:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        os.close(fd)
-        raise RunFolderError(f"cannot write in run folder {d}: {_os_message(err)}") from None
-    return RunLock(d, fd)
+        fd = _take_lock_file(d)
+    except BaseException:
+        if dir_fd is not None:
+            os.close(dir_fd)
+        raise
+    return RunLock(d, fd, dir_fd)
 
 
 def start_session(run_dir: Path, at_least: int, record: Mapping[str, Any]) -> int:
@@ -287,17 +409,116 @@ def check_config_file(path: Path, variant_spec: str, model: Mapping[str, Any]) -
             )
 
 
+_NUMBERED_RE = re.compile(r"^(shard|selfplay)-(\d{6,})\.(npz|pdn)(?:\.\d+)?(?:\.corrupt)?$")
+_SESSION_TAG_RE = re.compile(r'^\[Session "(\d+)"\]$', re.MULTILINE)
+_ROUND_TAG_RE = re.compile(r'^\[Round "(\d+)"\]$', re.MULTILINE)
+
+
+def _numbered(run_dir: Path) -> list[tuple[int, str, Path]]:
+    """``(number, "shard" | "selfplay", path)`` of the replay shards (set aside or not)
+    and the self-play PDN files of a run folder."""
+    out = []
+    for sub in ("replay", "games"):
+        d = run_dir / sub
+        if d.is_dir():
+            for p in d.iterdir():
+                m = _NUMBERED_RE.match(p.name)
+                if m and (m.group(1) == "shard") == (sub == "replay"):
+                    out.append((int(m.group(2)), m.group(1), p))
+    return sorted(out)
+
+
+@dataclasses.dataclass(frozen=True)
+class GamesFound:
+    """What the games files of a run folder numbered from some shard number on say.
+
+    Attributes:
+        session: the highest session number recorded in them (-1: none recorded).
+        next_game_index: one past the highest game number (``Round`` - 1) in their PDN
+            files (0: none).
+        next_shard: one past the highest shard or PDN number in the whole folder, the
+            number the next shard may take without overwriting anything (0: none).
+    """
+
+    session: int
+    next_game_index: int
+    next_shard: int
+
+
+def sessions_after(run_dir: Path, first: int) -> GamesFound:
+    """Read the session and game numbers recorded in the replay shards and PDN files of
+    ``run_dir`` numbered ``first`` or more (those written after the checkpoint that
+    recorded ``shards == first``), and the highest number of any of them.
+
+    A shard or PDN that cannot be read, or that records no session (written by an
+    earlier version), adds nothing.
+    """
+    import numpy as np
+
+    session, next_index, next_shard = -1, 0, 0
+    for number, kind, path in _numbered(run_dir):
+        next_shard = max(next_shard, number + 1)
+        if number < first:
+            continue
+        try:
+            if kind == "shard":
+                with np.load(path) as z:
+                    if "session" in z.files:
+                        session = max(session, int(np.max(z["session"])))
+            else:
+                text = path.read_text(encoding="utf-8", errors="replace")
+                for m in _SESSION_TAG_RE.finditer(text):
+                    session = max(session, int(m.group(1)))
+                for m in _ROUND_TAG_RE.finditer(text):
+                    next_index = max(next_index, int(m.group(1)))
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
+            continue
+    return GamesFound(session, next_index, next_shard)
+
+
+def work_in(run_dir: Path) -> list[str]:
+    """What of a run's work a folder holds besides its checkpoints: replay shards (set
+    aside or not), self-play games, metrics, evaluations, TensorBoard logs; one phrase
+    each (none for a folder that never got past the start of a run)."""
+    found: dict[str, list[Path]] = {}
+    for _number, kind, path in _numbered(run_dir):
+        key = "set aside" if kind == "shard" and path.name.endswith(".corrupt") else kind
+        found.setdefault(key, []).append(path)
+    parts = []
+    if "shard" in found:
+        shards = found["shard"]
+        parts.append(f"{len(shards)} replay shards ({shards[0].name} .. {shards[-1].name})")
+    if "set aside" in found:
+        parts.append(f"{len(found['set aside'])} replay shards set aside as damaged")
+    if "selfplay" in found:
+        pdns = found["selfplay"]
+        parts.append(f"{len(pdns)} self-play game files ({pdns[0].name} .. {pdns[-1].name})")
+    metrics = run_dir / "metrics.jsonl"
+    try:
+        has_lines = bool(metrics.read_text(encoding="utf-8").strip())
+    except OSError:
+        has_lines = False
+    if has_lines:
+        parts.append(f"metrics ({metrics.name})")
+    for sub, what in (("eval", "evaluation results"), ("tb", "TensorBoard logs")):
+        d = run_dir / sub
+        if d.is_dir() and any(p.is_file() for p in d.rglob("*")):
+            parts.append(f"{what} ({sub}/)")
+    return parts
+
+
 def refuse_without_checkpoint(
-    run_dir: Path, shards: list[Path], damaged: list[str], set_aside: list[Path]
+    run_dir: Path, work: list[str], damaged: list[str], set_aside: list[Path]
 ) -> None:
     """Refuse to start a run folder afresh that holds work but no good checkpoint.
 
-    A new network trained into such a folder would mix its games with the old ones and
-    number its checkpoints over theirs.
+    A new network trained into such a folder would mix its games with the old ones,
+    number its checkpoints, games and metrics over theirs, and play its first session's
+    games from their seeds.
 
     Args:
         run_dir: the run folder.
-        shards: its replay shards.
+        work: what it holds (:func:`work_in`).
         damaged: messages of the damaged checkpoints found (why each is damaged).
         set_aside: checkpoints set aside earlier as ``*.corrupt``.
 
@@ -306,9 +527,7 @@ def refuse_without_checkpoint(
     """
     from drl.nn.checkpoint import CheckpointError
 
-    parts = []
-    if shards:
-        parts.append(f"{len(shards)} replay shards ({shards[0].name} .. {shards[-1].name})")
+    parts = list(work)
     if damaged:
         parts.append("damaged checkpoints:\n  " + "\n  ".join(damaged) + "\n")
     if set_aside:

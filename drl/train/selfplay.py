@@ -574,7 +574,7 @@ _ROUND_TAG = re.compile(r'^\[Round "[^"\n]*"\]$', re.MULTILINE)
 
 
 def renumber_games(
-    batch: GameBatch, pdns: Sequence[str], first: int
+    batch: GameBatch, pdns: Sequence[str], first: int, session: int | None = None
 ) -> tuple[GameBatch, list[str]]:
     """Number the games of a delivered batch ``first, first + 1, ...`` in batch order.
 
@@ -586,6 +586,8 @@ def renumber_games(
         batch: G games (every game has at least one position).
         pdns: their G PDN texts, each with one ``Round`` tag.
         first: the first game's new index (>= 0).
+        session: if given, a ``Session`` tag with it follows each ``Round`` tag (the
+            training loop's session number, part of the games' seeds).
 
     Returns:
         ``(batch, pdns)`` renumbered (new objects; the arguments are left as they were).
@@ -609,7 +611,10 @@ def renumber_games(
     new_index = np.repeat(first + np.arange(g, dtype=np.int64), np.diff(np.r_[starts, len(gi)]))
     texts = []
     for k, text in enumerate(pdns):
-        new, n = _ROUND_TAG.subn(f'[Round "{first + k + 1}"]', text, count=1)
+        tag = f'[Round "{first + k + 1}"]'
+        if session is not None:
+            tag += f'\n[Session "{session}"]'
+        new, n = _ROUND_TAG.subn(tag, text, count=1)
         if n != 1:
             raise ValueError(f"PDN text of game {k} of the batch has no Round tag")
         texts.append(new)

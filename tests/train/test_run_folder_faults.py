@@ -545,8 +545,8 @@ def _left_in_window(run: Path, kind: str) -> bool:
     ckpts = run / "checkpoints"
     if kind == "shard-tmp":
         return bool(list((run / "replay").glob("*.tmp")))
-    if kind == "shard-none":
-        return len(list((run / "games").glob("*.pdn"))) == len(_shard_paths(run)) + 1
+    if kind == "shard-none":  # the PDN waits as .tmp until its shard is in place
+        return bool(list((run / "games").glob("*.pdn.tmp")))
     if kind == "ckpt-tmp":
         return bool(list(ckpts.glob("*.tmp")))
     return any(not p.with_name(p.name + ".sha256").exists() for p in ckpts.glob("*.pt"))

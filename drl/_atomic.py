@@ -1,0 +1,89 @@
+"""Atomic file writes: the one helper behind every file that a run folder replaces whole.
+
+:func:`write_atomic` writes ``<name>.tmp`` beside the target, flushes it to disk and
+renames it into place (``os.replace``), so a reader (or a process started after a kill)
+sees the old file or the new one, never a part. A write that fails (the disk is full, a
+signal turns into an exception) removes its ``.tmp`` before the error goes on; a
+``.tmp`` left by a process killed inside the write is removed by the next start of
+whatever owns the folder (:func:`remove_partials`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import BinaryIO
+
+__all__ = ["TMP_SUFFIX", "remove_partials", "tmp_path", "write_atomic"]
+
+TMP_SUFFIX = ".tmp"
+
+
+def tmp_path(path: str | os.PathLike) -> Path:
+    """The temporary name ``path`` is written under: ``<name>.tmp`` beside it."""
+    p = Path(path)
+    return p.with_name(p.name + TMP_SUFFIX)
+
+
+def write_atomic(
+    path: str | os.PathLike,
+    data: bytes | str | Callable[[BinaryIO], object],
+    *,
+    fsync: bool = True,
+    rename: bool = True,
+) -> Path:
+    """Write ``data`` to ``path`` atomically.
+
+    Args:
+        path: the target file (its folder must exist).
+        data: bytes, text (written as UTF-8), or a function that writes to the open
+            binary file it is given.
+        fsync: flush the file to disk before the rename.
+        rename: rename the temporary file into place; with False the caller renames it
+            (``os.replace(returned, path)``) once something else is written, and removes
+            it if that fails.
+
+    Returns:
+        ``path``, or the temporary file when ``rename`` is False.
+
+    Raises:
+        OSError: the write failed; the temporary file is removed and ``path`` is left
+            as it was.
+    """
+    target = Path(path)
+    tmp = tmp_path(target)
+    try:
+        with open(tmp, "wb") as fh:
+            if isinstance(data, str):
+                fh.write(data.encode("utf-8"))
+            elif isinstance(data, bytes | bytearray | memoryview):
+                fh.write(data)
+            else:
+                data(fh)
+            fh.flush()
+            if fsync:
+                os.fsync(fh.fileno())
+        if not rename:
+            return tmp
+        os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return target
+
+
+def remove_partials(
+    directory: str | os.PathLike, keep: Callable[[Path], bool] | None = None
+) -> list[Path]:
+    """Remove the ``*.tmp`` files in ``directory`` (writes cut short; none if the folder
+    does not exist), except those ``keep`` says to keep. Returns the removed paths."""
+    d = Path(directory)
+    if not d.is_dir():
+        return []
+    removed = []
+    for p in sorted(d.glob("*" + TMP_SUFFIX)):
+        if p.is_file() and not (keep is not None and keep(p)):
+            p.unlink(missing_ok=True)
+            removed.append(p)
+    return removed
