@@ -28,7 +28,9 @@ class NetConfig:
         aux_heads: also predict pieces left per side at the end and plies to the end.
 
     Raises:
-        ValueError: if a size is below 1 (``blocks`` below 0), naming the field.
+        ValueError: if a size is below 1 (``blocks`` below 0) or above its limit
+            (``channels``, ``policy_channels``, ``value_channels`` 1024, ``blocks`` 256,
+            ``value_hidden`` 65536), naming the field.
     """
 
     in_channels: int
@@ -42,19 +44,21 @@ class NetConfig:
     aux_heads: bool = True
 
     def __post_init__(self) -> None:
-        for name in (
-            "in_channels",
-            "board_size",
-            "num_actions",
-            "channels",
-            "policy_channels",
-            "value_channels",
-            "value_hidden",
+        # The tops keep a network that the machine can build: ``blocks=100000`` would
+        # take minutes and gigabytes before anything checks the memory it needs.
+        for name, low, top in (
+            ("in_channels", 1, 1024),
+            ("board_size", 1, 10),
+            ("num_actions", 1, 1_000_000),
+            ("channels", 1, 1024),
+            ("blocks", 0, 256),
+            ("policy_channels", 1, 1024),
+            ("value_channels", 1, 1024),
+            ("value_hidden", 1, 65536),
         ):
-            if int(getattr(self, name)) < 1:
-                raise ValueError(f"NetConfig.{name} must be >= 1, got {getattr(self, name)}")
-        if self.blocks < 0:
-            raise ValueError(f"NetConfig.blocks must be >= 0, got {self.blocks}")
+            value = int(getattr(self, name))
+            if not low <= value <= top:
+                raise ValueError(f"NetConfig.{name} must lie in [{low}, {top}], got {value}")
 
     def to_dict(self) -> dict:
         """Plain-dict form, stored in checkpoints."""

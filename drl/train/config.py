@@ -53,6 +53,10 @@ __all__ = [
     "SearchCfg",
     "TrainCfg",
     "VariantCfg",
+    "MEMORY_KEYS",
+    "available_memory",
+    "check_memory",
+    "memory_estimate",
     "loss_config",
     "model_node",
     "network_config",
@@ -413,6 +417,14 @@ def _convert(group: str, node: Any, make: Any) -> None:
         raise ValueError(f"config {group}: {text}") from None
 
 
+# The machine's limits on integers: a seed must fit the int64 that numpy's and torch's
+# generators take; a count or a size goes into int32 / int64 arrays and loops of the
+# compiled kernels. How far a count that allocates memory may go is also limited by the
+# memory this machine has (:func:`check_memory`).
+INT32_MAX = 2**31 - 1
+INT64_MAX = 2**63 - 1
+
+
 def _ge(bound: float) -> tuple[Callable[[Any], bool], str]:
     return (lambda v: v >= bound), f"must be >= {bound}"
 
@@ -427,46 +439,54 @@ def _within(lo: float, hi: float, hi_open: bool = False) -> tuple[Callable[[Any]
     return (lambda v: lo <= v <= hi), f"must lie in [{lo}, {hi}]"
 
 
+def _count(lo: int = 1, hi: int = INT32_MAX) -> tuple[Callable[[Any], bool], str]:
+    return _within(lo, hi)
+
+
 def _eval_ranges(key: str) -> dict[str, tuple[Callable[[Any], bool], str]]:
     return {
-        f"{key}.every": _ge(0),
-        f"{key}.games": _ge(0),
-        f"{key}.simulations": _ge(1),
-        f"{key}.max_plies": _ge(1),
-        f"{key}.openings": _ge(0),
+        f"{key}.every": _count(0),
+        f"{key}.games": _count(0),
+        f"{key}.simulations": _count(1),
+        f"{key}.max_plies": _count(1),
+        f"{key}.openings": _count(0, 1000),
     }
 
 
 # The allowed range of every number in the configuration (the model's size fields are
-# checked by the architecture's config class, see _convert). A float must also be finite.
+# checked by the architecture's config class, see _convert). Every int has an upper bound
+# (above); a float must also be finite (the machine's bound), and those whose meaning
+# bounds them have that bound here. The counts that size arrays (games in flight,
+# simulations, plies, batch, replay window, shards, evaluation games, the network) are
+# then checked together against the memory available (check_memory).
 RANGES: dict[str, tuple[Callable[[Any], bool], str]] = {
-    "seed": _ge(0),
-    "threads": _ge(0),
-    "variant.max_plies": _ge(1),
-    "search.num_simulations": _ge(1),
+    "seed": _count(0, INT64_MAX),
+    "threads": _count(0, 1024),
+    "variant.max_plies": _count(1),
+    "search.num_simulations": _count(1),
     "search.c_puct": _ge(0),
     "search.dirichlet_alpha": _gt(0),
     "search.dirichlet_epsilon": _within(0, 1),
-    "search.gumbel_max_considered": _ge(1),
+    "search.gumbel_max_considered": _count(1),
     "search.gumbel_c_visit": _gt(0),
     "search.gumbel_c_scale": _ge(0),
     "search.temperature": _ge(0),
-    "search.temperature_plies": _ge(0),
+    "search.temperature_plies": _count(0),
     **{
-        f"train.{k}": _ge(1)
+        f"train.{k}": _count(1)
         for k in (
             "iterations",
             "games_per_iteration",
             "games_in_flight",
             "shard_games",
             "batch_size",
-            "replay_window",
             "keep_checkpoints",
             "fast_simulations",
         )
     },
-    "train.steps_per_iteration": _ge(0),
-    "train.min_replay": _ge(0),
+    "train.replay_window": _count(1, INT64_MAX),
+    "train.steps_per_iteration": _count(0),
+    "train.min_replay": _ge(0),  # at most train.replay_window (_check_learning)
     "train.lr": _gt(0),
     "train.weight_decay": _ge(0),
     "train.momentum": _within(0, 1, hi_open=True),
@@ -481,8 +501,8 @@ RANGES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "train.max_minutes": _ge(0),
     **_eval_ranges("train.eval"),
     **_eval_ranges("train.final_eval"),
-    "runtime.actors": _ge(1),
-    "runtime.cpus_per_actor": _gt(0),
+    "runtime.actors": _count(1, 1024),
+    "runtime.cpus_per_actor": ((lambda v: 0.0 < v <= 1024), "must lie in (0, 1024]"),
 }
 
 
@@ -529,12 +549,293 @@ def _check_learning(t: Any) -> None:
     )
 
 
+# -- memory --------------------------------------------------------------------------
+
+# The keys whose values size the arrays of a run (with the model's int size fields, see
+# _memory_keys): check_memory names one of them, with the largest value it may take.
+MEMORY_KEYS: tuple[str, ...] = (
+    "train.games_in_flight",
+    "search.num_simulations",
+    "variant.max_plies",
+    "train.shard_games",
+    "train.replay_window",
+    "train.batch_size",
+    "train.eval.games",
+    "train.eval.simulations",
+    "train.eval.max_plies",
+    "train.final_eval.games",
+    "train.final_eval.simulations",
+    "train.final_eval.max_plies",
+)
+
+
+def available_memory() -> tuple[int, str] | None:
+    """The bytes of memory this process may still allocate, and where that figure is from.
+
+    psutil's ``available`` memory if psutil is installed, else the kernel's
+    ``MemAvailable`` (``/proc/meminfo``), else the free pages of ``os.sysconf``; lowered
+    to the room left under this process's cgroup (v2) memory limit, when it has one.
+
+    Returns:
+        ``(bytes, source)``, or None when none of them can be read.
+    """
+    import os
+
+    found: tuple[int, str] | None = None
+    try:
+        import psutil  # type: ignore[import-untyped]
+
+        found = int(psutil.virtual_memory().available), "psutil"
+    except (ImportError, OSError, RuntimeError):
+        try:
+            for line in open("/proc/meminfo", encoding="ascii"):
+                if line.startswith("MemAvailable:"):
+                    found = int(line.split()[1]) * 1024, "MemAvailable in /proc/meminfo"
+        except (OSError, ValueError, IndexError):
+            pass
+        if found is None:
+            try:
+                pages = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+                found = int(pages), "free pages, os.sysconf"
+            except (ValueError, OSError, AttributeError):
+                return None
+    try:
+        with open("/proc/self/cgroup", encoding="ascii") as fh:
+            path = next(ln.split(":", 2)[2].strip() for ln in fh if ln.startswith("0::"))
+        base = "/sys/fs/cgroup" + path.rstrip("/")
+        with open(base + "/memory.max", encoding="ascii") as fh:
+            limit = fh.read().strip()
+        if limit != "max":
+            with open(base + "/memory.current", encoding="ascii") as fh:
+                room = int(limit) - int(fh.read())
+            if room < found[0]:
+                found = max(room, 0), "the room under the cgroup memory limit"
+    except (OSError, ValueError, StopIteration, IndexError):
+        pass
+    return found
+
+
+def _network_size(arch: str, fields: tuple[tuple[str, Any], ...]) -> tuple[int, int]:
+    """``(parameters, activations per position)`` of the network, built on torch's meta
+    device (no memory, no weights). The activations are the outputs of its convolution,
+    normalisation and linear layers (8x8 or 10x10 planes)."""
+    import torch
+
+    from drl.nn import build
+
+    kw = dict(fields)
+    with torch.device("meta"):
+        net = build(arch, **kw)
+    module = typing.cast(torch.nn.Module, net)
+    params = sum(p.numel() for p in module.parameters())
+    area = int(kw["board_size"]) ** 2
+    acts = 0
+    for m in module.modules():
+        if isinstance(m, torch.nn.Conv2d):
+            acts += m.out_channels * area
+        elif isinstance(m, torch.nn.BatchNorm2d):
+            acts += m.num_features * area
+        elif isinstance(m, torch.nn.Linear):
+            acts += m.out_features
+    return int(params), acts
+
+
+_NET_SIZES: dict[tuple, tuple[int, int]] = {}
+
+
+def memory_estimate(
+    cfg: Config, board_size: int, override: dict[str, Any] | None = None
+) -> dict[str, int]:
+    """Estimated bytes the arrays of a run with ``cfg`` take, by part.
+
+    Upper estimates from the arrays' shapes (``drl.search.tree.allocate``,
+    ``drl.train.selfplay``, ``drl.train.buffer``, the learner's minibatch):
+
+    - ``selfplay``: per game in flight, a search tree of ``search.num_simulations + 1``
+      nodes, the game's rows and its recorded positions (up to ``variant.max_plies``), and
+      the finished games of a shard not written yet (``train.shard_games``);
+    - ``replay``: the ``train.replay_window`` positions held in memory;
+    - ``learner``: the network's weights, gradients, two optimiser moments and a
+      checkpoint copy (5 floats per parameter), and a ``train.batch_size`` minibatch with
+      its activations (forward, after the activation function, gradient);
+    - ``evaluation``: the search trees of the evaluation's games in flight (the larger
+      of ``train.eval``, when it runs, and ``train.final_eval``).
+
+    Args:
+        cfg: the configuration.
+        board_size: 8 or 10.
+        override: dotted keys (those of :data:`MEMORY_KEYS` or ``model.*`` fields) to
+            read from here instead of ``cfg``.
+
+    Returns:
+        ``{part: bytes}``.
+    """
+    from drl.encode.actions import num_actions
+    from drl.encode.planes import N_CHANNELS
+    from drl.eval.arena import DEFAULT_IN_FLIGHT
+    from drl.game.kernels import POS_SIZE
+    from drl.rules.variant import PARAMS_SIZE
+
+    over = override or {}
+
+    def get(key: str) -> int:
+        if key in over:
+            return int(over[key])
+        node: Any = cfg
+        for part in key.split("."):
+            node = getattr(node, part)
+        return int(node)
+
+    area, A = board_size * board_size, num_actions(board_size)
+    planes = N_CHANNELS * area
+    move = 32 * 8  # a played move's row (MOVE_WIDTH int64)
+
+    def tree(sims: int) -> int:  # one game's search tree and leaf slot
+        nodes = sims + 1
+        edges = max(64, 8 * nodes)
+        return (
+            nodes * (POS_SIZE + 6) * 8
+            + edges * 5 * 8
+            + (64 + nodes) * 8
+            + A * 16
+            + sims * 8
+            + (PARAMS_SIZE + 6) * 8
+            + planes * 4
+            + A
+        )
+
+    plies = get("variant.max_plies")
+    record = planes * 4 + move + 400  # a recorded position: planes, move, steps, headers
+    game_rows = (plies + 2) * 8 + (POS_SIZE + PARAMS_SIZE) * 8 + planes * 4 + move
+    selfplay = (
+        get("train.games_in_flight")
+        * (tree(get("search.num_simulations")) + game_rows + plies * record)
+        + get("train.shard_games") * plies * record
+    )
+    replay = get("train.replay_window") * (planes * 2 + 160)  # float16 planes, steps
+
+    m = cfg.model
+    fields = {
+        f.name: over.get(f"model.{f.name}", getattr(m, f.name))
+        for f in dataclasses.fields(m)
+        if f.name not in ("name", "arch")
+    }
+    fields.update(in_channels=N_CHANNELS, board_size=board_size, num_actions=A)
+    key = (m.arch, tuple(sorted(fields.items())))
+    if key not in _NET_SIZES:
+        _NET_SIZES[key] = _network_size(m.arch, key[1])
+    params, acts = _NET_SIZES[key]
+    batch = get("train.batch_size")
+    learner = params * 4 * 5 + batch * (planes * 4 * 2 + A * 4 * 6 + acts * 4 * 3)
+
+    evaluation = 0
+    for name in ("train.eval", "train.final_eval"):
+        games = get(f"{name}.games")
+        if games < 1 or (name == "train.eval" and get("train.eval.every") == 0):
+            continue
+        per_game = tree(get(f"{name}.simulations")) + (get(f"{name}.max_plies") + 2) * 8
+        evaluation = max(evaluation, min(games, DEFAULT_IN_FLIGHT) * per_game)
+    return {
+        "selfplay": selfplay,
+        "replay": replay,
+        "learner": learner,
+        "evaluation": evaluation,
+    }
+
+
+def _memory_keys(cfg: Config) -> list[str]:
+    model = [
+        f"model.{f.name}"
+        for f in dataclasses.fields(cfg.model)
+        if f.name not in ("name", "arch")
+        and isinstance(getattr(cfg.model, f.name), int)
+        and not isinstance(getattr(cfg.model, f.name), bool)
+    ]
+    return [*MEMORY_KEYS, *model]
+
+
+def _fmt_bytes(n: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if n < 1024 or unit == "PiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    raise AssertionError  # pragma: no cover
+
+
+def check_memory(cfg: Config, board_size: int, available: tuple[int, str] | None = None) -> None:
+    """Refuse a configuration whose arrays (:func:`memory_estimate`) do not fit in the
+    memory available (:func:`available_memory`, or ``available``).
+
+    The message names one key of :data:`MEMORY_KEYS` (or a ``model`` size field): of
+    those that alone can make the run fit, the one furthest above its limit; the limit
+    is the largest value that fits with the other settings as they are.
+
+    Raises:
+        ValueError: ``config KEY=VALUE: must be <= LIMIT on this machine ...``, with the
+            estimate by part and the memory available (and where that figure is from).
+    """
+    got = available if available is not None else available_memory()
+    if got is None:
+        return
+    room, source = got
+    need = memory_estimate(cfg, board_size)
+    total = sum(need.values())
+    if total <= room:
+        return
+
+    def fits(key: str, value: int) -> bool:
+        if key in RANGES and not RANGES[key][0](value):
+            return False
+        try:
+            return sum(memory_estimate(cfg, board_size, {key: value}).values()) <= room
+        except (TypeError, ValueError):  # a size the network's config class refuses
+            return False
+
+    best: tuple[float, str, int, int] | None = None
+    for key in _memory_keys(cfg):
+        node: Any = cfg
+        for part in key.split("."):
+            node = getattr(node, part)
+        value = int(node)
+        lo, hi = 0, value  # the largest v in [0, value) that fits: bisect
+        if value == 0 or not fits(key, 0) and not fits(key, 1):
+            continue
+        lo = 0 if fits(key, 0) else 1
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if fits(key, mid):
+                lo = mid
+            else:
+                hi = mid
+        ratio = value / max(lo, 1)
+        if best is None or ratio > best[0]:
+            best = (ratio, key, value, lo)
+    parts = ", ".join(f"{k} {_fmt_bytes(v)}" for k, v in need.items() if v)
+    why = (
+        f"the run's arrays would take about {_fmt_bytes(total)} ({parts}) and "
+        f"{_fmt_bytes(room)} is available ({source})"
+    )
+    if best is None:
+        keys = ", ".join(_memory_keys(cfg))
+        raise ValueError(
+            f"config: too large for this machine's memory: {why}; no one of "
+            f"{keys} alone can make it fit"
+        )
+    _, key, value, limit = best
+    raise ValueError(
+        f"config {key}={value!r}: must be <= {limit} on this machine (with the other "
+        f"settings as they are): {why}"
+    )
+
+
 def validate(cfg: Config) -> None:
     """Check values that the schema's types cannot.
 
-    Every number must lie in its range (:data:`RANGES`; a float must be finite), and the
-    code's own dataclasses are built from the config, so their range checks apply too
-    (reported under the key they concern).
+    Every number must lie in its range (:data:`RANGES`; every int has an upper bound, a
+    float must be finite), the code's own dataclasses are built from the config, so their
+    range checks apply too (reported under the key they concern), and the arrays the run
+    allocates must fit in the memory available (:func:`check_memory`). All of it before
+    anything is written.
 
     Raises:
         ValueError: naming the key (dotted, e.g. ``train.eval.games``), its value and
@@ -587,6 +888,7 @@ def validate(cfg: Config) -> None:
     _convert("train", t, lambda: loss_config(cfg))
     arch, net_fields = network_config(cfg, variant.board_size)
     _convert("model", m, lambda: make_config(arch, **net_fields))
+    check_memory(cfg, variant.board_size)
     from drl.agents import spec_name
 
     for key, ev in (("train.eval", t.eval), ("train.final_eval", t.final_eval)):

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from drl.agents import spec_name
+from drl.agents import make, spec_name
 from drl.agents.az import NetworkAgent, NetworkPlayer
 from drl.eval.arena import match_tasks, run_games
 from drl.eval.records import GameRecord
@@ -24,7 +25,16 @@ from drl.eval.stats import WDL, summarize
 from drl.rules import Variant
 from drl.search import Evaluator, SearchConfig
 
-__all__ = ["BaselineResult", "evaluate_against", "play_lockstep"]
+if TYPE_CHECKING:
+    from drl.train.config import Config
+
+__all__ = [
+    "BaselineResult",
+    "evaluate_against",
+    "play_lockstep",
+    "preflight_baselines",
+    "preflight_evaluations",
+]
 
 NET_NAME = "az"
 
@@ -109,6 +119,75 @@ def evaluate_against(
         )
         out.append(BaselineResult(spec, summarize(records, NET_NAME), records))
     return out
+
+
+def preflight_baselines(
+    baselines: Sequence[tuple[str, Sequence[str]]], variant: Variant | str
+) -> None:
+    """Check, before training, that every baseline agent can be built and play.
+
+    Each spec is built as the arena builds it (an ``az`` checkpoint is loaded, an
+    ``alphabeta:ckpt=`` network read) and checked against ``variant``. An agent that
+    holds an outside resource (one with ``close``: the engines of ``hub:`` and
+    ``dxp:``) is started and asked for its move in the start position (the protocol's
+    handshake and one answer), then closed. Nothing is kept: the evaluations build
+    their agents again.
+
+    Args:
+        baselines: ``(config key, specs)`` pairs, e.g.
+            ``("train.final_eval.baselines", ["random", "hub:cmd=scan"])``.
+        variant: the variant the evaluation plays (both roles are checked by the arena
+            as the games start; here the variant as given).
+
+    Raises:
+        ValueError: ``config KEY: SPEC: what went wrong`` for the first agent that
+            cannot be built, cannot play ``variant``, or does not start and answer.
+    """
+    from drl.nn.checkpoint import CheckpointError
+    from drl.rules import Board
+
+    v = Variant.parse(variant) if isinstance(variant, str) else variant
+    checked: set[str] = set()
+    for key, specs in baselines:
+        for spec in specs:
+            if spec in checked:
+                continue
+            agent = None
+            try:
+                agent = make(spec)
+                agent.check_variant(v)
+                if callable(getattr(agent, "close", None)):
+                    agent.reset(seed=0)
+                    agent.select_move(Board(v))
+            except (ValueError, RuntimeError, OSError, CheckpointError) as err:
+                first = str(err).splitlines()[0] if str(err) else type(err).__name__
+                what = first if spec in first else f"{spec}: {first}"
+                raise ValueError(
+                    f"config {key}: {what} (checked before training: the evaluation "
+                    "would fail after it)"
+                ) from None
+            finally:
+                close = getattr(agent, "close", None)
+                if callable(close):
+                    close()
+            checked.add(spec)
+
+
+def preflight_evaluations(cfg: Config) -> None:
+    """:func:`preflight_baselines` for the evaluations a training run with ``cfg`` will
+    play: ``train.eval`` when it runs during training (``every`` > 0, below
+    ``iterations``, with games), and ``train.final_eval`` when it has games.
+
+    Raises:
+        ValueError: naming the key and the agent (see :func:`preflight_baselines`).
+    """
+    t = cfg.train
+    todo = []
+    if t.eval.games >= 1 and 0 < t.eval.every < t.iterations:
+        todo.append(("train.eval.baselines", list(t.eval.baselines)))
+    if t.final_eval.games >= 1:
+        todo.append(("train.final_eval.baselines", list(t.final_eval.baselines)))
+    preflight_baselines(todo, cfg.variant.spec)
 
 
 def elo_for_log(w: WDL, cap: float = 800.0) -> float:

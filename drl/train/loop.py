@@ -95,7 +95,12 @@ from drl.train.config import (
     selfplay_config,
     validate,
 )
-from drl.train.evaluate import BaselineResult, elo_for_log, evaluate_against
+from drl.train.evaluate import (
+    BaselineResult,
+    elo_for_log,
+    evaluate_against,
+    preflight_evaluations,
+)
 from drl.train.learner import check_network, train_step
 from drl.train.run_folder import (
     RunFolderError,
@@ -427,16 +432,19 @@ def train(cfg: Config, run_dir: str | os.PathLike, progress: bool | None = None)
     Raises:
         ValueError: invalid configuration, or a run folder of another variant, position
             encoding or network (architecture, board size or size fields) than ``cfg``;
-            the message names both values.
+            the message names both values; or an evaluation baseline that cannot be
+            built or does not start (checked before the folder is touched).
         CheckpointError: the run folder has replay data or damaged checkpoints but no good
             checkpoint.
         RunFolderError: the run folder cannot be created or written, or another process
             is training in it.
         TrainingDiverged: a loss, the gradients or the network's outputs became NaN or
-            infinite; nothing of that iteration is checkpointed, so the run folder
+            infinite, or the loss exploded (``drl.train.learner.DIVERGED_LOSS_FACTOR``);
+            nothing of that iteration is checkpointed, so the run folder
             resumes from the last good checkpoint (the message says which).
     """
     validate(cfg)
+    preflight_evaluations(cfg)  # engines start, checkpoints load: before the folder
     with lock_run_dir(run_dir) as lock:
         return _train(cfg, lock.run_dir, progress, lock)
 
@@ -707,7 +715,10 @@ def _train(
                     for k, v in out.items():
                         sums[k] = sums.get(k, 0.0) + v
                     learner_steps += 1
-                check_network(net, batch.obs, device, learner_steps, t.lr)  # before it is saved
+                # before it is saved, on the last batch: finite outputs, a loss not exploded
+                check_network(
+                    net, batch.obs, device, learner_steps, t.lr, batch=batch, loss=loss_cfg
+                )
                 scalars.update({f"loss/{k}": v / t.steps_per_iteration for k, v in sums.items()})
                 scalars["time/learner_s"] = time.perf_counter() - t0
                 scalars["learner/steps_per_s"] = t.steps_per_iteration / scalars["time/learner_s"]

@@ -205,7 +205,7 @@ def test_the_documented_command_line_composes():
 def test_validate_reports_code_range_checks_by_key():
     cfg = OmegaConf.to_object(_compose("model=small", "model.channels=0"))
     with pytest.raises(
-        ValueError, match=r"config model.channels=0: NetConfig.channels must be >= 1"
+        ValueError, match=r"config model.channels=0: NetConfig.channels must lie in \[1, 1024\]"
     ):
         validate(cfg)
     cfg = OmegaConf.to_object(_compose("model.hidden=0"))

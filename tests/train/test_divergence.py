@@ -21,7 +21,7 @@ from drl.rules import Variant
 from drl.search import SearchConfig
 from drl.train.buffer import GameBatch, ReplayBuffer, SampleBatch, ShardError
 from drl.train.config import validate
-from drl.train.learner import LossConfig, train_step
+from drl.train.learner import LossConfig, check_network, loss_reference, train_step
 from drl.train.loop import train
 from drl.train.selfplay import SelfPlayActor, SelfPlayConfig
 
@@ -316,8 +316,8 @@ def test_sgd_momentum_outside_its_range_is_refused(tiny):
     [
         # a non-finite loss in a learner step
         ({"lr": 1e20, "weight_decay": 0.0}, "loss term"),
-        # finite losses, but weights whose eval-mode outputs overflow
-        ({"optimizer": "sgd", "lr": 1e6}, "network output"),
+        # finite losses that explode: caught at the step that sees it, before it steps
+        ({"optimizer": "sgd", "lr": 1e6}, "is more than 1000 times"),
     ],
 )
 def test_divergence_leaves_the_last_good_checkpoint_newest(tmp_path, tiny, settings, what):
@@ -400,3 +400,48 @@ def test_games_after_a_set_aside_shard_take_no_number_of_a_kept_one(tmp_path, ti
     indices = np.concatenate(kept)
     assert len(indices) == len(set(indices.tolist())) == 6
     assert sorted(indices.tolist()) == [2, 3, 4, 5, 6, 7]  # 0 and 1 were in the damaged shard
+
+
+# -- an exploding finite loss -----------------------------------------------------------
+
+
+def test_an_exploding_finite_loss_is_divergence_and_never_reaches_the_weights():
+    net = _net()
+    opt = torch.optim.SGD(net.parameters(), lr=1e6, momentum=0.9, nesterov=True)
+    train_step(net, opt, _sample(seed=1), LossConfig())  # a sane loss; the step blows up
+    before = _state(net)
+    with pytest.raises(
+        TrainingDiverged, match=r"the loss [\d.e+]+ is more than 1000 times"
+    ) as info:
+        train_step(net, opt, _sample(seed=2), LossConfig(), step=2)
+    err = info.value
+    assert err.what == "loss" and err.step == 2 and err.lr == 1e6
+    assert str(err).startswith("training diverged at learner step 2 (lr 1e+06): the loss ")
+    assert "uninformed network" in str(err) and "Hint: lower train.lr" in str(err)
+    assert _same(_state(net), before)
+
+
+def test_the_reference_loss_is_that_of_an_uninformed_network():
+    batch = _sample()  # 5 legal steps everywhere, 30 plies left at scale 100
+    loss = LossConfig()
+    want = math.log(5) + 4 * loss.value_loss_weight + loss.aux_loss_weight * (1 + 0.5 * 0.3**2)
+    assert loss_reference(batch, loss) == pytest.approx(want)
+    # a healthy network's loss is far below the bound: a fresh one, and after training
+    net = _net()
+    opt = torch.optim.AdamW(net.parameters(), lr=1e-2)
+    for step in range(20):
+        out = train_step(net, opt, _sample(seed=step), loss)
+        assert out["loss"] < 10 * loss_reference(_sample(seed=step), loss)
+
+
+def test_check_network_refuses_a_network_whose_loss_exploded():
+    net = _net()
+    batch = _sample()
+    with torch.no_grad():
+        for p in net.parameters():
+            p.mul_(1e4)  # finite outputs, logits in the millions
+    check_network(net, batch.obs)  # finite: the outputs alone pass
+    with pytest.raises(TrainingDiverged, match="in eval mode, the loss") as info:
+        check_network(net, batch.obs, step=7, lr=0.5, batch=batch, loss=LossConfig())
+    assert info.value.what == "loss" and "after learner step 7 (lr 0.5)" in str(info.value)
+    check_network(_net(), batch.obs, batch=batch, loss=LossConfig())  # a sane one passes
