@@ -21,13 +21,16 @@ plies, 4 by default) with colours swapped; in Give and Take the two have the sam
 colour (each agent plays each role from it once) and the next opening the other one.
 A progress bar runs
 while games are played; a table is printed at the end; ``results.json``, ``games.pdn``
-and ``elo.png`` are written to the Hydra run folder (``outputs/eval/<date>/<time>``,
-checked before anything runs). Games are saved as they finish (``games.pdn`` game by
-game, ``results.json`` every few seconds); Ctrl-C or SIGTERM prints the tables of the
-games finished so far ("interrupted after N of M games"), writes both files with them
-and exits with 130 (SIGINT) or 143 (SIGTERM). Counts are bounded (``games`` at most
-``drl.eval.arena.MAX_GAMES`` in all, and the other ``MAX_*``): a larger one is refused
-at once, naming the key and the limit.
+and ``elo.png`` are written to the Hydra run folder (``outputs/eval/<date>/<time>``, with
+``-1``, ``-2``, ... added for a second run started in the same second; checked and locked
+before anything runs: a folder another run is writing to, or holding an earlier run's
+``results.json``, is refused). Games are saved as they finish (``games.pdn`` game by
+game, ``results.json`` every few seconds); Ctrl-C or SIGTERM, at any moment from
+start-up to the last file, prints the tables of the games finished so far ("interrupted
+after N of M games"), writes both files with them and exits with 130 (SIGINT) or 143
+(SIGTERM); an error (a full disk included) is one line and exit status 1. Counts are
+bounded (``games`` at most ``drl.eval.arena.MAX_GAMES`` in all, and the other
+``MAX_*``): a larger one is refused at once, naming the key and the limit.
 
 Agent specs contain ``=``, which Hydra's override grammar does not allow inside an
 unquoted list, so ``agents=[...]`` is quoted for Hydra before it parses the command line
@@ -38,23 +41,25 @@ unquoted list, so ``agents=[...]`` is quoted for Hydra before it parses the comm
 
 from __future__ import annotations
 
+import contextlib
+import json
 import math
+import os
 import signal
 import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict, cast
-
-import hydra
-from hydra.experimental.callback import Callback
-from omegaconf import DictConfig, OmegaConf
 
 from drl.cli._configs import VariantCfg, config_dir
 from drl.eval.sprt import SPRTSettings
 
 if TYPE_CHECKING:
+    from omegaconf import DictConfig
+
     from drl.eval.records import GameRecord
 
 CONFIG_DIR = config_dir()
@@ -365,7 +370,8 @@ class _Journal:
         self._cost = self._last - start
 
     def close(self) -> None:
-        self.pdn.close()
+        with contextlib.suppress(OSError):  # (a full disk: each game was flushed or failed)
+            self.pdn.close()
 
 
 def interrupted_after(done: int, planned: int | None, fmt: str) -> str:
@@ -400,7 +406,8 @@ def _summary(records: list[GameRecord], players: list[str]) -> dict[str, Any]:
 
 
 def _report_stopped(cfg: EvalConfig, journal: _Journal, console: Any, err: BaseException) -> None:
-    """Print and write what an interrupted (or failed) evaluation has played."""
+    """Print and write what an interrupted (or failed) evaluation has played. A file that
+    cannot be written (a full disk) is named; nothing here raises."""
     from drl.eval.arena import write_pdn
 
     journal.close()
@@ -412,7 +419,7 @@ def _report_stopped(cfg: EvalConfig, journal: _Journal, console: Any, err: BaseE
         note = f"stopped by an error after {len(records)} games"
     results: dict[str, Any] = dict(journal.header)
     if not interrupted:
-        results["error"] = f"{type(err).__name__}: {err}"
+        results["error"] = f"{type(err).__name__}: {_message(err)}"
     players = [n for n in _player_names(cfg) if any(n in (r.black, r.white) for r in records)]
     ratings = None
     if len(players) >= 2:
@@ -424,13 +431,73 @@ def _report_stopped(cfg: EvalConfig, journal: _Journal, console: Any, err: BaseE
         results["ratings"] = ratings.to_dict()
     results["summary"] = _summary(records, players)
     results["games"] = _games(records)
-    write_pdn(records, journal.out_dir / "games.pdn")  # in game order, as at the end
-    journal.save("interrupted" if interrupted else "failed", results)
+    unwritten: list[str] = []
+    try:
+        write_pdn(records, journal.out_dir / "games.pdn")  # in game order, as at the end
+    except OSError as why:  # the games stay in the file as they were appended
+        unwritten.append(_message(why))
+    try:
+        journal.save("interrupted" if interrupted else "failed", results)
+    except OSError as why:
+        unwritten.append(_message(why))
     if interrupted or records:  # (an error before the first game is only reported)
         console.print(f"[bold red]drl-eval: {note}[/]")
         if records:
             _print_tables(console, cfg, ratings, records, players, note)
+        for what in unwritten:
+            console.print(f"[bold red]drl-eval: could not write {what}[/]")
         console.print(f"the {len(records)} finished games are in {journal.out_dir}")
+
+
+def _report_unplayed(
+    cfg: EvalConfig, out_dir: Path, header: dict[str, Any], console: Any, err: BaseException
+) -> None:
+    """An evaluation stopped before its journal was made (Ctrl-C while it started): write
+    ``results.json`` and an empty ``games.pdn`` saying so, and print it. Errors are only
+    reported by the caller, as before any game."""
+    if not isinstance(err, KeyboardInterrupt):
+        return
+    try:
+        planned = planned_games(cfg)
+    except ArithmeticError:  # a config interrupted before it was checked
+        planned = None
+    try:
+        journal = _Journal(out_dir, header, planned, None)
+    except OSError as why:
+        console.print(f"[bold red]drl-eval: {interrupted_after(0, planned, cfg.format)}[/]")
+        console.print(f"[bold red]drl-eval: could not write {_message(why)}[/]")
+        return
+    _report_stopped(cfg, journal, console, err)
+
+
+def _message(err: BaseException) -> str:
+    """An error for one line: ``PATH: reason`` for a file that could not be written."""
+    if isinstance(err, OSError) and err.filename and err.strerror:
+        return f"{err.filename}: {err.strerror}"
+    return str(err)
+
+
+def _console() -> Any:
+    from rich.console import Console
+
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=max(console.width, 120))
+    return console
+
+
+def _header(cfg: EvalConfig) -> dict[str, Any]:
+    """What ``results.json`` says before the games: the config, variant, format, players."""
+    from omegaconf import OmegaConf
+
+    from drl.agents import spec_name
+
+    return {
+        "config": OmegaConf.to_container(OmegaConf.structured(cfg)),
+        "variant": cfg.variant.spec,
+        "format": cfg.format,
+        "players": [spec_name(s) for s in cfg.agents],
+    }
 
 
 def _play(
@@ -562,77 +629,97 @@ def run(
 ) -> dict:
     """Play what ``cfg`` asks for, print tables and write results to ``out_dir``.
 
-    Every game is kept as it finishes: it is appended to ``games.pdn`` (flushed), and
-    ``results.json`` is rewritten atomically with the games so far every few seconds
-    (``"status": "running"``, ``games_finished``, ``games_planned``). At the end both
-    files are rewritten whole, the games in order (``"status": "complete"``). If the
-    evaluation is interrupted (``KeyboardInterrupt``: Ctrl-C, or SIGTERM under
-    ``drl-eval``) or fails, the tables of the games finished so far are printed, marked
+    The folder is locked for the run (``flock`` on the folder; ``.lock`` names the pid):
+    another evaluation writing there is refused. Every game is kept as it finishes: it
+    is appended to ``games.pdn`` (flushed), and ``results.json`` is rewritten atomically
+    with the games so far every few seconds (``"status": "running"``,
+    ``games_finished``, ``games_planned``). At the end both files are rewritten whole,
+    the games in order (``"status": "complete"``). If the evaluation is interrupted
+    (``KeyboardInterrupt``: Ctrl-C, or SIGTERM under ``drl-eval``) or fails at any point
+    from its first file to the last (building agents, playing, rating, printing tables,
+    writing the files), the tables of the games finished so far are printed, marked
     ``interrupted after N of M games``, both files are written with those games
-    (``"status": "interrupted"`` or ``"failed"``), and the exception is raised again.
+    (``"status": "interrupted"`` or ``"failed"``; a file that cannot be written, as on a
+    full disk, is named instead), and the exception is raised again. Signals that come
+    while the final ``results.json`` is written wait for it (``drl-eval`` then exits with
+    their status).
 
     Args:
         cfg: the evaluation (checked by the caller, see ``_check``).
-        out_dir: folder for ``results.json``, ``games.pdn`` and ``elo.png`` (created).
+        out_dir: folder for ``results.json``, ``games.pdn`` and ``elo.png`` (created;
+            files of an earlier run there are replaced: ``drl-eval`` refuses such a
+            folder first).
         on_record: called with each finished game once it has been saved.
 
     Returns:
         The results dict written to ``results.json``.
 
     Raises:
-        ValueError: ``out_dir`` or a file in it cannot be written (before any game,
-            naming the path), or what the match functions raise (bad agents...).
+        ValueError: ``out_dir`` or a file in it cannot be written, or another evaluation
+            is writing there (before any game, naming the path), or what the match
+            functions raise (bad agents...).
         KeyboardInterrupt: the evaluation was interrupted (after writing what it had).
     """
-    from rich.console import Console
-
-    from drl.agents import spec_name
     from drl.cli._output import check_writable_dir, check_writable_file
-    from drl.eval import report
-    from drl.eval.arena import write_pdn
 
-    console = Console()
-    if not console.is_terminal:
-        console = Console(width=max(console.width, 120))
-    variant = cfg.variant.spec
-    names = [spec_name(s) for s in cfg.agents]
     check_writable_dir(out_dir)
     for name in ("results.json", "games.pdn") + (("elo.png",) if cfg.plot else ()):
         check_writable_file(out_dir / name)
-    console.print(f"[bold]drl-eval[/] {cfg.format} in {variant}: {', '.join(names)}")
-    results: dict[str, Any] = {
-        "config": OmegaConf.to_container(OmegaConf.structured(cfg)),
-        "variant": variant,
-        "format": cfg.format,
-        "players": names,
-    }
+    took = claim_output_dir(out_dir)
     try:
-        journal = _Journal(out_dir, dict(results), planned_games(cfg), on_record)
-    except OSError as err:
-        raise ValueError(f"{out_dir}: cannot write the results there ({err})") from None
-    try:
-        records, players, extra_tables = _play(cfg, journal, results, console)
-    except BaseException as err:
-        from drl.eval.arena import IgnoringSignals
+        return _run_claimed(cfg, out_dir, on_record)
+    finally:
+        if took:
+            with _STOP.hold():
+                release_output_dir(out_dir)
 
-        with IgnoringSignals(signal.SIGINT, signal.SIGTERM):  # a 2nd Ctrl-C waits
-            _report_stopped(cfg, journal, console, err)
+
+def _run_claimed(
+    cfg: EvalConfig, out_dir: Path, on_record: Callable[[GameRecord], None] | None
+) -> dict:
+    from drl.eval import report
+    from drl.eval.arena import write_pdn
+
+    console = _console()
+    variant = cfg.variant.spec
+    results = _header(cfg)
+    header = dict(results)
+    console.print(f"[bold]drl-eval[/] {cfg.format} in {variant}: {', '.join(results['players'])}")
+    journal: _Journal | None = None
+    try:
+        try:
+            journal = _Journal(out_dir, header, planned_games(cfg), on_record)
+        except OSError as err:
+            raise ValueError(
+                f"{out_dir}: cannot write the results there ({_message(err)})"
+            ) from None
+        records, players, extra_tables = _play(cfg, journal, results, console)
+        ratings = _rate(cfg, records, players)
+        results["ratings"] = ratings.to_dict()
+        results["summary"] = _summary(records, players)
+        results["games"] = _games(records)
+        _print_tables(console, cfg, ratings, records, players)
+        for t in extra_tables:
+            console.print(t)
+        write_pdn(records, out_dir / "games.pdn")
+        if cfg.plot:
+            report.plot_elo(ratings, out_dir / "elo.png", title=f"{cfg.format} in {variant}")
+        with _STOP.hold():  # complete: a Ctrl-C now waits for the last file
+            journal.save("complete", results)
+            console.print(f"results in {out_dir}")
+    except BaseException as err:
+        with _STOP.hold():  # a second Ctrl-C waits until the games are written
+            try:
+                if journal is None:
+                    _report_unplayed(cfg, out_dir, header, console, err)
+                else:
+                    _report_stopped(cfg, journal, console, err)
+            except Exception as why:  # never hide the first exception behind this one
+                console.print(f"[bold red]drl-eval: could not save the games ({why})[/]")
+            _STOP.reported = True
         raise
-    journal.close()
-    ratings = _rate(cfg, records, players)
-    results["ratings"] = ratings.to_dict()
-    results["summary"] = _summary(records, players)
-    results["games"] = _games(records)
-    _print_tables(console, cfg, ratings, records, players)
-    for t in extra_tables:
-        console.print(t)
-    write_pdn(records, out_dir / "games.pdn")
-    journal.save("complete", results)
     results = {**results, "status": "complete", "games_finished": len(records)}
     results["games_planned"] = journal.planned
-    if cfg.plot:
-        report.plot_elo(ratings, out_dir / "elo.png", title=f"{cfg.format} in {variant}")
-    console.print(f"results in {out_dir}")
     return results
 
 
@@ -641,63 +728,376 @@ class Terminated(KeyboardInterrupt):
     keeps its games as on Ctrl-C (the exit status is then 143, 128 + SIGTERM)."""
 
 
-def _on_sigterm(signum: int, frame: object) -> None:
-    raise Terminated
+def _exit_status(err: BaseException) -> int:
+    """130 for Ctrl-C (128 + SIGINT), 143 for SIGTERM."""
+    return 128 + (signal.SIGTERM if isinstance(err, Terminated) else signal.SIGINT)
 
 
-class OutputDirCheck(Callback):
-    """Hydra callback (``hydra.callbacks`` in ``configs/eval.yaml``): refuses an output
-    folder that cannot be written before anything runs, naming ``hydra.run.dir`` (or
-    ``hydra.sweep.dir``), instead of a traceback from Hydra creating it."""
+class _StopSignals:
+    """``drl-eval``'s SIGINT and SIGTERM handler, installed first thing in :func:`main`
+    (before Hydra, the config and the agents) and kept until the process exits.
 
-    def _check(self, config: DictConfig, key: str) -> None:
-        from drl.cli._output import check_writable_dir
+    A signal raises ``KeyboardInterrupt`` (SIGTERM: :class:`Terminated`) in the main
+    thread, so that whatever runs stops and the evaluation writes what it has. Inside
+    :meth:`hold` (writing the results) a signal waits instead: it is recorded, and the
+    exit status is still 128 + the signal. Just after one has been raised, the next one
+    waits too (it would cut the writing of the games short before :meth:`hold` begins);
+    one after that is raised again.
+
+    Without the handler installed (``run`` called as a library), :meth:`hold` ignores
+    SIGINT and SIGTERM instead.
+    """
+
+    def __init__(self) -> None:
+        self.installed = False
+        self.holding = False
+        self.received: int | None = None  # the first signal, for the exit status
+        self.raised = False
+        self.waiting = 0
+        self.reported = False  # ``run`` wrote and printed what it had played
+
+    def install(self) -> None:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, self._handle)
+        self.installed = True
+
+    def _handle(self, signum: int, frame: object) -> None:
+        if self.received is None:
+            self.received = signum
+        if self.holding or (self.raised and not self.waiting):
+            self.waiting += 1
+            return
+        self.raised, self.waiting = True, 0
+        raise Terminated if signum == signal.SIGTERM else KeyboardInterrupt
+
+    @contextlib.contextmanager
+    def hold(self) -> Iterator[None]:
+        """Signals wait until the block is done (see the class)."""
+        if not self.installed or threading.current_thread() is not threading.main_thread():
+            from drl.eval.arena import IgnoringSignals
+
+            with IgnoringSignals(signal.SIGINT, signal.SIGTERM):
+                yield
+            return
+        before, self.holding = self.holding, True
+        try:
+            yield
+        finally:
+            self.holding = before
+
+
+_STOP = _StopSignals()
+
+
+# Output folders this process holds: path -> (open file descriptor, the ``.lock`` file is
+# the lock itself). A folder is locked with ``flock`` on the folder (deleting ``.lock``
+# cannot unlock it; ``.lock`` only names the pid for the message); where folders cannot
+# be locked (some network file systems), ``.lock`` is.
+_CLAIMS: dict[str, tuple[int, bool]] = {}
+LOCK_NAME = ".lock"
+
+
+def _holder(folder: str) -> str:
+    try:
+        pid = int(Path(folder, LOCK_NAME).read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return "another drl-eval"
+    return f"another drl-eval (pid {pid})"
+
+
+def claim_output_dir(folder: str | os.PathLike, key: str | None = None) -> bool:
+    """Lock the output folder ``folder`` (existing) for this process until
+    :func:`release_output_dir` or the process ends.
+
+    Returns:
+        True if it was locked now, False if this process already held it.
+
+    Raises:
+        ValueError: ``"{key}={folder}: another drl-eval (pid N) is writing its results
+            there; ..."``, or the folder cannot be opened.
+    """
+    try:
+        import fcntl
+    except ImportError:  # (no flock: nothing to lock with)
+        return False
+    path = os.path.realpath(folder)
+    if path in _CLAIMS:
+        return False
+    label = f"{key}={folder}" if key else str(folder)
+    lock_file = False
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError as err:
+        raise ValueError(f"{label}: cannot open this folder ({_message(err)})") from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise
+        except OSError:  # folders cannot be locked here: lock the .lock file
+            os.close(fd)
+            fd = os.open(os.path.join(path, LOCK_NAME), os.O_RDWR | os.O_CREAT, 0o644)
+            lock_file = True
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise ValueError(
+            f"{label}: {_holder(path)} is writing its results there; choose another "
+            "folder (hydra.run.dir=...)"
+        ) from None
+    except OSError as err:
+        os.close(fd)
+        raise ValueError(f"{label}: cannot lock this folder ({_message(err)})") from None
+    _CLAIMS[path] = (fd, lock_file)
+    with contextlib.suppress(OSError):  # (only for the message of a refused run)
+        if lock_file:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        else:
+            Path(path, LOCK_NAME).write_text(f"{os.getpid()}\n")
+    return True
+
+
+def release_output_dir(folder: str | os.PathLike) -> None:
+    """Unlock a folder locked by :func:`claim_output_dir` (and remove its ``.lock``)."""
+    fd, lock_file = _CLAIMS.pop(os.path.realpath(folder), (-1, False))
+    if fd < 0:
+        return
+    if not lock_file:  # (the lock is the folder: the file only named the pid)
+        with contextlib.suppress(OSError):
+            Path(folder, LOCK_NAME).unlink()
+    os.close(fd)
+
+
+def _fresh_folder(folder: str, key: str) -> Path:
+    """``folder``, or ``folder-1``, ``folder-2``, ... : the first that did not exist,
+    created here (``mkdir`` fails on an existing one, so two runs started in the same
+    second never get the same folder)."""
+    base = Path(folder).expanduser()
+    try:
+        base.parent.mkdir(parents=True, exist_ok=True)
+        for i in range(10_000):
+            path = base if i == 0 else base.with_name(f"{base.name}-{i}")
+            try:
+                path.mkdir()
+            except FileExistsError:
+                continue
+            return path
+    except OSError as err:
+        raise ValueError(f"{key}={folder}: cannot write in this folder ({_message(err)})") from None
+    raise ValueError(f"{key}={folder}: 10,000 folders of that name exist already")
+
+
+def _refuse_earlier_results(folder: str, key: str) -> None:
+    """A folder holding an earlier evaluation's ``results.json`` is not written over."""
+    found = Path(folder, "results.json")
+    if not found.exists():
+        return
+    try:
+        body = json.loads(found.read_text(encoding="utf-8"))
+        what = f"status {body['status']}, {body['games_finished']} games"
+    except (OSError, ValueError, KeyError, TypeError):
+        what = "unreadable"
+    raise ValueError(
+        f"{key}={folder}: holds the results of an earlier evaluation (results.json, {what}); "
+        "choose another folder (hydra.run.dir=...), or move its files away first"
+    )
+
+
+class _RunState:
+    """What the Hydra callback did for this process's run (see :class:`OutputDirCheck`)."""
+
+    folder: str | None = None  # the output folder claimed
+    created: bool = False  # made by the callback (the default, unique folder)
+    hydra_subdir: str | None = None  # Hydra's config files, written by ``_task`` instead
+
+
+_RUN = _RunState()
+
+
+def _nothing(*args: Any, **kwargs: Any) -> None:
+    return None
+
+
+class OutputDirCheck:
+    """Hydra callback (``hydra.callbacks`` in ``configs/eval.yaml``), run before Hydra
+    writes anything. For ``drl-eval``'s run folder, ``hydra.run.dir``:
+
+    - the default one (``outputs/eval/<date>/<time>``, not given on the command line) is
+      made unique: created here, with ``-1``, ``-2``, ... added when it exists (two runs
+      started in the same second);
+    - a folder that cannot be written is refused, naming the key, instead of a
+      traceback from Hydra creating it;
+    - the folder is locked for the run (:func:`claim_output_dir`): a second ``drl-eval``
+      with the same folder is refused, naming the pid of the first;
+    - a folder holding an earlier evaluation's ``results.json`` is refused;
+    - Hydra's own config files (``.hydra/``) are written by ``drl-eval`` after this, so
+      that a full disk there ends in one line, not a traceback.
+
+    In a multirun only the writability of ``hydra.sweep.dir`` is checked here; each job's
+    folder is locked by :func:`run`.
+    """
+
+    def _folder(self, config: DictConfig, key: str) -> str | None:
+        from omegaconf import OmegaConf
 
         try:
             folder = OmegaConf.select(config, key)
         except Exception:  # an interpolation only Hydra resolves later: Hydra reports it
+            return None
+        return None if folder is None else str(folder)
+
+    def on_run_start(self, config: DictConfig, **kwargs: Any) -> None:
+        from omegaconf import OmegaConf, open_dict, read_write
+
+        from drl.cli._output import check_writable_dir
+
+        key = "hydra.run.dir"
+        folder = self._folder(config, key)
+        if folder is None:
             return
+        given = OmegaConf.select(config, "hydra.overrides.hydra", default=None) or []
+        chosen = any(str(o).split("=", 1)[0].lstrip("+~") == key for o in given)
+        try:
+            if not chosen:
+                folder = str(_fresh_folder(folder, key))
+                _RUN.created = True
+                with read_write(config.hydra), open_dict(config.hydra):
+                    config.hydra.run.dir = folder
+            check_writable_dir(folder, key)
+            claim_output_dir(folder, key)
+            _RUN.folder = folder
+            _refuse_earlier_results(folder, key)
+        except ValueError as err:
+            sys.exit(f"drl-eval: {err}")
+        subdir = OmegaConf.select(config, "hydra.output_subdir", default=None)
+        if subdir is not None:
+            _RUN.hydra_subdir = str(subdir)
+            with read_write(config.hydra), open_dict(config.hydra):
+                config.hydra.output_subdir = None
+
+    def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
+        from drl.cli._output import check_writable_dir
+
+        folder = self._folder(config, "hydra.sweep.dir")
         if folder is None:
             return
         try:
-            check_writable_dir(str(folder), key)
+            check_writable_dir(folder, "hydra.sweep.dir")
         except ValueError as err:
             sys.exit(f"drl-eval: {err}")
 
-    def on_run_start(self, config: DictConfig, **kwargs: Any) -> None:
-        self._check(config, "hydra.run.dir")
+    def __getattr__(self, name: str) -> Callable[..., None]:
+        if name.startswith("on_"):  # Hydra's other callback hooks: nothing to do
+            return _nothing
+        raise AttributeError(name)
 
-    def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
-        self._check(config, "hydra.sweep.dir")
 
+def _save_hydra_files(cfg: DictConfig, out_dir: Path) -> None:
+    """Write ``.hydra/config.yaml``, ``hydra.yaml`` and ``overrides.yaml`` as Hydra
+    would have (the callback turned Hydra's writing off). Raises ValueError naming the
+    file that cannot be written."""
+    import copy
 
-@hydra.main(version_base=None, config_path=CONFIG_DIR, config_name="eval")
-def _main(cfg: DictConfig) -> None:
     from hydra.core.hydra_config import HydraConfig
+    from omegaconf import OmegaConf, open_dict, read_write
 
-    conf = cast("EvalConfig", OmegaConf.to_object(cfg))  # the eval_schema's dataclass
-    try:
-        _check(conf)
-    except ValueError as err:
-        sys.exit(f"drl-eval: {err}")
+    if _RUN.hydra_subdir is None:
+        return
+    hydra_cfg = cast("DictConfig", copy.deepcopy(HydraConfig.instance().cfg))  # {"hydra": ...}
+    with read_write(hydra_cfg.hydra), open_dict(hydra_cfg.hydra):
+        hydra_cfg.hydra.output_subdir = _RUN.hydra_subdir
+    folder = out_dir / _RUN.hydra_subdir
+    for name, node in (
+        ("config.yaml", cfg),
+        ("hydra.yaml", hydra_cfg),
+        ("overrides.yaml", hydra_cfg.hydra.overrides.task),
+    ):
+        path = folder / name
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(OmegaConf.to_yaml(node))
+        except OSError as err:
+            with contextlib.suppress(OSError):
+                path.unlink()
+            raise ValueError(f"{path}: cannot write the run's config ({_message(err)})") from None
+
+
+def _task(cfg: DictConfig) -> None:
+    """``drl-eval``'s Hydra task: check the config, save it, run; every exit is a line
+    and an exit status (1 for errors, 130 / 143 for SIGINT / SIGTERM)."""
+    from hydra.core.hydra_config import HydraConfig
+    from omegaconf import OmegaConf
+
     out_dir = Path(HydraConfig.get().runtime.output_dir)
-    signal.signal(signal.SIGTERM, _on_sigterm)
+    conf: EvalConfig | None = None
+    _STOP.reported = False
     try:
+        conf = cast("EvalConfig", OmegaConf.to_object(cfg))  # the eval_schema's dataclass
+        _save_hydra_files(cfg, out_dir)
+        _check(conf)
         run(conf, out_dir)
-    except Terminated:
-        sys.exit(128 + signal.SIGTERM)
-    except KeyboardInterrupt:
-        sys.exit(128 + signal.SIGINT)
+    except KeyboardInterrupt as err:
+        if conf is None:
+            raise  # (main reports it)
+        if not _STOP.reported:  # stopped before run made its journal
+            with _STOP.hold():
+                try:
+                    _report_unplayed(conf, out_dir, _header(conf), _console(), err)
+                except Exception as why:
+                    print(f"drl-eval: could not save the results ({why})", file=sys.stderr)
+        sys.exit(_exit_status(err))
     except (ValueError, RuntimeError, OSError) as err:
-        sys.exit(f"drl-eval: {err}")
+        sys.exit(f"drl-eval: {_message(err)}")
+
+
+def _interrupted_at_start() -> None:
+    """Ctrl-C before the config was read: say so, and leave no empty folder of ours."""
+    print("drl-eval: interrupted before the evaluation started; nothing written", file=sys.stderr)
+    folder = _RUN.folder
+    if folder is not None:
+        release_output_dir(folder)
+        if _RUN.created:
+            with contextlib.suppress(OSError):
+                os.rmdir(folder)  # only when empty
 
 
 def main() -> None:
-    """Console entry point (``drl-eval``)."""
-    _register()
-    sys.argv[1:] = quote_overrides(sys.argv[1:])
-    _main()
+    """Console entry point (``drl-eval``).
+
+    The SIGINT / SIGTERM handler is installed before anything else (Hydra, the config,
+    the agents) and stays until the process exits, so that every exit is one of
+    ``drl-eval``'s: complete (0), an error (1, one line), or interrupted (130 / 143,
+    with "interrupted after N of M games" and the files written once the folder is
+    known)."""
+    _STOP.install()
+    status: int | None = None
+    try:
+        import hydra
+
+        _register()
+        sys.argv[1:] = quote_overrides(sys.argv[1:])
+        hydra.main(version_base=None, config_path=CONFIG_DIR, config_name="eval")(_task)()
+    except KeyboardInterrupt as err:
+        with _STOP.hold():
+            _interrupted_at_start()
+        status = _exit_status(err)
+    finally:
+        _STOP.holding = True  # from here on a signal only sets the exit status
+        for folder in list(_CLAIMS):
+            release_output_dir(folder)
+    if status is None and _STOP.received is not None:
+        status = 128 + _STOP.received  # it came while the results were written
+    for sig in (signal.SIGINT, signal.SIGTERM):  # done: no signal ends the exit itself (at
+        signal.signal(sig, signal.SIG_IGN)  # shutdown Python would restore the defaults)
+    if status is not None:
+        sys.exit(status)
 
 
 if __name__ == "__main__":
-    main()
+    # ``python -m drl.cli.eval``: run the module's own copy, the one Hydra's callback
+    # (``drl.cli.eval.OutputDirCheck``) imports, so that both share one state
+    from drl.cli.eval import main as _main_of_the_module
+
+    _main_of_the_module()

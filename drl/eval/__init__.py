@@ -20,21 +20,27 @@
   (seed 001).
 """
 
-from drl.eval.arena import (
-    GameTask,
-    MatchResult,
-    make_openings,
-    play_game,
-    play_in_flight,
-    play_match,
-    run_games,
-)
-from drl.eval.elo import Ratings, elo_from_score, expected_score, fit_elo
-from drl.eval.formats import HalftimeResult, PoolResult, halftime_match, pool_tournament
-from drl.eval.records import GameRecord
-from drl.eval.sprt import SPRTMatch, SPRTResult, play_sprt, sprt
-from drl.eval.stats import WDL, summarize, wdl, wilson_interval
-from drl.eval.tournament import pairings, play_tournament
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from drl.eval.arena import (
+        GameTask,
+        MatchResult,
+        make_openings,
+        play_game,
+        play_in_flight,
+        play_match,
+        run_games,
+    )
+    from drl.eval.elo import Ratings, elo_from_score, expected_score, fit_elo
+    from drl.eval.formats import HalftimeResult, PoolResult, halftime_match, pool_tournament
+    from drl.eval.records import GameRecord
+    from drl.eval.sprt import SPRTMatch, SPRTResult, play_sprt
+    from drl.eval.stats import WDL, summarize, wdl, wilson_interval
+    from drl.eval.tournament import pairings, play_tournament
 
 __all__ = [
     "GameRecord",
@@ -59,8 +65,55 @@ __all__ = [
     "play_tournament",
     "pool_tournament",
     "run_games",
-    "sprt",
     "summarize",
     "wdl",
     "wilson_interval",
 ]
+
+# Where each name lives. They are imported on first use (PEP 562), so that importing one
+# light submodule (``drl.eval.sprt``'s settings, for ``drl-eval``'s config schema) does
+# not load the arena and its compiled rules: ``drl-eval`` installs its Ctrl-C handler
+# before those seconds of imports. ``drl.eval.sprt`` is the module (the test is
+# ``drl.eval.sprt.sprt``).
+_WHERE = {
+    "GameTask": "arena",
+    "MatchResult": "arena",
+    "make_openings": "arena",
+    "play_game": "arena",
+    "play_in_flight": "arena",
+    "play_match": "arena",
+    "run_games": "arena",
+    "Ratings": "elo",
+    "elo_from_score": "elo",
+    "expected_score": "elo",
+    "fit_elo": "elo",
+    "HalftimeResult": "formats",
+    "PoolResult": "formats",
+    "halftime_match": "formats",
+    "pool_tournament": "formats",
+    "GameRecord": "records",
+    "SPRTMatch": "sprt",
+    "SPRTResult": "sprt",
+    "play_sprt": "sprt",
+    "WDL": "stats",
+    "summarize": "stats",
+    "wdl": "stats",
+    "wilson_interval": "stats",
+    "pairings": "tournament",
+    "play_tournament": "tournament",
+}
+_SUBMODULES = {"arena", "elo", "formats", "records", "report", "sprt", "stats", "tournament"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _WHERE:
+        value = getattr(importlib.import_module(f"drl.eval.{_WHERE[name]}"), name)
+        globals()[name] = value
+        return value
+    if name in _SUBMODULES:
+        return importlib.import_module(f"drl.eval.{name}")
+    raise AttributeError(f"module 'drl.eval' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__) | _SUBMODULES)

@@ -1007,13 +1007,19 @@ def run_games(
 
 def write_pdn(records: Sequence[GameRecord], path: str | os.PathLike) -> Path:
     """Write the games' PDN, concatenated, to ``path`` (parent folders are created). The
-    file is replaced atomically: a reader sees the old file or the new one, never a part.
+    file is replaced atomically: a reader sees the old file or the new one, never a part;
+    when it cannot be written, the old file stays and ``<name>.tmp`` is removed (the
+    ``OSError`` names ``path``).
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text("".join(r.pdn for r in records), encoding="utf-8")
-    os.replace(tmp, path)
+    try:
+        tmp.write_text("".join(r.pdn for r in records), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError as err:  # (a full disk): the old file stays, no partial one is left
+        tmp.unlink(missing_ok=True)
+        raise OSError(err.errno, err.strerror, str(path)) from None
     return path
 
 

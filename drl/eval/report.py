@@ -117,12 +117,19 @@ def write_json(obj: Any, path: str | os.PathLike) -> Path:
     """Write ``obj`` as indented JSON (NaN -> null, infinities -> "inf"/"-inf").
 
     The file is replaced atomically (written to ``<name>.tmp``, then renamed): a reader,
-    or an interrupted writer, leaves the old file or the new one, never a part."""
+    or an interrupted writer, leaves the old file or the new one, never a part. When it
+    cannot be written (a full disk), ``<name>.tmp`` is removed and the ``OSError`` names
+    ``path``."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(_clean(obj), indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    text = json.dumps(_clean(obj), indent=2) + "\n"
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError as err:  # (a full disk): no partial file is left, the error names the file
+        tmp.unlink(missing_ok=True)
+        raise OSError(err.errno, err.strerror, str(path)) from None
     return path
 
 

@@ -26,9 +26,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy import optimize
-
-from drl.eval.elo import expected_score
 
 if TYPE_CHECKING:
     from drl.agents import Agent
@@ -83,6 +80,8 @@ def _constrained_mle(p: np.ndarray, a: np.ndarray, mu: float) -> np.ndarray:
     def f(lam: float) -> float:
         return float((p_k * d_k / (1.0 + lam * d_k)).sum())
 
+    from scipy import optimize  # (imported here: drl-eval's config reads SPRTSettings)
+
     lam = optimize.brentq(f, lo, hi, xtol=1e-14)
     q = np.zeros_like(p)
     q[keep] = p_k / (1.0 + lam * d_k)
@@ -121,6 +120,8 @@ def llr(counts: Sequence[float], elo0: float, elo1: float) -> float:
     # of the observed outcomes (otherwise an all-wins start makes the LLR infinite).
     reg = c + 1e-3
     p = reg / reg.sum()
+    from drl.eval.elo import expected_score
+
     q0 = _constrained_mle(p, a, float(expected_score(elo0)))
     q1 = _constrained_mle(p, a, float(expected_score(elo1)))
     return float(n * (p * (np.log(q1) - np.log(q0))).sum())

@@ -1,0 +1,232 @@
+"""Every way out of drl-eval is one of its own: complete, an error in one line (status 1),
+or interrupted (130 for SIGINT, 143 for SIGTERM) with "interrupted after N of M games"
+and a results.json that holds the games of games.pdn, wherever the signal or the full
+disk comes: at start-up, while games are played, after the last game (rating, tables,
+writing the files). And an output folder is never shared by two runs.
+
+The faults are injected at named functions by ``_faulty_eval.py`` (no timing)."""
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from drl.rules import read_games
+
+WRAPPER = str(Path(__file__).with_name("_faulty_eval.py"))
+GAMES = ["agents=[greedy,random]", "games=8", "max_plies=30", "openings=2", "workers=1"]
+QUIET = ["progress=false", "plot=false"]
+
+
+def _drl_eval(args, cwd=None, **fault):
+    env = {
+        **os.environ,
+        **{f"FAULT_{k.upper()}" if k != "fault" else "FAULT": v for k, v in fault.items()},
+    }
+    return subprocess.run(
+        [sys.executable, WRAPPER, *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+        cwd=cwd,
+    )
+
+
+def _pdn_count(path):
+    return len(list(read_games(path))) if path.exists() and path.stat().st_size else 0
+
+
+def _consistent(out_dir):
+    """results.json and games.pdn hold the same games; returns results.json."""
+    results = json.loads((out_dir / "results.json").read_text())
+    pdn = (
+        [list(g.moves) for g in read_games(out_dir / "games.pdn")]
+        if (out_dir / "games.pdn").stat().st_size
+        else []
+    )
+    assert results["games_finished"] == len(results["games"]) == len(pdn)
+    assert [g["moves"] for g in results["games"]] == pdn
+    return results
+
+
+def _no_traceback(proc):
+    assert "Traceback" not in proc.stderr + proc.stdout, proc.stderr[-3000:]
+
+
+@pytest.mark.parametrize(
+    "where, sig, only_if, finished",
+    [
+        # after the last game: rating, tables, the final PDN
+        ("drl.cli.eval:_rate", "INT", "", 8),
+        ("drl.cli.eval:_print_tables", "TERM", "", 8),
+        ("drl.eval.arena:write_pdn", "INT", "", 8),
+        # start-up: the config check (before the results' files exist), before and while
+        # the agents are built (the engines start there)
+        ("drl.cli.eval:_check", "INT", "", 0),
+        ("drl.cli.eval:_play", "TERM", "", 0),
+        ("drl.eval.arena:make", "INT", "", 0),
+        # while the games are played
+        ("drl.cli.eval:_Journal.add", "INT", "", 0),
+    ],
+)
+def test_a_signal_at_any_point_ends_interrupted_with_the_games_written(
+    tmp_path, where, sig, only_if, finished
+):
+    proc = _drl_eval(
+        [*GAMES, *QUIET, f"hydra.run.dir={tmp_path}"],
+        at=where,
+        fault=sig,
+        **({"if": only_if} if only_if else {}),
+    )
+    _no_traceback(proc)
+    assert proc.returncode == (130 if sig == "INT" else 143), proc.stderr[-3000:]
+    assert re.search(rf"interrupted after {finished} of 8 games", proc.stdout), proc.stdout[-3000:]
+    results = _consistent(tmp_path)
+    assert results["status"] == "interrupted" and results["games_finished"] == finished
+    assert results["games_planned"] == 8
+    assert not list(tmp_path.glob("*.tmp"))
+
+
+def test_a_signal_while_the_final_results_are_written_waits_for_them(tmp_path):
+    proc = _drl_eval(
+        [*GAMES, *QUIET, f"hydra.run.dir={tmp_path}"],
+        at="drl.cli.eval:_Journal.save",
+        fault="INT",
+        **{"if": "'complete'"},
+    )
+    _no_traceback(proc)
+    assert proc.returncode == 130
+    assert f"results in {tmp_path}" in proc.stdout
+    results = _consistent(tmp_path)
+    assert results["status"] == "complete" and results["games_finished"] == 8
+
+
+def test_a_signal_while_hydra_starts_is_one_line(tmp_path):
+    out = tmp_path / "out"
+    proc = _drl_eval(
+        [*GAMES, *QUIET, f"hydra.run.dir={out}"],
+        at="drl.cli.eval:OutputDirCheck.on_run_start",
+        fault="INT",
+    )
+    _no_traceback(proc)
+    assert proc.returncode == 130
+    assert proc.stderr.strip().splitlines()[-1] == (
+        "drl-eval: interrupted before the evaluation started; nothing written"
+    )
+    assert not (out / "results.json").exists()
+
+
+def test_a_full_disk_for_hydras_config_files_is_one_line(tmp_path):
+    proc = _drl_eval([*GAMES, *QUIET, f"hydra.run.dir={tmp_path}"], open=".hydra/")
+    _no_traceback(proc)
+    assert proc.returncode == 1
+    line = proc.stderr.strip().splitlines()
+    assert len(line) == 1 and line[0].startswith("drl-eval: ") and "config.yaml" in line[0]
+    assert "No space left on device" in line[0]
+
+
+def test_a_full_disk_for_the_final_results_keeps_the_games(tmp_path):
+    # the final results.json cannot be written; the one that says "failed" can
+    proc = _drl_eval(
+        [*GAMES, *QUIET, f"hydra.run.dir={tmp_path}"],
+        at="drl.eval.report:write_json",
+        fault="ENOSPC",
+        **{"if": "'status': 'complete'"},
+    )
+    _no_traceback(proc)
+    assert proc.returncode == 1
+    assert "stopped by an error after 8 games" in proc.stdout
+    assert "No space left on device" in proc.stderr.strip().splitlines()[-1]
+    results = _consistent(tmp_path)
+    assert results["status"] == "failed" and "No space left on device" in results["error"]
+
+
+def test_a_disk_full_to_the_end_names_the_file_it_could_not_write(tmp_path):
+    # neither the final nor the "failed" results.json can be written: the games stay in
+    # games.pdn, and both messages name results.json
+    proc = _drl_eval(
+        [*GAMES, *QUIET, f"hydra.run.dir={tmp_path}"],
+        at="drl.eval.report:write_json",
+        fault="ENOSPC",
+        **{"if": "'status': '(complete|failed)'"},
+    )
+    _no_traceback(proc)
+    assert proc.returncode == 1
+    full = f"{tmp_path / 'results.json'}: No space left on device"
+    squeeze = re.compile(r"\s+")  # (the console wraps long lines)
+    assert squeeze.sub("", f"could not write {full}") in squeeze.sub("", proc.stdout)
+    assert proc.stderr.strip() == f"drl-eval: {full}"
+    assert _pdn_count(tmp_path / "games.pdn") == 8
+    assert not list(tmp_path.glob("*.tmp"))
+
+
+def test_two_runs_never_share_an_output_folder(tmp_path):
+    first = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "drl.cli.eval",
+            "agents=[greedy,random]",
+            "games=2000",
+            "max_plies=30",
+            "openings=0",
+            "workers=1",
+            *QUIET,
+            f"hydra.run.dir={tmp_path}",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        pdn = tmp_path / "games.pdn"
+        while first.poll() is None and _pdn_count(pdn) < 2:
+            time.sleep(0.2)
+        assert first.poll() is None, first.communicate()
+        second = _drl_eval([*GAMES, *QUIET, f"hydra.run.dir={tmp_path}"])
+        assert second.returncode == 1
+        assert second.stderr.strip() == (
+            f"drl-eval: hydra.run.dir={tmp_path}: another drl-eval (pid {first.pid}) is "
+            "writing its results there; choose another folder (hydra.run.dir=...)"
+        )
+        first.send_signal(signal.SIGINT)
+        out, err = first.communicate(timeout=120)
+    finally:
+        if first.poll() is None:
+            first.kill()
+    assert first.returncode == 130, err
+    found = re.search(r"interrupted after (\d+) of 2000 games", out)
+    assert found, out
+    results = _consistent(tmp_path)
+    assert results["games_finished"] == int(found.group(1)) >= 2
+    assert results["games_planned"] == 2000  # the first run's, not the second's
+    # a finished run's folder is not written over either
+    again = _drl_eval([*GAMES, *QUIET, f"hydra.run.dir={tmp_path}"])
+    assert again.returncode == 1
+    assert "holds the results of an earlier evaluation (results.json, status interrupted" in (
+        again.stderr
+    )
+    assert _consistent(tmp_path)["games_planned"] == 2000
+
+
+def test_the_default_folder_is_new_for_each_run_started_in_the_same_second(tmp_path):
+    folders = []
+    for seed in (1, 2):
+        proc = _drl_eval([*GAMES, *QUIET, f"seed={seed}"], cwd=tmp_path, now="2001-02-03T04:05:06")
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        folders.append(re.search(r"results in (\S+)", proc.stdout).group(1))
+    day = tmp_path / "outputs" / "eval" / "2001-02-03"
+    assert [str(Path(f).resolve()) for f in folders] == [
+        str((day / "04-05-06").resolve()),
+        str((day / "04-05-06-1").resolve()),
+    ]
+    for f, seed in zip(folders, (1, 2), strict=True):
+        assert json.loads((tmp_path / f / "results.json").read_text())["config"]["seed"] == seed
+        assert _consistent(tmp_path / f)["games_finished"] == 8
