@@ -65,16 +65,20 @@ __all__ = [
     "play_tournament",
     "pool_tournament",
     "run_games",
+    "sprt",
     "summarize",
     "wdl",
     "wilson_interval",
 ]
 
-# Where each name lives. They are imported on first use (PEP 562), so that importing one
-# light submodule (``drl.eval.sprt``'s settings, for ``drl-eval``'s config schema) does
-# not load the arena and its compiled rules: ``drl-eval`` installs its Ctrl-C handler
-# before those seconds of imports. ``drl.eval.sprt`` is the module (the test is
-# ``drl.eval.sprt.sprt``).
+# ``sprt`` (the test) is light and imported here, as it always was: the name is the
+# function, as the submodule of the same name would otherwise shadow it.
+from drl.eval.sprt import sprt  # noqa: E402
+
+# Where each other name lives. They are imported on first use (PEP 562), so that
+# importing one light submodule (``drl.eval.sprt``'s settings, for ``drl-eval``'s config
+# schema) does not load the arena and its compiled rules: ``drl-eval`` installs its
+# Ctrl-C handler before those seconds of imports.
 _WHERE = {
     "GameTask": "arena",
     "MatchResult": "arena",
@@ -102,7 +106,7 @@ _WHERE = {
     "pairings": "tournament",
     "play_tournament": "tournament",
 }
-_SUBMODULES = {"arena", "elo", "formats", "records", "report", "sprt", "stats", "tournament"}
+_SUBMODULES = {"arena", "elo", "formats", "records", "report", "stats", "tournament"}
 
 
 def __getattr__(name: str) -> Any:

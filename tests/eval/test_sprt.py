@@ -165,3 +165,13 @@ def test_play_sprt_stops_at_the_game_budget_and_refuses_odd_batches():
         play_sprt("random", "greedy", "english", 3)
     with pytest.raises(ValueError, match="elo0 < elo1"):
         play_sprt("random", "greedy", "english", 2, elo0=5, elo1=5)
+
+
+def test_the_package_names_are_those_it_always_had():
+    # drl.eval imports its heavier modules lazily; its public names stay as they were,
+    # and drl.eval.sprt is the test function, not the submodule of the same name.
+    import drl.eval
+
+    for name in drl.eval.__all__:
+        assert getattr(drl.eval, name) is not None, name
+    assert drl.eval.sprt is sprt and "sprt" in drl.eval.__all__
