@@ -39,6 +39,7 @@ from typing import Any, overload
 
 import numpy as np
 
+from drl._atomic import write_atomic
 from drl.agents import Agent, is_batched, make, spec_name
 from drl.eval.records import COLORS, GameRecord
 from drl.rules import Board, Variant
@@ -1013,12 +1014,9 @@ def write_pdn(records: Sequence[GameRecord], path: str | os.PathLike) -> Path:
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
     try:
-        tmp.write_text("".join(r.pdn for r in records), encoding="utf-8")
-        os.replace(tmp, path)
+        write_atomic(path, "".join(r.pdn for r in records), fsync=False)
     except OSError as err:  # (a full disk): the old file stays, no partial one is left
-        tmp.unlink(missing_ok=True)
         raise OSError(err.errno, err.strerror, str(path)) from None
     return path
 

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from drl._atomic import write_atomic
 from drl.eval.elo import Ratings
 from drl.eval.records import GameRecord
 from drl.eval.stats import summarize
@@ -122,13 +123,10 @@ def write_json(obj: Any, path: str | os.PathLike) -> Path:
     ``path``."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
     text = json.dumps(_clean(obj), indent=2) + "\n"
     try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
+        write_atomic(path, text, fsync=False)
     except OSError as err:  # (a full disk): no partial file is left, the error names the file
-        tmp.unlink(missing_ok=True)
         raise OSError(err.errno, err.strerror, str(path)) from None
     return path
 

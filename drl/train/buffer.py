@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from drl._atomic import write_atomic
+from drl._atomic import remove_partials, write_atomic
 
 __all__ = ["GameBatch", "ReplayBuffer", "SampleBatch", "ShardError"]
 
@@ -344,8 +344,7 @@ class ReplayBuffer:
         return [p for _, p in sorted(found)]
 
     def _scan(self) -> None:
-        for tmp in self.directory.glob("*.tmp"):
-            tmp.unlink(missing_ok=True)
+        remove_partials(self.directory)
         numbers = [
             int(m.group(1))
             for p in self.directory.iterdir()
