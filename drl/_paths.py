@@ -1,4 +1,5 @@
-"""Where the optional shared data folder lives: the one lookup of ``../shared``.
+"""Where the optional shared data folder lives (the one lookup of ``../shared``), and
+where the Hydra configs live.
 
 The rule documents, real game collections and published perft tables the project was
 built from sit in a folder named ``shared`` beside the repository checkout. They are not
@@ -9,14 +10,19 @@ and nowhere else.
 
 The environment variable ``DRL_SHARED`` overrides the location (for a checkout placed
 elsewhere, or set to a missing path to run as a fresh clone would).
+
+The configs are the repository's ``configs/`` in a source checkout or an editable
+install, ``<prefix>/share/drl/configs`` in a regular install (pyproject's data-files put
+them there).
 """
 
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
-__all__ = ["ENV_VAR", "repo_root", "shared_dir"]
+__all__ = ["ENV_VAR", "config_dir", "repo_root", "shared_dir"]
 
 ENV_VAR = "DRL_SHARED"
 
@@ -33,3 +39,21 @@ def shared_dir() -> Path:
     if env:
         return Path(env).expanduser()
     return repo_root().parent / "shared"
+
+
+def config_dir() -> str:
+    """The absolute path of the ``configs`` folder.
+
+    Raises:
+        FileNotFoundError: when neither location holds the configs (a broken install).
+    """
+    candidates = (
+        repo_root() / "configs",
+        Path(sys.prefix) / "share" / "drl" / "configs",
+    )
+    for path in candidates:
+        if (path / "config.yaml").is_file():
+            return str(path)
+    raise FileNotFoundError(
+        "drl's Hydra configs were not found; looked in " + ", ".join(str(p) for p in candidates)
+    )

@@ -19,7 +19,7 @@ only what differs:
 - ``train``: the loop's own settings, the fields of
   :class:`drl.train.selfplay.SelfPlayConfig` (except ``max_plies``, which is
   ``variant.max_plies``) and those of :class:`drl.train.learner.LossConfig`;
-- ``variant``: :class:`drl.cli._configs.VariantCfg` (shared with ``drl-eval``).
+- ``variant``: :class:`drl._configs.VariantCfg` (shared with ``drl-eval``).
 
 :func:`search_config`, :func:`selfplay_config`, :func:`loss_config` and
 :func:`network_config` turn a config into the code's objects, passing every field by name.
@@ -36,7 +36,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, make_dataclass
 from typing import TYPE_CHECKING, Any, Optional, Union
 
-from drl.cli._configs import VariantCfg
+from drl._configs import VariantCfg
 from drl.nn import DEFAULT_ARCH, INPUT_FIELDS, arch_config_class, make_config, registered_archs
 from drl.search import SearchConfig
 from drl.train.learner import LossConfig

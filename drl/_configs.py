@@ -1,0 +1,31 @@
+"""The ``variant`` config group that ``drl-train`` and ``drl-eval`` share.
+
+It sits below every layer (see ``docs/architecture.md``) so that ``drl.train`` can use it
+without importing ``drl.cli``. This module imports nothing else of drl (nor torch):
+``drl-eval`` reads its schema from here and starts without loading the training stack.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["VariantCfg"]
+
+
+@dataclass
+class VariantCfg:
+    """Which game is played or learned (``configs/variant/*.yaml``).
+
+    Attributes:
+        name: short name (run folders, logs); the config file's name.
+        spec: variant string, ``name[:flag=value,...]`` (see ``drl.rules.Variant.parse``).
+        alternate_roles: training, Give and Take: alternate the Taker's colour game by
+            game so the one network learns both roles (ignored for symmetric variants).
+        max_plies: training: self-play games are truncated here (value target 0); the
+            ``max_plies`` of ``drl.train.selfplay.SelfPlayConfig``.
+    """
+
+    name: str = "give_and_take"
+    spec: str = "give_and_take"
+    alternate_roles: bool = True
+    max_plies: int = 200
