@@ -158,13 +158,11 @@ def _observe(board: Board) -> np.ndarray:
 def _role_variants(v: Variant) -> list[tuple[str | None, Variant]]:
     """The start positions to ask about: one, or in Give and Take one per role of the
     first mover."""
-    from drl.eval.arena import role_variant
-
     if not v.is_asymmetric:
         return [(None, v)]
     first = v.first_player
     other = "white" if first == "black" else "black"
-    return [("taker", role_variant(v, first)), ("giver", role_variant(v, other))]
+    return [("taker", v.with_taker(first)), ("giver", v.with_taker(other))]
 
 
 def _openings_summary(
@@ -245,10 +243,7 @@ def analyze_games(
 def _base(variant: str) -> Variant:
     """The variant with Black as the Taker in Give and Take (the Taker's colour changes
     from game to game); other variants unchanged."""
-    from drl.eval.arena import role_variant
-
-    v = parse_variant(variant)
-    return role_variant(v, "black") if v.is_asymmetric else v
+    return parse_variant(variant).with_taker("black")
 
 
 def analyze_run(

@@ -91,7 +91,6 @@ def play_session(
     """
     from drl.agents.az import AZAgent
     from drl.cli._output import check_writable_file
-    from drl.eval.arena import role_variant
     from drl.rules import Board, IllegalMoveError, Variant
     from drl.rules.pdn import board_to_pdn
 
@@ -111,7 +110,7 @@ def play_session(
     agent.check_variant(variant)  # a checkpoint without its variant: the board still fits
     if variant.is_asymmetric:
         other = "white" if cfg.color == "black" else "black"
-        variant = role_variant(variant, cfg.color if cfg.role == "taker" else other)
+        variant = variant.with_taker(cfg.color if cfg.role == "taker" else other)
     board = Board(variant, fen=cfg.fen)
     me = 0 if cfg.color == "black" else 1
     write(

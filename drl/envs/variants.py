@@ -112,7 +112,5 @@ def role_variants(variant: Variant, role: str | None) -> dict[int, Variant]:
     out = {}
     for color in (0, 1):
         taker = ("black", "white")[color if role == "taker" else 1 - color]
-        out[color] = variant.replace(
-            taker=taker, objectives=("take", "give") if taker == "black" else ("give", "take")
-        )
+        out[color] = variant.with_taker(taker)
     return out

@@ -303,7 +303,7 @@ def _warn_other_rules(v: Any, source: str, trained_on: str | None) -> None:
     except ValueError:
         return
     if trained.is_asymmetric and v.is_asymmetric:
-        trained = trained.replace(taker=v.taker, objectives=v.objectives)
+        trained = trained.with_taker(v.taker)
     if trained != v and (source, trained_on, str(v)) not in _WARNED:
         _WARNED.add((source, trained_on, str(v)))
         warnings.warn(

@@ -278,6 +278,20 @@ class Variant:
         """A copy with some flags changed (validated like the constructor)."""
         return dataclasses.replace(self, **changes)
 
+    def with_taker(self, color: str) -> Variant:
+        """This variant with ``color`` (``"black"`` or ``"white"``) as the Taker, the
+        objectives flipped with it; a variant without one Taker and one Giver is returned
+        unchanged.
+
+        Raises:
+            VariantError: ``color`` is not ``"black"`` or ``"white"``.
+        """
+        if color not in COLORS:
+            raise VariantError(f"taker must be 'black' or 'white', got {color!r}")
+        if not self.is_asymmetric:
+            return self
+        return self.replace(taker=color, objectives=_taker_objectives(color))
+
     # ------------------------------------------------------------------ queries
 
     @property
@@ -398,8 +412,13 @@ def _build(name: str, overrides: dict[str, Any]) -> Variant:
         if "taker" not in overrides and objectives[0] != objectives[1]:
             values["taker"] = COLORS[objectives.index("take")]
     elif name == "give_and_take":
-        values["objectives"] = ("take", "give") if values["taker"] == "black" else ("give", "take")
+        values["objectives"] = _taker_objectives(values["taker"])
     return Variant(name=name, **values)
+
+
+def _taker_objectives(taker: str) -> tuple[str, str]:
+    """The objectives (black's, white's) when ``taker`` takes and the other colour gives."""
+    return ("take", "give") if taker == "black" else ("give", "take")
 
 
 _BASE = {f.name: f.default for f in dataclasses.fields(Variant) if f.name != "name"}

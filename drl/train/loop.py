@@ -75,7 +75,7 @@ from omegaconf import OmegaConf
 from drl._atomic import remove_partials, write_atomic
 from drl.encode.actions import num_actions
 from drl.encode.planes import N_CHANNELS
-from drl.eval.arena import role_variant, write_pdn
+from drl.eval.arena import write_pdn
 from drl.nn import NetworkEvaluator, PolicyValueModel, TrainingDiverged, build, describe
 from drl.nn.checkpoint import (
     CheckpointError,
@@ -155,7 +155,7 @@ def run_variants(cfg: Config) -> list[Variant]:
     """The variants self-play alternates between (both Taker colours in Give and Take)."""
     v = Variant.parse(cfg.variant.spec)
     if v.is_asymmetric and cfg.variant.alternate_roles:
-        return [role_variant(v, "black"), role_variant(v, "white")]
+        return [v.with_taker("black"), v.with_taker("white")]
     return [v]
 
 

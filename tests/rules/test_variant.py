@@ -88,6 +88,21 @@ def test_give_and_take_roles_and_both_givers():
     assert Variant.parse("give_and_take:objectives=give/take").taker == "white"
 
 
+def test_with_taker_flips_the_objectives_with_the_takers_colour():
+    v = Variant.parse("give_and_take:board_size=10")
+    white = v.with_taker("white")
+    assert white == Variant.parse("give_and_take:board_size=10,taker=white")
+    assert white.role(1) == "taker" and white.role(0) == "giver"
+    assert white.with_taker("black") == v and v.with_taker("black") == v
+    asym = Variant.parse("english:objectives=take/give")
+    assert asym.with_taker("white").objectives == ("give", "take")
+    # Without one Taker and one Giver there is no colour to set.
+    for same in (Variant.preset("english"), Variant.parse("give_and_take:objectives=give/give")):
+        assert same.with_taker("white") is same
+    with pytest.raises(VariantError, match="taker must be 'black' or 'white'"):
+        v.with_taker("red")
+
+
 def test_roles_outside_give_and_take():
     for name in ("english", "russian", "giveaway", "losing"):
         assert Variant.preset(name).role(0) is None
