@@ -73,6 +73,7 @@ import torch
 from omegaconf import OmegaConf
 
 from drl._atomic import remove_partials, write_atomic
+from drl._system import usable_cpus
 from drl.encode.actions import num_actions
 from drl.encode.planes import N_CHANNELS
 from drl.eval.arena import write_pdn
@@ -175,13 +176,6 @@ def _device(name: str) -> torch.device:
     if name == "cuda" and not torch.cuda.is_available():
         raise RuntimeError("device=cuda but torch sees no CUDA device; use device=cpu")
     return torch.device(name)
-
-
-def _cpus() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - non-Linux
-        return os.cpu_count() or 1
 
 
 def _cpu_seconds() -> float:
@@ -454,7 +448,7 @@ def _train(
 ) -> TrainResult:
     t = cfg.train
     clock = _Clock()
-    torch.set_num_threads(cfg.threads if cfg.threads > 0 else _cpus())
+    torch.set_num_threads(cfg.threads if cfg.threads > 0 else usable_cpus())
     torch.manual_seed(cfg.seed)
     device = _device(cfg.device)
 
