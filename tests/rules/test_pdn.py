@@ -624,11 +624,14 @@ def test_many_ambiguous_short_moves_replay_without_deep_recursion():
 
 
 def test_resolving_ambiguous_moves_stops_after_a_bounded_number_of_trial_moves(monkeypatch):
-    from drl.rules import pdn
+    import importlib
+
+    # the module, not the function of the same name that drl.rules.pdn exports
+    pdn_replay = importlib.import_module("drl.rules.pdn.replay")
 
     (game,) = read_games(_ambiguous_game(3))
     assert len(replay(game).move_stack) == 12
-    monkeypatch.setattr(pdn, "MAX_TRIAL_PLIES", 5)
+    monkeypatch.setattr(pdn_replay, "MAX_TRIAL_PLIES", 5)
     with pytest.raises(PDNError, match=r"move 1 \(ply 1, 'ed4'\).*gave up after 5 trial moves"):
         replay(game)
 
