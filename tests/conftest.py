@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from shared_paths import GOLDEN_CASES, SHARED_DATA
+from tests.shared_paths import GOLDEN_CASES, SHARED_DATA
 
 
 def _existing(path: Path) -> Path:

@@ -13,8 +13,7 @@ from drl.agents import make
 from drl.agents._process import EngineError
 from drl.agents.dxp import clock_for, game_request, move_message, parse_move_message
 from drl.rules import Board, Color
-
-from engine_procs import DRL_HUB, hub_cmd, no_leftover_processes, wait_gone
+from tests.agents.engine_procs import DRL_HUB, hub_cmd, no_leftover_processes, wait_gone
 
 pytestmark = pytest.mark.usefixtures("no_leftover_processes")
 _ = no_leftover_processes

@@ -18,8 +18,7 @@ from drl.agents._wire import HUB_VARIANTS
 from drl.cli.eval import quote_overrides
 from drl.eval.arena import play_match
 from drl.rules import Board
-
-from engine_procs import DRL_HUB, alive, hub_cmd, no_leftover_processes, wait_gone
+from tests.agents.engine_procs import DRL_HUB, alive, hub_cmd, no_leftover_processes, wait_gone
 
 pytestmark = pytest.mark.usefixtures("no_leftover_processes")
 _ = no_leftover_processes

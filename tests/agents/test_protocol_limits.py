@@ -24,8 +24,7 @@ from drl.agents._records import (
     RecordTooLong,
 )
 from drl.rules import Board
-
-from engine_procs import DRL_HUB, alive, no_leftover_processes, wait_gone
+from tests.agents.engine_procs import DRL_HUB, alive, no_leftover_processes, wait_gone
 
 pytestmark = pytest.mark.usefixtures("no_leftover_processes")
 _ = no_leftover_processes

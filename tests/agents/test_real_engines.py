@@ -19,8 +19,7 @@ from drl._paths import shared_dir
 from drl.agents import make
 from drl.eval.arena import play_match
 from drl.rules import Board
-
-from engine_procs import no_leftover_processes
+from tests.agents.engine_procs import no_leftover_processes
 
 pytestmark = pytest.mark.usefixtures("no_leftover_processes")
 _ = no_leftover_processes

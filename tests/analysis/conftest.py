@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from tiny_configs import tiny_config
 
 from drl.train.config import Config
+from tests.tiny_configs import tiny_config
 
 
 def tiny_run_config(variant: str = "give_and_take") -> Config:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from material_evaluators import material_evaluator
 
 from drl.analysis import PlayedGame, as_games, material_values, phase_of
 from drl.rules import Board
+from tests.analysis.material_evaluators import material_evaluator
 
 
 def random_games(variant: str, n: int, plies: int, seed: int) -> list[PlayedGame]:

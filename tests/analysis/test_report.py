@@ -10,9 +10,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from report_fixtures import summary
 
 from drl.analysis.report import comparison_rows, write_report
+from tests.analysis.report_fixtures import summary
 
 
 def test_the_page_fetches_nothing_and_holds_its_pictures(tmp_path):

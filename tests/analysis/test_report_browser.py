@@ -9,9 +9,9 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from report_fixtures import summary
 
 from drl.analysis.report import CHROMIUM, CHROMIUM_FLAGS, write_report
+from tests.analysis.report_fixtures import summary
 
 webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed")
 DRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"

@@ -8,8 +8,7 @@ import pytest
 from drl.encode import Step, decode_action, encode_action, num_actions, step_index, step_squares
 from drl.rules import Board, Variant
 from drl.rules.geometry import square_to_rowcol
-
-from encode_reference import ref_step_index
+from tests.encode.encode_reference import ref_step_index
 
 SIZES = (8, 10)
 

@@ -15,8 +15,7 @@ from drl.encode import actions_to_move, move_to_actions
 from drl.game import StepState
 from drl.rules import Board, IllegalMoveError
 from drl.rules.pdn import read_games, variant_for_game
-
-from encode_reference import ref_move_actions
+from tests.encode.encode_reference import ref_move_actions
 
 # (folder, file, default variant for files without a GameType tag, games to sample)
 SAMPLES = [

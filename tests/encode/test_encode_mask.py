@@ -20,8 +20,7 @@ from drl.game import StepState
 from drl.game import kernels as G
 from drl.rules import Board
 from drl.rules.core import apply_move
-
-from encode_reference import ref_legal_steps, ref_move_actions
+from tests.encode.encode_reference import ref_legal_steps, ref_move_actions
 
 VARIANTS = [
     "english",

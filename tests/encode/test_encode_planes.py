@@ -10,8 +10,7 @@ from drl.encode import planes as P
 from drl.game import StepState
 from drl.rules import Board
 from drl.rules.geometry import square_to_rowcol
-
-from encode_reference import swapped_fen
+from tests.encode.encode_reference import swapped_fen
 
 
 def _cell(square_1based: int, n: int, viewer: int) -> tuple[int, int]:

@@ -26,8 +26,7 @@ from drl.rules import (
     Variant,
     core,
 )
-
-from shared_paths import GOLDEN_POSITIONS
+from tests.shared_paths import GOLDEN_POSITIONS
 
 # -- basics ------------------------------------------------------------------------------------
 

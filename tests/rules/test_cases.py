@@ -17,8 +17,7 @@ from pathlib import Path
 import pytest
 
 from drl.rules import AmbiguousMoveError, Board, Color, FENError, IllegalMoveError, Variant
-
-from shared_paths import GOLDEN_CASES
+from tests.shared_paths import GOLDEN_CASES
 
 CASE_FILES = sorted(GOLDEN_CASES.glob("*.json"))
 FLAGS = sorted(

@@ -21,8 +21,7 @@ from hypothesis import strategies as st
 from drl.rules import core
 from drl.rules.geometry import parse_square, rowcol_to_square, square_to_rowcol
 from drl.rules.variant import PRESETS, Variant
-
-from shared_paths import GOLDEN_CASES
+from tests.shared_paths import GOLDEN_CASES
 
 HYP = settings(
     max_examples=60,

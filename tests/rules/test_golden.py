@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from shared_paths import (
+from tests.shared_paths import (
     GOLDEN,
     GOLDEN_CASES,
     GOLDEN_PERFT,

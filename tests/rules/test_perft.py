@@ -18,8 +18,7 @@ from drl.rules import Board, core
 from drl.rules.geometry import parse_square
 from drl.rules.perft import divide, perft
 from drl.rules.variant import Variant
-
-from shared_paths import GOLDEN_CASES, GOLDEN_PERFT, GOLDEN_POSITIONS
+from tests.shared_paths import GOLDEN_CASES, GOLDEN_PERFT, GOLDEN_POSITIONS
 
 # Table name in the JSON file for each preset.
 TABLES = {

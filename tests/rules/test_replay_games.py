@@ -14,8 +14,7 @@ import pytest
 
 from drl.rules import Board, IllegalMoveError, PDNError, Variant, read_games, replay
 from drl.rules.pdn import result_for_white, variant_for_game
-
-from shared_paths import SHARED_DATA
+from tests.shared_paths import SHARED_DATA
 
 GAMES = SHARED_DATA / "games"
 

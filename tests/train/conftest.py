@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from tiny_configs import tiny_config
+
+from tests.tiny_configs import tiny_config
 
 
 @pytest.fixture(scope="session")
