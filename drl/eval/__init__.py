@@ -8,9 +8,12 @@
 >>> sorted(summarize(m.records, "alphabeta:depth=2"))
 ['all', 'black', 'giver', 'taker', 'white']
 
-- :mod:`drl.eval.arena`: games with colour and Give and Take role swaps, in parallel
-  (games of batched agents such as ``az`` many in flight in one process), written as
-  PDN; records as :class:`GameRecord`.
+- :mod:`drl.eval.arena`: matches with colour and Give and Take role swaps, written as
+  PDN. Its parts: :mod:`~drl.eval.openings` (distinct random openings),
+  :mod:`~drl.eval.tasks` (the match schedule), :mod:`~drl.eval.play` (games in parallel
+  processes, and games of batched agents such as ``az`` many in flight in one process),
+  :mod:`~drl.eval.limits` (``MAX_*`` and their checks), :mod:`~drl.eval.records` (each
+  game as a :class:`GameRecord`, and PDN files).
 - :mod:`drl.eval.stats`: win/draw/loss per colour and role with Wilson intervals.
 - :mod:`drl.eval.elo`: maximum-likelihood Elo with profile-likelihood intervals.
 - :mod:`drl.eval.sprt`: the sequential probability ratio test, and :func:`play_sprt`
@@ -26,20 +29,15 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from drl.eval.arena import (
-        GameTask,
-        MatchResult,
-        make_openings,
-        play_game,
-        play_in_flight,
-        play_match,
-        run_games,
-    )
+    from drl.eval.arena import MatchResult, play_match
     from drl.eval.elo import Ratings, elo_from_score, expected_score, fit_elo
     from drl.eval.formats import HalftimeResult, PoolResult, halftime_match, pool_tournament
+    from drl.eval.openings import make_openings
+    from drl.eval.play import play_game, play_in_flight, run_games
     from drl.eval.records import GameRecord
     from drl.eval.sprt import SPRTMatch, SPRTResult, play_sprt
     from drl.eval.stats import WDL, summarize, wdl, wilson_interval
+    from drl.eval.tasks import GameTask
     from drl.eval.tournament import pairings, play_tournament
 
 __all__ = [
@@ -80,13 +78,8 @@ from drl.eval.sprt import sprt  # noqa: E402
 # schema) does not load the arena and its compiled rules: ``drl-eval`` installs its
 # Ctrl-C handler before those seconds of imports.
 _WHERE = {
-    "GameTask": "arena",
     "MatchResult": "arena",
-    "make_openings": "arena",
-    "play_game": "arena",
-    "play_in_flight": "arena",
     "play_match": "arena",
-    "run_games": "arena",
     "Ratings": "elo",
     "elo_from_score": "elo",
     "expected_score": "elo",
@@ -95,6 +88,10 @@ _WHERE = {
     "PoolResult": "formats",
     "halftime_match": "formats",
     "pool_tournament": "formats",
+    "make_openings": "openings",
+    "play_game": "play",
+    "play_in_flight": "play",
+    "run_games": "play",
     "GameRecord": "records",
     "SPRTMatch": "sprt",
     "SPRTResult": "sprt",
@@ -103,10 +100,23 @@ _WHERE = {
     "summarize": "stats",
     "wdl": "stats",
     "wilson_interval": "stats",
+    "GameTask": "tasks",
     "pairings": "tournament",
     "play_tournament": "tournament",
 }
-_SUBMODULES = {"arena", "elo", "formats", "records", "report", "stats", "tournament"}
+_SUBMODULES = {
+    "arena",
+    "elo",
+    "formats",
+    "limits",
+    "openings",
+    "play",
+    "records",
+    "report",
+    "stats",
+    "tasks",
+    "tournament",
+}
 
 
 def __getattr__(name: str) -> Any:

@@ -1,10 +1,23 @@
-"""One finished arena game as a plain record (JSON-friendly, no board objects)."""
+"""Finished arena games: each a plain record (JSON-friendly, no board objects), made from
+its board by :func:`record_game`, and written as PDN (:func:`write_pdn`, :class:`PDNWriter`).
+"""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-__all__ = ["GameRecord", "COLORS"]
+from drl._atomic import write_atomic
+from drl.rules import Board
+from drl.rules.pdn import board_to_pdn
+
+if TYPE_CHECKING:
+    from drl.eval.tasks import GameTask
+
+__all__ = ["GameRecord", "COLORS", "record_game", "write_pdn", "PDNWriter"]
 
 COLORS = ("black", "white")
 
@@ -92,3 +105,110 @@ class GameRecord:
         d["roles"] = list(self.roles)
         d["moves"] = list(self.moves)
         return d
+
+
+def record_game(task: GameTask, board: Board, opening_fen: str, seconds: float) -> GameRecord:
+    """The record of a finished (or truncated) game, with its PDN.
+
+    Args:
+        task: the game's task (names, variant, seed, PDN ``Event``/``Round``).
+        board: the board after the last move; its root is the opening.
+        opening_fen: FEN of the opening.
+        seconds: wall time of the game.
+    """
+    outcome = board.outcome()
+    root = board.root()
+    roles = (root.role(0), root.role(1))
+    if outcome is None:
+        result, winner, termination = "*", None, "max_plies"
+    else:
+        result = outcome.result
+        winner = None if outcome.winner is None else COLORS[int(outcome.winner)]
+        termination = outcome.termination.name.lower()
+    tags = {
+        "Event": task.event,
+        "Round": task.round or str(task.index + 1),
+        "Black": task.black_name,
+        "White": task.white_name,
+        "Variant": task.variant,
+        "SetUp": "1",
+        "FEN": opening_fen,
+        "Termination": termination,
+    }
+    if roles[0] is not None and roles[1] is not None:  # a variant gives both or none
+        tags["BlackRole"], tags["WhiteRole"] = roles[0], roles[1]
+    # The Outcome, not its White-first text: the writer puts the result in the file's
+    # convention (English-board GameType 21 gives Black's score first).
+    pdn = board_to_pdn(board, tags, outcome if outcome is not None else "*")
+    return GameRecord(
+        index=task.index,
+        black=task.black_name,
+        white=task.white_name,
+        variant=task.variant,
+        roles=roles,
+        opening=opening_fen,
+        opening_index=task.opening_index,
+        moves=tuple(str(m) for m in board.move_stack),
+        result=result,
+        winner=winner,
+        termination=termination,
+        plies=board.ply,
+        seed=task.seed,
+        pdn=pdn,
+        seconds=seconds,
+    )
+
+
+def write_pdn(records: Sequence[GameRecord], path: str | os.PathLike) -> Path:
+    """Write the games' PDN, concatenated, to ``path`` (parent folders are created). The
+    file is replaced atomically: a reader sees the old file or the new one, never a part;
+    when it cannot be written, the old file stays and ``<name>.tmp`` is removed (the
+    ``OSError`` names ``path``).
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        write_atomic(path, "".join(r.pdn for r in records), fsync=False)
+    except OSError as err:  # (a full disk): the old file stays, no partial one is left
+        raise OSError(err.errno, err.strerror, str(path)) from None
+    return path
+
+
+class PDNWriter:
+    """Appends each finished game's PDN to a file as the game finishes (flushed), so that
+    an interrupted match keeps every game it finished.
+
+    The file is created (or emptied) when the writer is made, so an unwritable path fails
+    before the first game. Use as a context manager, or call :meth:`close`.
+
+    Args:
+        path: the PDN file (parent folders are created).
+
+    Attributes:
+        path: the file.
+        games: games written so far.
+
+    Raises:
+        OSError: the file cannot be created.
+    """
+
+    def __init__(self, path: str | os.PathLike) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._fh = open(self.path, "w", encoding="utf-8")  # noqa: SIM115 - closed in close()
+        self.games = 0
+
+    def add(self, record: GameRecord) -> None:
+        """Append one game and flush it to the file."""
+        self._fh.write(record.pdn)
+        self._fh.flush()
+        self.games += 1
+
+    def close(self) -> None:
+        self._fh.close()
+
+    def __enter__(self) -> PDNWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

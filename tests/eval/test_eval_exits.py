@@ -71,7 +71,7 @@ def _no_traceback(proc):
         # the agents are built (the engines start there)
         ("drl.cli.eval:_check", "INT", "", 0),
         ("drl.cli.eval:_play", "TERM", "", 0),
-        ("drl.eval.arena:make", "INT", "", 0),
+        ("drl.eval.play:make", "INT", "", 0),
         # while the games are played
         ("drl.cli.eval:_Journal.add", "INT", "", 0),
     ],

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from drl.eval import arena
+from drl.eval import arena, openings
 from drl.eval.arena import match_tasks
 
 HUGE = 10**22
@@ -116,14 +116,14 @@ def test_the_library_refuses_huge_counts_naming_the_argument():
 
 def test_openings_are_drawn_as_the_games_start(monkeypatch):
     drawn = []
-    board = arena.Board
+    board = openings.Board
 
     def counting_board(variant, fen=None):
         if fen is None:  # a random opening starts from the start position
             drawn.append(1)
         return board(variant, fen=fen)
 
-    monkeypatch.setattr(arena, "Board", counting_board)
+    monkeypatch.setattr(openings, "Board", counting_board)
     tasks = match_tasks("greedy", "random", "english", 2000, openings=6, seed=3)
     assert len(tasks) == 2000
     assert 1 <= len(drawn) <= 5  # the first opening only (a few tries at most)
@@ -131,7 +131,7 @@ def test_openings_are_drawn_as_the_games_start(monkeypatch):
     assert len(set(first)) == 3
     assert len(drawn) <= 15
     # the same openings as drawing them all at once
-    monkeypatch.setattr(arena, "Board", board)
+    monkeypatch.setattr(openings, "Board", board)
     assert first[::2] == arena.make_openings("english", 3, 6, seed=3)
 
 
