@@ -30,9 +30,9 @@ point is loaded the first time ``mykind`` is asked for, e.g. ``make("mykind:x=1"
 
 from __future__ import annotations
 
-from drl.agents.base import (
+from drl.agents.base import Agent
+from drl.agents.registry import (
     ENTRY_POINT_GROUP,
-    Agent,
     Param,
     describe_agents,
     is_batched,

@@ -60,7 +60,7 @@ from drl.agents._wire import (
     parse_move_text,
     variant_of_hub_name,
 )
-from drl.agents.base import _REGISTRY, canonical_spec
+from drl.agents.registry import _REGISTRY, canonical_spec
 from drl.rules import Board, Color, Move, Variant
 from drl.rules._quote import excerpt
 

@@ -8,7 +8,7 @@ import textwrap
 
 import pytest
 
-from drl.agents import ENTRY_POINT_GROUP, base, make, registered_agents
+from drl.agents import ENTRY_POINT_GROUP, make, registered_agents, registry
 from drl.rules import Board
 
 PLUGIN = '''
@@ -48,15 +48,15 @@ def _write_plugin(root, kind, module, register="register"):
 def plugin_path(tmp_path, monkeypatch):
     """A folder on sys.path for plug-ins; the kinds they register are dropped after."""
     monkeypatch.syspath_prepend(str(tmp_path))
-    before = set(base._REGISTRY)
+    before = set(registry._REGISTRY)
     yield tmp_path
-    for kind in set(base._REGISTRY) - before:
-        del base._REGISTRY[kind]
+    for kind in set(registry._REGISTRY) - before:
+        del registry._REGISTRY[kind]
 
 
 def test_an_installed_entry_point_registers_its_kind_when_first_asked_for(plugin_path):
     _write_plugin(plugin_path, "nthmove", "drl_plugin_nth")
-    assert "nthmove" not in base._REGISTRY  # nothing is loaded before it is asked for
+    assert "nthmove" not in registry._REGISTRY  # nothing is loaded before it is asked for
     agent = make("nthmove:x=1")
     assert agent.name == "nthmove:x=1"
     board = Board("english")
@@ -108,7 +108,7 @@ def test_the_arena_worker_processes_find_the_plugin(plugin_path):
         max_plies=20,
         progress=False,
     )
-    base._REGISTRY.pop("workerkind")  # the workers must find it on their own
+    registry._REGISTRY.pop("workerkind")  # the workers must find it on their own
     two = play_match(
         "workerkind:x=2",
         "random",
