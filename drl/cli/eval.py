@@ -12,7 +12,7 @@ Examples::
 Formats: ``round_robin`` (every pair plays ``games`` games) and ``gauntlet`` (the first
 agent against each other one) end with maximum-likelihood Elo (``anchor`` = 0);
 ``halftime`` is a Give and Take match of ``games`` games (an even number) with roles
-switched at halftime (seed 000); ``pool`` is pool play with ``lives`` (seed 001);
+switched at halftime; ``pool`` is pool play with ``lives`` (``docs/rules.md``, "Match formats");
 ``sprt`` plays the first agent against the second in batches of ``games`` (use an even number) until
 the SPRT on game pairs (pentanomial: same opening, colours and roles swapped) decides.
 
@@ -29,7 +29,7 @@ game, ``results.json`` every few seconds); Ctrl-C or SIGTERM, at any moment from
 start-up to the last file, prints the tables of the games finished so far ("interrupted
 after N of M games"), writes both files with them and exits with 130 (SIGINT) or 143
 (SIGTERM); an error (a full disk included) is one line and exit status 1. Counts are
-bounded (``games`` at most ``drl.eval.arena.MAX_GAMES`` in all, and the other
+bounded (``games`` at most ``drl.eval.limits.MAX_GAMES`` in all, and the other
 ``MAX_*``): a larger one is refused at once, naming the key and the limit.
 
 Agent specs contain ``=``, which Hydra's override grammar does not allow inside an
@@ -93,7 +93,8 @@ class EvalConfig:
         confidence: of the Elo intervals.
         interval: ``profile`` (likelihood) or ``hessian``.
         lives: ``format=pool``: lives per player.
-        life_lost_by: ``format=pool``: ``loser`` or ``winner`` (the literal seed 001 text).
+        life_lost_by: ``format=pool``: ``loser`` or ``winner`` (the literal rule text;
+            ``docs/rules.md``, "Match formats").
         pool_games_per_round: ``format=pool``.
         sprt: ``format=sprt`` hypotheses and error rates.
         progress: show a progress bar.
@@ -186,10 +187,10 @@ def planned_games(cfg: EvalConfig) -> int | None:
 
 def _check(cfg: EvalConfig) -> None:
     """Values that types cannot check; raises ValueError naming the key (and, for counts,
-    the limit: :data:`drl.eval.arena.MAX_GAMES` games and the other ``MAX_*``)."""
+    the limit: :data:`drl.eval.limits.MAX_GAMES` games and the other ``MAX_*``)."""
     from drl.agents import spec_name
-    from drl.eval.arena import MAX_GAMES, MAX_OPENING_PLIES, MAX_PLIES, MAX_WORKERS, check_count
     from drl.eval.formats import MAX_LIVES
+    from drl.eval.limits import MAX_GAMES, MAX_OPENING_PLIES, MAX_PLIES, MAX_WORKERS, check_count
     from drl.rules import Variant
 
     try:
@@ -331,7 +332,7 @@ class _Journal:
         planned: int | None,
         on_record: Callable[[GameRecord], None] | None,
     ) -> None:
-        from drl.eval.arena import PDNWriter
+        from drl.eval.records import PDNWriter
 
         self.out_dir, self.header, self.planned = out_dir, header, planned
         self.on_record = on_record
@@ -408,7 +409,7 @@ def _summary(records: list[GameRecord], players: list[str]) -> dict[str, Any]:
 def _report_stopped(cfg: EvalConfig, journal: _Journal, console: Any, err: BaseException) -> None:
     """Print and write what an interrupted (or failed) evaluation has played. A file that
     cannot be written (a full disk) is named; nothing here raises."""
-    from drl.eval.arena import write_pdn
+    from drl.eval.records import write_pdn
 
     journal.close()
     records = journal.sorted()
@@ -678,7 +679,7 @@ def _run_claimed(
     cfg: EvalConfig, out_dir: Path, on_record: Callable[[GameRecord], None] | None
 ) -> dict:
     from drl.eval import report
-    from drl.eval.arena import write_pdn
+    from drl.eval.records import write_pdn
 
     console = _console()
     variant = cfg.variant.spec
@@ -774,7 +775,7 @@ class _StopSignals:
     def hold(self) -> Iterator[None]:
         """Signals wait until the block is done (see the class)."""
         if not self.installed or threading.current_thread() is not threading.main_thread():
-            from drl.eval.arena import IgnoringSignals
+            from drl.eval.play import IgnoringSignals
 
             with IgnoringSignals(signal.SIGINT, signal.SIGTERM):
                 yield

@@ -1,22 +1,21 @@
-"""The arena: games between agents, with colour and role swaps, in parallel, as PDN.
+"""The arena: matches between agents, with colour and role swaps, in parallel, as PDN.
 
-A match between agents A and B is a list of :class:`GameTask` s. Games come in pairs,
-one opening per pair: from each opening A plays Black, then White. In Give and Take (one
-Taker, one Giver; the Taker's colour is the variant flag ``taker``) both games of a pair
-have the same Taker colour, so A and B each play each role from that opening once, and
-the next pair's opening has the other Taker colour: over four games A is Black Taker,
+A match between agents A and B (:func:`play_match`) is a list of
+:class:`~drl.eval.tasks.GameTask` s (:func:`~drl.eval.tasks.match_tasks`). Games come in
+pairs, one opening per pair: from each opening A plays Black, then White. In Give and Take
+(one Taker, one Giver; the Taker's colour is the variant flag ``taker``) both games of a
+pair have the same Taker colour, so A and B each play each role from that opening once,
+and the next pair's opening has the other Taker colour: over four games A is Black Taker,
 White Giver, White Taker, Black Giver. Openings are distinct seeded random openings of
-``k`` plies (one per two games, so two nearly deterministic players do not replay the
-same few games; a variant with fewer distinct openings of that length than the match
-needs is an error), or a list of FENs. Every game comes back as a
-:class:`~drl.eval.records.GameRecord` and is written to PDN.
+``k`` plies (:mod:`drl.eval.openings`), or a list of FENs.
 
-Games with a batched agent (``Agent.batched``, e.g. the network player ``az``) are played
-in this process, many in flight at a time (:func:`play_in_flight`): each round, the
-batched agent chooses its moves in every game where it is to move in one
-``select_moves`` call, so its network sees one batch of leaves for all of them. The
-other games run in worker processes (``concurrent.futures``), one game at a time each
-(:func:`play_game`). Both loops give every game the same moves for the same seeds.
+The games are played by :func:`~drl.eval.play.run_games`: games with a batched agent
+(``Agent.batched``, e.g. the network player ``az``) many in flight in this process, the
+others in worker processes. Every game comes back as a
+:class:`~drl.eval.records.GameRecord` and is written to PDN as it finishes
+(:class:`~drl.eval.records.PDNWriter`). The ``MAX_*`` limits are in
+:mod:`drl.eval.limits`. The names of those modules that this one exported before it was
+split are importable from here too.
 
 Scores: a game cut at ``max_plies`` is reported as truncated (termination
 ``"max_plies"``, result ``*``) and counts half a point for each side in statistics.

@@ -1,9 +1,9 @@
 """Evaluation of the network (with search) against baseline agents, in the arena.
 
 The network plays as a batched agent (:class:`~drl.agents.az.NetworkAgent`) through the
-arena's game loop (``drl.eval.arena.run_games``): the games of a match are in flight
+arena's game loop (``drl.eval.play.run_games``): the games of a match are in flight
 together and every game where the network is to move is searched in one batched call.
-The colour/role/opening schedule is the arena's (``drl.eval.arena.match_tasks``): a new
+The colour/role/opening schedule is the arena's (``drl.eval.tasks.match_tasks``): a new
 distinct opening every two games, colours swapped; in Give and Take the network plays
 both roles from every opening and every colour/role pairing over four games. Results are
 :class:`~drl.eval.records.GameRecord` s, summarised with ``drl.eval.stats``.
@@ -19,9 +19,10 @@ import numpy as np
 
 from drl.agents import make, spec_name
 from drl.agents.az import NetworkAgent, NetworkPlayer
-from drl.eval.arena import match_tasks, run_games
+from drl.eval.play import run_games
 from drl.eval.records import GameRecord
 from drl.eval.stats import WDL, summarize
+from drl.eval.tasks import match_tasks
 from drl.rules import Variant
 from drl.search import Evaluator, SearchConfig
 

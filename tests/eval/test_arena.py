@@ -253,3 +253,24 @@ def test_run_games_keeps_batched_games_in_process_and_the_rest_in_workers():
         run_games(match_tasks(make("greedy"), "random", "english", 2), workers=2, progress=False)
     with pytest.raises(ValueError, match="in_flight"):
         run_games(tasks, workers=1, progress=False, in_flight=0)
+
+
+def test_the_arena_still_exports_the_names_of_its_parts():
+    import importlib
+
+    from drl.eval import arena
+
+    homes = {"limits", "openings", "play", "records", "tasks"}
+    moved = set(arena.__all__) | {"IgnoringSignals", "check_max_plies", "check_openings"}
+    for name in moved:
+        obj = getattr(arena, name)
+        home = getattr(obj, "__module__", None)
+        if home is not None and home != "drl.eval.arena":
+            assert home.rsplit(".", 1)[1] in homes, name
+            assert getattr(importlib.import_module(home), name) is obj, name
+    # limits and counts are plain values: each is its home module's
+    from drl.eval import limits, play
+
+    for name in ("MAX_GAMES", "MAX_OPENING_PLIES", "MAX_PLIES", "MAX_WORKERS"):
+        assert getattr(arena, name) == getattr(limits, name)
+    assert arena.DEFAULT_IN_FLIGHT == play.DEFAULT_IN_FLIGHT

@@ -66,7 +66,7 @@ def _no_traceback(proc):
         # after the last game: rating, tables, the final PDN
         ("drl.cli.eval:_rate", "INT", "", 8),
         ("drl.cli.eval:_print_tables", "TERM", "", 8),
-        ("drl.eval.arena:write_pdn", "INT", "", 8),
+        ("drl.eval.records:write_pdn", "INT", "", 8),
         # start-up: the config check (before the results' files exist), before and while
         # the agents are built (the engines start there)
         ("drl.cli.eval:_check", "INT", "", 0),
