@@ -5,7 +5,8 @@ renames it into place (``os.replace``), so a reader (or a process started after 
 sees the old file or the new one, never a part. A write that fails (the disk is full, a
 signal turns into an exception) removes its ``.tmp`` before the error goes on; a
 ``.tmp`` left by a process killed inside the write is removed by the next start of
-whatever owns the folder (:func:`remove_partials`).
+whatever owns the folder (:func:`remove_partials`). A file found damaged is renamed
+out of the way, not deleted (:func:`set_aside`).
 """
 
 from __future__ import annotations
@@ -15,9 +16,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
-__all__ = ["TMP_SUFFIX", "remove_partials", "tmp_path", "write_atomic"]
+__all__ = [
+    "CORRUPT_SUFFIX",
+    "TMP_SUFFIX",
+    "remove_partials",
+    "set_aside",
+    "tmp_path",
+    "write_atomic",
+]
 
 TMP_SUFFIX = ".tmp"
+CORRUPT_SUFFIX = ".corrupt"
 
 
 def tmp_path(path: str | os.PathLike) -> Path:
@@ -87,3 +96,22 @@ def remove_partials(
             p.unlink(missing_ok=True)
             removed.append(p)
     return removed
+
+
+def set_aside(path: str | os.PathLike, *, overwrite: bool = False) -> Path:
+    """Rename a damaged file to ``<name>.corrupt`` beside it, so that later scans no
+    longer read it and what it held is kept to look at. Returns the new path.
+
+    Args:
+        path: the damaged file.
+        overwrite: replace an earlier ``<name>.corrupt``; without it the first free
+            ``<name>.K.corrupt`` (K = 1, 2, ...) is taken, so nothing set aside is lost.
+    """
+    p = Path(path)
+    target = p.with_name(p.name + CORRUPT_SUFFIX)
+    k = 1
+    while not overwrite and target.exists():
+        target = p.with_name(f"{p.name}.{k}{CORRUPT_SUFFIX}")
+        k += 1
+    os.replace(p, target)
+    return target

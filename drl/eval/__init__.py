@@ -19,8 +19,8 @@
 - :mod:`drl.eval.sprt`: the sequential probability ratio test, and :func:`play_sprt`
   which plays a match in batches until it decides.
 - :mod:`drl.eval.tournament`: round robins and gauntlets.
-- :mod:`drl.eval.formats`: roles switched at halftime (seed 000), pool play with lives
-  (seed 001).
+- :mod:`drl.eval.formats`: roles switched at halftime, pool play with lives (the rules
+  in ``docs/rules.md``, "Match formats").
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ from typing import Any
 
 import torch
 
-from drl._atomic import remove_partials, write_atomic
+from drl._atomic import remove_partials, set_aside, write_atomic
 
 __all__ = [
     "CheckpointError",
@@ -189,7 +189,7 @@ def load_latest(
             log.warning("%s; using %s instead", "; ".join(errors), p.name)
         if quarantine:
             for bad in damaged:
-                os.replace(bad, bad.with_name(bad.name + ".corrupt"))
+                set_aside(bad, overwrite=True)
         return p, payload
     if errors:
         raise CheckpointError(f"no good checkpoint in {directory}:\n  " + "\n  ".join(errors))

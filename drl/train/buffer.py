@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from drl._atomic import remove_partials, write_atomic
+from drl._atomic import remove_partials, set_aside, write_atomic
 
 __all__ = ["GameBatch", "ReplayBuffer", "SampleBatch", "ShardError"]
 
@@ -267,18 +267,6 @@ def load_shard(path: Path, num_actions: int | None = None) -> GameBatch:
     return batch
 
 
-def _set_aside(path: Path) -> Path:
-    """Rename a damaged shard to ``<name>.corrupt`` (``<name>.K.corrupt`` if that is
-    taken), so that nothing is overwritten and later scans no longer load it."""
-    target = path.with_name(path.name + ".corrupt")
-    k = 1
-    while target.exists():
-        target = path.with_name(f"{path.name}.{k}.corrupt")
-        k += 1
-    os.replace(path, target)
-    return target
-
-
 class ReplayBuffer:
     """Shards on disk, the most recent ``window`` positions in memory.
 
@@ -356,7 +344,7 @@ class ReplayBuffer:
             try:
                 b = load_shard(p, self.num_actions)
             except ShardError as exc:
-                target = _set_aside(p)
+                target = set_aside(p)
                 self.set_aside.append(target)
                 log.warning("%s; set aside as %s, its games are not used", exc, target.name)
                 continue

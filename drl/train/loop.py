@@ -72,7 +72,7 @@ import numpy as np
 import torch
 from omegaconf import OmegaConf
 
-from drl._atomic import remove_partials, write_atomic
+from drl._atomic import remove_partials, set_aside, write_atomic
 from drl._system import usable_cpus
 from drl.encode.actions import num_actions
 from drl.encode.planes import N_CHANNELS
@@ -325,7 +325,7 @@ def _checkpoint_number(path: Path) -> int:
 
 def _set_aside(path: Path) -> None:
     log.warning("setting damaged checkpoint %s aside as %s.corrupt", path, path.name)
-    os.replace(path, path.with_name(path.name + ".corrupt"))
+    set_aside(path, overwrite=True)
 
 
 def _number_by_iteration(directory: Path) -> None:
