@@ -9,12 +9,12 @@ The score is from the point of view of the side to move, in centi-men (a man = 1
 
 - ``keep(c)`` is +1 when the colour needs its pieces and -1 when it wants to be rid of
   them. A *take* player keeps (standard draughts). A *give* player sheds them when losing
-  all its pieces wins (losing draughts and giveaway, seeds 001/002; Give and Take with
+  all its pieces wins (losing draughts and giveaway; Give and Take with
   ``elimination_winner=giver``), but keeps them in Give and Take under the default
-  ``elimination_winner=taker``, where the Giver's last piece captured is a loss (DESIGN
-  section 2) and the Giver's road to victory is the block (seed 000 rule 11).
+  ``elimination_winner=taker``, where the Giver's last piece captured is a loss and the
+  Giver's road to victory is the block (rule 11; ``docs/rules.md``, "Win, loss and draw").
 - ``block(c)`` is +1 when a blocked giver wins (fewer free moves is better), -1 under
-  ``blocked_giver=loses`` (seed 001 house rule: then mobility is wanted).
+  ``blocked_giver=loses`` (the Losing Draughts house rule: then mobility is wanted).
 - Material subtracts the start material of a side (men on ``rows_of_men`` rows) so
   that the score is near zero at the start in every variant and a draw (0) is not
   mistaken for a good result by a side whose material terms are all negative.

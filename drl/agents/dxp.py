@@ -1,8 +1,8 @@
 """``dxp``: an external engine over DXP (DamExchange Protocol), International draughts.
 
-DXP is TCP with ASCII messages, each ended by a NUL byte (protocol facts as in
-/work/shared/engines/README.md, from the DXP description by the Dutch draughts
-programmers, as Scan 2.0 ``dxp.cpp`` and Moby Dam ``dxp.c`` implement it):
+DXP is TCP with ASCII messages, each ended by a NUL byte (protocol facts from the DXP
+description by the Dutch draughts programmers, as Scan 2.0 ``dxp.cpp`` and Moby Dam
+``dxp.c`` implement it):
 
 - ``R`` GAMEREQ: ``R01`` + initiator name (32, space-padded) + the follower's colour
   (``W``/``Z``) + minutes (3 digits) + moves (3 digits) + ``A`` (start position) or ``B``

@@ -5,7 +5,7 @@ Two dialects (``proto=``):
 - **Hub-1**, as Scan 2.0 speaks it (``scan hub``): ``hub`` -> ``name``/``author``/
   ``country``/``wait``; ``set <key> <value>``; ``init`` -> ``ready``; ``pos <w|b + 50
   squares>``; ``depth <plies>`` or ``time <milliseconds>``; ``go`` -> ``move <m>
-  [<ponder>]`` (Scan 2.0 sources, ``main.cpp`` ``hub_loop``; /work/shared/engines/README.md).
+  [<ponder>]`` (Scan 2.0 sources, ``main.cpp`` ``hub_loop``).
 - **Hub-2**, as Scan 3.x, the Hub GUI and lidraughts speak it: ``hub`` -> ``id name=...``,
   ``param ...``, ``wait``; ``set-param name=... value=...``; ``init`` -> ``ready``;
   ``pos pos=<W|B + squares>``; ``level depth=<plies>`` / ``level move-time=<seconds>``;

@@ -1,17 +1,17 @@
 """Match formats from the rule documents: roles switched at halftime, and pool play.
 
-**Roles switched at halftime** (seed 000, "Switched Roles at Halftime"): a Give and Take
+**Roles switched at halftime** (Give and Take, "Switched Roles at Halftime"): a Give and Take
 match of ``2k`` games; A is the Taker in the first ``k`` games and the Giver in the last
 ``k`` (from the same openings, colours alternating within each half), the score carries
 over, and the match goes to the player with more points across both halves. The
 result also says whether a player won both halves ("wins in both roles").
 
-**Pool tournament with lives** (seed 001, "Pool Losing Draughts"): three or more players
+**Pool tournament with lives** (Losing Draughts, "Pool Losing Draughts"): three or more players
 each start with ``lives`` lives and play one-on-one rounds; the last player holding a life
-wins the pool. The seed says a player "loses one each time they win a round, since
+wins the pool. The rule text says a player "loses one each time they win a round, since
 winning is losing here", which read literally eliminates the strongest players first
 and contradicts "the last player to retain at least one life wins". We read "win" in
-the seed's sentence as the everyday sense (capturing the opponent's pieces) that Losing
+that sentence as the everyday sense (capturing the opponent's pieces) that Losing
 Draughts turns into a defeat: by default the player who **loses a round under the
 variant's own rules** loses a life (``life_lost_by="loser"``); ``"winner"`` gives the
 literal reading. A round is a mini-match of ``games_per_round`` games with colours (and
@@ -112,7 +112,9 @@ def halftime_match(
     progress: bool = True,
     on_record: Callable[[GameRecord], None] | None = None,
 ) -> HalftimeResult:
-    """Play a Give and Take match with roles switched at halftime (seed 000).
+    """Play a Give and Take match with roles switched at halftime.
+
+    The format is in ``docs/rules.md``, "Match formats".
 
     Args:
         agent_a, agent_b: agent specs; A takes in the first half.
@@ -246,7 +248,8 @@ def pool_tournament(
     progress: bool = True,
     on_record: Callable[[GameRecord], None] | None = None,
 ) -> PoolResult:
-    """Pool play with lives (seed 001; see the module doc for the rules chosen).
+    """Pool play with lives (``docs/rules.md``, "Match formats"; the rules chosen are in
+    the module doc).
 
     Args:
         specs: three or more agent specs with distinct names.

@@ -29,9 +29,10 @@ Beside it the caller keeps two buffers:
   ``ST_PLY``); :func:`start` and every completed move write the entry of the new position.
   A search writes the positions of its current path into the same array.
 
-The end of the game is ``drl.rules.core.end_code`` (win/loss rules of DESIGN §2, the
-variant's no-progress and endgame rules, then the repetition draw); decode it with
-``drl.rules.Outcome.from_code`` or :func:`value`.
+The end of the game is ``drl.rules.core.end_code`` (the win/loss rules of
+``docs/rules.md`` "Win, loss and draw", the variant's no-progress and endgame rules,
+then the repetition draw); decode it with ``drl.rules.Outcome.from_code`` or
+:func:`value`.
 """
 
 from __future__ import annotations

@@ -13,8 +13,9 @@ compiled without numba's reference counting (``_nrt=False``: they never allocate
 a call that passes arrays otherwise makes the caller pay reference-count updates on
 every entry, even when the call is not taken.
 
-Capture rules implemented here (sources: seeds 003/004 for English, seed 002 for
-Russian, the FMJD rules for international):
+Capture rules implemented here (``docs/rules.md``, "Capture rules common to all
+presets"; sources there: the English rules and capture-rules document, the Russian
+rules, the FMJD rules for international):
 
 - capturing is compulsory and a capture sequence must be completed;
 - Turkish strike: captured pieces stay on the board until the move ends, so they block

@@ -269,7 +269,7 @@ def initial_state(params):
     """The start position: ``rows_of_men`` rows of men each, ``first_player`` to move.
 
     Black (dark) men fill squares 1.. from the top, white men the last squares
-    (seed 003 "The board and the starting position"; FMJD art. 2 for 10x10).
+    (``docs/rules.md``, "Board and start position"; FMJD art. 2 for 10x10).
 
     Returns:
         ``int64[STATE_SIZE]``.
@@ -286,9 +286,10 @@ def initial_state(params):
 def generate_moves(state, params, out):
     """Fill ``out[:k]`` with the legal moves of the side to move and return ``k``.
 
-    Captures are compulsory (seed 003, seed 002, FMJD art. 4); a multi-jump is one move
-    holding its whole path; max-capture, Turkish strike, flying-king landing squares,
-    promotion mid-capture and deduplication follow the variant (see ``_movegen``).
+    Captures are compulsory (``docs/rules.md``, "Capture rules common to all presets";
+    FMJD art. 4); a multi-jump is one move holding its whole path; max-capture, Turkish
+    strike, flying-king landing squares, promotion mid-capture and deduplication follow
+    the variant (see ``_movegen``).
 
     Args:
         state: ``int64[STATE_SIZE]``.
@@ -588,7 +589,8 @@ def objective(state, params, color):
     """The objective of ``color`` (0 black, 1 white) now: 0 take, 1 give.
 
     With ``role_swap_after_captures = N`` the two colours' objectives swap each time
-    another N pieces have been captured (seed 000 "Switched Roles", as an in-game swap).
+    another N pieces have been captured (Give and Take's "Switched Roles", as an in-game
+    swap; ``docs/rules.md``, "Win, loss and draw").
     """
     n = params[P_ROLE_SWAP]
     if n > 0 and (state[ST_CAPTURED] // n) % 2 == 1:
@@ -600,7 +602,7 @@ def objective(state, params, color):
 def status(state, params, n_legal):
     """Outcome of the position, ignoring repetition (the Board keeps the history).
 
-    Resolution (DESIGN section 2 "Win/loss resolution"; seeds 000, 001, 003):
+    Resolution (``docs/rules.md``, "Win, loss and draw"):
 
     1. Give and Take (one Taker, one Giver): the Giver has no pieces -> the Taker wins
        (``elimination_winner=giver``: the Giver wins). Termination GIVER_ELIMINATED when
@@ -693,7 +695,8 @@ def end_code(state, params, n_legal, earlier):
     """The result code of a position: :func:`status`, then the repetition draw.
 
     This is the single definition of when a game is over; every consumer (``Board``,
-    ``drl.game``, the searches) calls it. Repetition (seed 003 "Draws", seed 002, FMJD
+    ``drl.game``, the searches) calls it. Repetition (``docs/rules.md`` "Win, loss and
+    draw"; FMJD
     art. 6.1): drawn when the position occurs for the ``repetition_draw``-th time, i.e.
     ``earlier + 1 >= repetition_draw`` (0 = off).
 

@@ -1,8 +1,9 @@
 """Perft: the number of leaf nodes of the legal-move tree, to check move generation.
 
 A multi-jump counts as one move and capture sequences with the same start, end and set of
-captured pieces count once (the ``drop_duplicates`` convention of the published tables in
-``../shared/data/perft``). Draw rules are ignored; finished positions add 0 leaves.
+captured pieces count once (the ``drop_duplicates`` convention of the published tables,
+copies of which are in ``tests/golden/perft``). Draw rules are ignored; finished
+positions add 0 leaves.
 
 >>> from drl.rules.perft import perft
 >>> perft("english", 4)

@@ -6,26 +6,26 @@ canonical spelling (only the flags that differ from the preset) and parses back 
 equal variant. ``Variant.params`` is the ``int64`` parameter array read by the compiled
 kernels (layout in ``docs/internals.md``).
 
-Rule sources of the presets (seed documents are in ``../shared/seeds``):
+Rule sources of the presets (``docs/rules.md``, "Sources"; the decisions are there too):
 
-- ``english``: seed 003 (English draughts rules) and seed 004 (F.I.D. capture rules):
+- ``english``: the English draughts rules and the F.I.D. capture rules:
   dark moves first, men move and capture forward only, short kings, free choice of
   capture, a man reaching the crowning row during a capture stops there; draw by
-  threefold repetition or 40 moves each without capture or man move (seed 003).
-- ``russian``: seed 002: light moves first, men capture backwards, flying kings, no
+  threefold repetition or 40 moves each without capture or man move.
+- ``russian``: the Russian rules: light moves first, men capture backwards, flying kings, no
   majority rule, a man crowned mid-capture continues as a king; 15-move kings-only rule
   and the federation's endgame draw rules (``endgame_rule=russian``: 15 / 5 / 30 / 60
   moves by material class, docs/rules.md).
-- ``brazilian``: seed 002 table (Brazilian = international rules on 8x8): maximum
+- ``brazilian``: the Russian variant table (Brazilian = international rules on 8x8): maximum
   capture, a man passing the back row mid-capture is not crowned; 25-move rule.
-- ``international``: seed 002 table and the FMJD rules: 10x10, 20 men each, maximum
+- ``international``: the FMJD rules: 10x10, 20 men each, maximum
   capture, flying kings; draws by the 25-move rule (50 plies of king moves without
   capture) and the FMJD 16-move / 5-move king endgame rules.
-- ``giveaway``: seed 002 table (Russian movement rules) with both sides aiming to lose
-  their pieces (DESIGN section 2).
-- ``losing``: seed 001 (Losing Draughts): English movement, both sides give, a man is
+- ``giveaway``: the Russian variant table (Russian movement rules) with both sides
+  aiming to lose their pieces.
+- ``losing``: the Losing Draughts rules: English movement, both sides give, a man is
   crowned only at the end of the move, a blocked player wins (house rule: loses).
-- ``give_and_take``: seed 000 (Draughts Give and Take): English movement, one Taker and
+- ``give_and_take``: the Draughts Give and Take rules: English movement, one Taker and
   one Giver (default: Black takes), promotion ends the move, threefold repetition only.
 """
 
@@ -423,35 +423,35 @@ def _taker_objectives(taker: str) -> tuple[str, str]:
 
 _BASE = {f.name: f.default for f in dataclasses.fields(Variant) if f.name != "name"}
 
-# Preset defaults: DESIGN section 2, "Named variants". Sources in the module docstring.
+# Preset defaults: docs/rules.md and the README's variant table. Sources in the module docstring.
 # (not reformatted: a table, one preset per entry)
 # fmt: off
 PRESETS: dict[str, dict[str, Any]] = {
-    # Seeds 003 and 004 (English draughts / F.I.D. capture rules).
+    # English draughts rules / F.I.D. capture rules.
     "english": dict(_BASE),
-    # Seed 002 (Russian draughts); draw counters from the federation rules.
+    # Russian draughts; draw counters from the federation rules.
     "russian": {**_BASE, "first_player": "white", "men_capture_backward": True,
                 "flying_kings": True, "promotion_mid_capture": "continue_as_king",
                 "no_progress_plies": 30, "endgame_rule": "russian", "notation": "algebraic"},
-    # Seed 002 table; international rules on 8x8.
+    # Russian variant table; international rules on 8x8.
     "brazilian": {**_BASE, "first_player": "white", "men_capture_backward": True,
                   "flying_kings": True, "max_capture": True,
                   "promotion_mid_capture": "continue_as_man", "no_progress_plies": 50,
                   "notation": "algebraic"},
-    # Seed 002 table; FMJD rules (25-move rule, 16-move / 5-move king endgames).
+    # FMJD rules (25-move rule, 16-move / 5-move king endgames).
     "international": {**_BASE, "board_size": 10, "rows_of_men": 4, "first_player": "white",
                       "men_capture_backward": True, "flying_kings": True,
                       "max_capture": True, "promotion_mid_capture": "continue_as_man",
                       "no_progress_plies": 50, "endgame_rule": "fmjd"},
-    # Seed 002 table (Russian movement, both sides give).
+    # Russian variant table (Russian movement, both sides give).
     "giveaway": {**_BASE, "first_player": "white", "men_capture_backward": True,
                  "flying_kings": True, "promotion_mid_capture": "continue_as_king",
                  "objectives": ("give", "give"), "no_progress_plies": 30,
                  "notation": "algebraic"},
-    # Seed 001 (Losing Draughts): crowned only at the end of the move (rule 10).
+    # Losing Draughts: crowned only at the end of the move (rule 10).
     "losing": {**_BASE, "promotion_mid_capture": "continue_as_man",
                "objectives": ("give", "give"), "no_progress_plies": None},
-    # Seed 000 (Give and Take): rule 8 promotion ends the move; rule 12 repetition only.
+    # Give and Take: rule 8 promotion ends the move; rule 12 repetition only.
     "give_and_take": {**_BASE, "objectives": ("take", "give"), "no_progress_plies": None},
 }
 # fmt: on
