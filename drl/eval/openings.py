@@ -12,7 +12,6 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 
 from drl.eval.limits import check_openings
-from drl.eval.records import COLORS
 from drl.rules import Board, Variant
 
 __all__ = [
@@ -29,13 +28,7 @@ def role_variant(variant: Variant | str, taker: str) -> Variant:
     Raises:
         ValueError: ``taker`` is not ``"black"`` or ``"white"``.
     """
-    v = Variant.parse(variant)
-    if taker not in COLORS:
-        raise ValueError(f"taker must be 'black' or 'white', got {taker!r}")
-    if not v.is_asymmetric:
-        return v
-    objectives = ("take", "give") if taker == "black" else ("give", "take")
-    return v.replace(taker=taker, objectives=objectives)
+    return Variant.parse(variant).with_taker(taker)
 
 
 OPENINGS_CHECKED = 1_000

@@ -13,13 +13,13 @@ from __future__ import annotations
 import concurrent.futures as cf
 import copy
 import multiprocessing as mp
-import os
 import signal
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from drl._system import usable_cpus
 from drl.agents import Agent, is_batched, make
 from drl.eval.limits import MAX_WORKERS, check_count
 from drl.eval.records import GameRecord, record_game
@@ -280,11 +280,7 @@ def play_in_flight(
 
 def default_workers() -> int:
     """min(2, CPUs available)."""
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - non-Linux
-        cpus = os.cpu_count() or 1
-    return max(1, min(2, cpus))
+    return max(1, min(2, usable_cpus()))
 
 
 def _ignore_interrupts() -> None:
