@@ -28,6 +28,7 @@ from drl.encode.actions import (
     step_index,
     step_squares,
 )
+from drl.encode.dims import Encoding, encoding
 from drl.encode.mask import (
     ILLEGAL,
     IN_PROGRESS,
@@ -45,6 +46,7 @@ from drl.encode.planes import (
 
 __all__ = [
     "CHANNEL_NAMES",
+    "Encoding",
     "ILLEGAL",
     "IN_PROGRESS",
     "MAX_STEPS",
@@ -57,6 +59,7 @@ __all__ = [
     "encode_batch",
     "encode_planes",
     "encode_planes_as",
+    "encoding",
     "mask_from_moves",
     "move_to_actions",
     "num_actions",

@@ -8,8 +8,9 @@ step at once in :class:`DraughtsVectorEnv` (``gymnasium.make_vec``).
 
 from drl.envs.gym_env import DraughtsEnv
 from drl.envs.registration import ENV_IDS, register_envs
+from drl.envs.step_game import StepGame
 from drl.envs.vector import DraughtsVectorEnv
 
 register_envs()
 
-__all__ = ["DraughtsEnv", "DraughtsVectorEnv", "ENV_IDS", "register_envs"]
+__all__ = ["DraughtsEnv", "DraughtsVectorEnv", "ENV_IDS", "StepGame", "register_envs"]

@@ -1,6 +1,8 @@
-"""The vector env's compiled step (B games against random replies in one call), built on
-the game core (:mod:`drl.game.kernels`): it only resets games, sequences the core's
-kernels and turns results into rewards."""
+"""The envs' compiled driver: a game against uniformly random replies, stepped one step
+action at a time (:func:`game_step`, :func:`random_replies`), and the vector env's whole
+step of B such games in one call (:func:`vector_step`). Built on the game core
+(:mod:`drl.game.kernels`): it only resets games, sequences the core's kernels, plays the
+opponent's random moves and turns results into rewards."""
 
 from __future__ import annotations
 
@@ -11,14 +13,82 @@ from drl.game.kernels import (
     G_CODE,
     STEP_ILLEGAL,
     STEP_MOVE_DONE,
-    W_AGENT,
-    W_PLY0,
-    W_PLY_LIMIT,
-    W_SIZE,
+    legal_mask,
+    observe,
+    play_random,
+    step,
 )
-from drl.rules.core import ST_PLY, code_value
+from drl.rules.core import ONGOING, ST_PLY, ST_TURN, code_value
 
-__all__ = ["W_AGENT", "W_PLY_LIMIT", "W_PLY0", "W_SIZE", "vector_step"]
+__all__ = [
+    "W_AGENT",
+    "W_PLY_LIMIT",
+    "W_PLY0",
+    "W_SIZE",
+    "below_limit",
+    "random_replies",
+    "observe_into",
+    "game_step",
+    "vector_step",
+]
+
+# Driver bookkeeping ``ws`` ``int64[W_SIZE]`` of a game with an auto-played opponent:
+# ``ws[W_AGENT]`` the agent's colour (the other colour gets uniformly random moves; -1 =
+# nobody), ``ws[W_PLY_LIMIT]`` random replies stop at this many plies of the game (-1 = no
+# limit), ``ws[W_PLY0]`` the ply (``ST_PLY``) the game started at; move ``i`` of the game is
+# logged in ``log[i]``.
+
+W_AGENT = 0
+W_PLY_LIMIT = 1
+W_PLY0 = 2
+W_SIZE = 3
+
+
+@njit(cache=True, inline="always")
+def below_limit(ws, pos):
+    """True while the game of ``ws`` is below its ply limit (or has none)."""
+    return ws[W_PLY_LIMIT] < 0 or pos[ST_PLY] - ws[W_PLY0] < ws[W_PLY_LIMIT]
+
+
+@njit(cache=True)
+def random_replies(ws, pos, params, moves, hist, log, rng):
+    """Uniformly random moves for the opponent of ``ws[W_AGENT]`` until the agent is to
+    move, the game is over or the ply limit is reached.
+
+    Move ``j`` of the game is written to ``log[min(j, len(log) - 1)]``: a full move log
+    ``int64[cap, MOVE_WIDTH]`` keeps every move, a one-row scratch ``int64[1, MOVE_WIDTH]``
+    keeps none."""
+    agent = ws[W_AGENT]
+    if agent < 0:
+        return
+    while pos[G_CODE] == ONGOING and pos[ST_TURN] != agent and below_limit(ws, pos):
+        i = min(pos[ST_PLY] - ws[W_PLY0], log.shape[0] - 1)
+        play_random(pos, params, moves, hist, rng, log[i])
+
+
+@njit(cache=True)
+def observe_into(pos, params, moves, viewer, mask, planes):
+    """Legal-step mask and planes (from ``viewer``; -1 = the mover)."""
+    legal_mask(pos, params, moves, mask)
+    observe(pos, params, viewer, planes)
+
+
+@njit(cache=True)
+def game_step(ws, pos, params, moves, hist, log, rng, action, random_opponent, mask, planes):
+    """One step action of the player to move, then (optionally) random replies, then the
+    new mask and planes (mover's view).
+
+    Returns:
+        ``STEP_ILLEGAL`` (nothing changed), ``STEP_IN_PROGRESS`` or ``STEP_MOVE_DONE``.
+    """
+    i = pos[ST_PLY] - ws[W_PLY0]
+    result = step(pos, params, moves, hist, action, log[i])
+    if result == STEP_ILLEGAL:
+        return result
+    if result == STEP_MOVE_DONE and random_opponent:
+        random_replies(ws, pos, params, moves, hist, log, rng)
+    observe_into(pos, params, moves, -1, mask, planes)
+    return result
 
 
 @njit(cache=True)
@@ -71,7 +141,7 @@ def vector_step(
             w[W_AGENT] = agent
             w[W_PLY0] = init_state[ST_PLY]
             G.start(p, init_state, params, moves[i], hists[i])
-            G.random_replies(w, p, params, moves[i], hists[i], logs[i], rng)
+            random_replies(w, p, params, moves[i], hists[i], logs[i], rng)
         else:
             agent = w[W_AGENT]
             params = params2[agent]
@@ -88,10 +158,10 @@ def vector_step(
                     rewards[i] = -1.0
                     terminated[i] = True
             elif result == STEP_MOVE_DONE:
-                G.random_replies(w, p, params, moves[i], hists[i], logs[i], rng)
+                random_replies(w, p, params, moves[i], hists[i], logs[i], rng)
                 if G.is_over(p):
                     terminated[i] = True
                     rewards[i] = code_value(p[G_CODE], agent)
-                elif not G.below_limit(w, p):
+                elif not below_limit(w, p):
                     truncated[i] = True
-        G.observe_into(p, params2[w[W_AGENT]], moves[i], -1, masks[i], planes[i])
+        observe_into(p, params2[w[W_AGENT]], moves[i], -1, masks[i], planes[i])

@@ -15,10 +15,11 @@ from gymnasium import spaces
 
 from drl.encode.actions import action_index
 from drl.encode.planes import N_CHANNELS
+from drl.envs import _kernels as K
 from drl.envs.opponents import make_opponent
 from drl.envs.render import render_ansi, render_rgb
+from drl.envs.step_game import StepGame
 from drl.envs.variants import Options, build_variant, role_variants
-from drl.game import StepGame
 from drl.game import kernels as G
 from drl.rules.board import Outcome
 from drl.rules.core import objective
@@ -218,7 +219,7 @@ class DraughtsEnv(gym.Env):
             return self._illegal(a)
         if game.plies + 2 >= len(game.log):
             game.grow()
-        code = G.game_step(
+        code = K.game_step(
             game.ws,
             game.pos,
             game.params,

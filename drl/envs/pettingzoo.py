@@ -27,8 +27,8 @@ from pettingzoo.utils import wrappers
 from drl.encode.actions import action_index
 from drl.encode.planes import N_CHANNELS
 from drl.envs.render import render_ansi, render_rgb
+from drl.envs.step_game import StepGame
 from drl.envs.variants import Options, build_variant
-from drl.game import StepGame
 from drl.game import kernels as G
 from drl.rules.core import objective
 from drl.rules.variant import Variant

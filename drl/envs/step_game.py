@@ -2,7 +2,8 @@
 
 The game lives in the game core's arrays (:mod:`drl.game.kernels`: the position
 ``pos``, its legal moves, the hash-by-ply history) plus a move log; the envs step it
-with one fused kernel call per env step (:mod:`drl.envs._kernels`). A
+with one fused kernel call per env step, random replies included
+(:mod:`drl.envs._kernels`). A
 :class:`~drl.rules.Board` with the same moves is built only when asked for
 (:attr:`StepGame.board`: rendering, other opponents, the user), and the PDN is written
 straight from the move log.
@@ -16,6 +17,7 @@ import numpy as np
 
 from drl.encode.actions import action_index, num_actions, step_squares
 from drl.encode.planes import N_CHANNELS
+from drl.envs import _kernels as K
 from drl.game import kernels as G
 from drl.rules.board import Board, Move, Outcome
 from drl.rules.core import M_CAPTURED, M_FROM, M_NSTEPS, M_PATH, MOVE_WIDTH, ST_PLY, STATE_SIZE
@@ -65,11 +67,11 @@ class StepGame:
         state = np.array(self._root.state, dtype=np.int64)
         ply0 = int(state[ST_PLY])
         self._ply0 = ply0
-        self.ws = np.zeros(G.W_SIZE, dtype=np.int64)
-        self.ws[G.W_AGENT] = -1 if agent is None else int(agent)
+        self.ws = np.zeros(K.W_SIZE, dtype=np.int64)
+        self.ws[K.W_AGENT] = -1 if agent is None else int(agent)
         # (a limit past 2**62 plies is never reached; the int64 slot cannot hold more)
-        self.ws[G.W_PLY_LIMIT] = -1 if ply_limit is None else min(int(ply_limit), 2**62)
-        self.ws[G.W_PLY0] = ply0
+        self.ws[K.W_PLY_LIMIT] = -1 if ply_limit is None else min(int(ply_limit), 2**62)
+        self.ws[K.W_PLY0] = ply0
         self.pos = G.new_pos()
         self.rows = G.move_buffer()
         self.log = np.zeros((cap, MOVE_WIDTH), dtype=np.int64)
@@ -156,7 +158,7 @@ class StepGame:
         """
         self._ensure_capacity()
         return int(
-            G.game_step(
+            K.game_step(
                 self.ws,
                 self.pos,
                 self.params,
@@ -174,7 +176,7 @@ class StepGame:
     def random_replies(self) -> None:
         """Random moves for the agent's opponent until the agent is to move (or the end)."""
         self._ensure_capacity()
-        G.random_replies(self.ws, self.pos, self.params, self.rows, self.hist, self.log, self.rng)
+        K.random_replies(self.ws, self.pos, self.params, self.rows, self.hist, self.log, self.rng)
 
     def play_move(self, move: Move) -> None:
         """Play a legal :class:`~drl.rules.Move` as a whole move.
@@ -209,7 +211,7 @@ class StepGame:
 
     def refresh(self, viewer: int | None = None) -> None:
         """Recompute the mask and the planes (from ``viewer``'s view, default the mover)."""
-        G.observe_into(
+        K.observe_into(
             self.pos,
             self.params,
             self.rows,

@@ -2,16 +2,16 @@
 
 :mod:`drl.game.kernels` holds the compiled step game (apply a step, legal-step mask,
 repetition history and count, end of the game and its value from a named player's view);
-:class:`StepGame` and :class:`StepState` are its Python front ends. The end-of-game rule
+:class:`StepState` is its Python front end. The envs' game against random replies,
+``StepGame``, is :class:`drl.envs.StepGame`. The end-of-game rule
 itself is ``drl.rules.core.end_code`` (decoded by ``drl.rules.Outcome.from_code``).
 """
 
 import numpy as np
 
-from drl.game.game import StepGame
 from drl.game.step_state import StepState
 
-__all__ = ["StepGame", "StepState", "winners"]
+__all__ = ["StepState", "winners"]
 
 
 def winners(codes: np.ndarray) -> np.ndarray:

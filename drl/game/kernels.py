@@ -91,14 +91,6 @@ __all__ = [
     "random_index",
     "play_random",
     "set_repetitions",
-    "W_AGENT",
-    "W_PLY_LIMIT",
-    "W_PLY0",
-    "W_SIZE",
-    "random_replies",
-    "game_step",
-    "observe_into",
-    "below_limit",
     "legal_mask_of",
     "legal_masks_batch",
 ]
@@ -331,66 +323,6 @@ def play_random(pos, params, moves, hist, rng, played):
     k = random_index(rng, pos[G_NMOVES])
     play_row(pos, params, moves, hist, k, played)
     return k
-
-
-# ------------------------------------------------------------ a game against random replies
-# Driver bookkeeping ``ws`` ``int64[W_SIZE]`` of a game with an auto-played opponent:
-# ``ws[W_AGENT]`` the agent's colour (the other colour gets uniformly random moves; -1 =
-# nobody), ``ws[W_PLY_LIMIT]`` random replies stop at this many plies of the game (-1 = no
-# limit), ``ws[W_PLY0]`` the ply (``ST_PLY``) the game started at; move ``i`` of the game is
-# logged in ``log[i]``.
-
-W_AGENT = 0
-W_PLY_LIMIT = 1
-W_PLY0 = 2
-W_SIZE = 3
-
-
-@njit(cache=True, inline="always")
-def below_limit(ws, pos):
-    """True while the game of ``ws`` is below its ply limit (or has none)."""
-    return ws[W_PLY_LIMIT] < 0 or pos[ST_PLY] - ws[W_PLY0] < ws[W_PLY_LIMIT]
-
-
-@njit(cache=True)
-def random_replies(ws, pos, params, moves, hist, log, rng):
-    """Uniformly random moves for the opponent of ``ws[W_AGENT]`` until the agent is to
-    move, the game is over or the ply limit is reached.
-
-    Move ``j`` of the game is written to ``log[min(j, len(log) - 1)]``: a full move log
-    ``int64[cap, MOVE_WIDTH]`` keeps every move, a one-row scratch ``int64[1, MOVE_WIDTH]``
-    keeps none."""
-    agent = ws[W_AGENT]
-    if agent < 0:
-        return
-    while pos[G_CODE] == ONGOING and pos[ST_TURN] != agent and below_limit(ws, pos):
-        i = min(pos[ST_PLY] - ws[W_PLY0], log.shape[0] - 1)
-        play_random(pos, params, moves, hist, rng, log[i])
-
-
-@njit(cache=True)
-def observe_into(pos, params, moves, viewer, mask, planes):
-    """Legal-step mask and planes (from ``viewer``; -1 = the mover)."""
-    legal_mask(pos, params, moves, mask)
-    observe(pos, params, viewer, planes)
-
-
-@njit(cache=True)
-def game_step(ws, pos, params, moves, hist, log, rng, action, random_opponent, mask, planes):
-    """One step action of the player to move, then (optionally) random replies, then the
-    new mask and planes (mover's view).
-
-    Returns:
-        ``STEP_ILLEGAL`` (nothing changed), ``STEP_IN_PROGRESS`` or ``STEP_MOVE_DONE``.
-    """
-    i = pos[ST_PLY] - ws[W_PLY0]
-    result = step(pos, params, moves, hist, action, log[i])
-    if result == STEP_ILLEGAL:
-        return result
-    if result == STEP_MOVE_DONE and random_opponent:
-        random_replies(ws, pos, params, moves, hist, log, rng)
-    observe_into(pos, params, moves, -1, mask, planes)
-    return result
 
 
 # ------------------------------------------------------------ masks of bare positions

@@ -233,10 +233,11 @@ def _check_board(
 ) -> None:
     """The one test that a network's inputs and outputs fit a board size (and, with
     ``planes``, this version's observation planes)."""
-    from drl.encode import N_CHANNELS, num_actions
+    from drl.encode import encoding
 
     what = f"arch {arch!r}" if arch else "a network"
-    actions = num_actions(board_size)
+    enc = encoding(board_size)
+    actions = enc.actions
     have_size, have_actions = cfg.get("board_size"), cfg.get("num_actions")
     if have_size != board_size or (have_actions is not None and have_actions != actions):
         trained = f", trained on {trained_on}" if trained_on else ""
@@ -246,10 +247,10 @@ def _check_board(
             f"actions{trained}; the game has {actions})"
         )
     have_planes = cfg.get("in_channels")
-    if planes and have_planes is not None and have_planes != N_CHANNELS:
+    if planes and have_planes is not None and have_planes != enc.channels:
         raise ValueError(
             f"{source} holds {what} reading {have_planes} input planes; {game} is "
-            f"encoded in {N_CHANNELS} planes by this version of drl"
+            f"encoded in {enc.channels} planes by this version of drl"
         )
 
 

@@ -385,16 +385,13 @@ def loss_config(cfg: Config) -> LossConfig:
 def network_config(cfg: Config, board_size: int) -> tuple[str, dict[str, Any]]:
     """``(arch, fields)`` for :func:`drl.nn.build`: ``cfg.model``'s fields (but ``name``
     and ``arch``) and the input fields of the encoder for ``board_size``."""
-    from drl.encode.actions import num_actions
-    from drl.encode.planes import N_CHANNELS
+    from drl.encode.dims import encoding
 
     m = cfg.model
     fields = {
         f.name: getattr(m, f.name) for f in dataclasses.fields(m) if f.name not in ("name", "arch")
     }
-    fields.update(
-        in_channels=N_CHANNELS, board_size=board_size, num_actions=num_actions(board_size)
-    )
+    fields.update(encoding(board_size).net_fields())
     return m.arch, fields
 
 
@@ -670,8 +667,7 @@ def memory_estimate(
     Returns:
         ``{part: bytes}``.
     """
-    from drl.encode.actions import num_actions
-    from drl.encode.planes import N_CHANNELS
+    from drl.encode.dims import encoding
     from drl.eval.arena import DEFAULT_IN_FLIGHT
     from drl.game.kernels import POS_SIZE
     from drl.rules.variant import PARAMS_SIZE
@@ -686,8 +682,9 @@ def memory_estimate(
             node = getattr(node, part)
         return int(node)
 
-    area, A = board_size * board_size, num_actions(board_size)
-    planes = N_CHANNELS * area
+    enc = encoding(board_size)
+    area, A = board_size * board_size, enc.actions
+    planes = enc.channels * area
     move = 32 * 8  # a played move's row (MOVE_WIDTH int64)
 
     def tree(sims: int) -> int:  # one game's search tree and leaf slot
@@ -720,7 +717,7 @@ def memory_estimate(
         for f in dataclasses.fields(m)
         if f.name not in ("name", "arch")
     }
-    fields.update(in_channels=N_CHANNELS, board_size=board_size, num_actions=A)
+    fields.update(enc.net_fields())
     key = (m.arch, tuple(sorted(fields.items())))
     if key not in _NET_SIZES:
         _NET_SIZES[key] = _network_size(m.arch, key[1])

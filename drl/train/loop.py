@@ -74,8 +74,7 @@ from omegaconf import OmegaConf
 
 from drl._atomic import remove_partials, set_aside, write_atomic
 from drl._system import usable_cpus
-from drl.encode.actions import num_actions
-from drl.encode.planes import N_CHANNELS
+from drl.encode.dims import encoding as encoding_of_size
 from drl.eval.arena import write_pdn
 from drl.nn import NetworkEvaluator, PolicyValueModel, TrainingDiverged, build, describe
 from drl.nn.checkpoint import (
@@ -454,8 +453,8 @@ def _train(
 
     variants = run_variants(cfg)
     board_size = variants[0].board_size
-    n_actions = num_actions(board_size)
-    encoding = {"board_size": board_size, "channels": N_CHANNELS, "actions": n_actions}
+    enc = encoding_of_size(board_size)
+    n_actions, encoding = enc.actions, enc.as_dict()
     net = build_network(cfg, board_size).to(device)
     optimizer = _optimizer(cfg, net)
     want = describe(net)

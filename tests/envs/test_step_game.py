@@ -10,7 +10,7 @@ import pytest
 import drl.encode
 import drl.envs.pettingzoo
 import drl.envs.vector
-from drl.game import StepGame
+from drl.envs import StepGame
 from drl.game import kernels as G
 from drl.rules import Board, Variant
 from drl.rules.pdn import read_games, replay

@@ -9,6 +9,7 @@ import pytest
 import drl.envs  # noqa: F401  (registers the ids)
 from drl.encode import num_actions
 from drl.encode.mask import mask_from_moves
+from drl.envs import _kernels as K
 from drl.envs.vector import DraughtsVectorEnv
 from drl.game import kernels as G
 from drl.rules.core import generate_moves
@@ -39,7 +40,7 @@ def test_random_play_is_consistent(env_id):
             # (recomputed from scratch here, not with the game core's kernels)
             mask = np.zeros(num_actions(envs.variant.board_size), dtype=np.int8)
             pos = envs._pos[i]
-            params = params2[envs._ws[i, G.W_AGENT]]
+            params = params2[envs._ws[i, K.W_AGENT]]
             moves = np.zeros_like(envs._rows[i])
             n = generate_moves(pos[:12].copy(), params, moves)
             mask_from_moves(
