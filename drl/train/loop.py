@@ -107,6 +107,7 @@ from drl.train.run_folder import (
     RunLock,
     check_checkpoint,
     check_config_file,
+    json_count,
     lock_run_dir,
     refuse_without_checkpoint,
     sessions_after,
@@ -360,11 +361,7 @@ def _trim_metrics(path: Path, iteration: int) -> None:
         return
     keep, dropped = [], 0
     for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            ok = int(json.loads(line)["iteration"]) <= iteration
-        except (ValueError, KeyError, TypeError):
-            ok = False
-        if ok:
+        if 0 <= json_count(line, "iteration") <= iteration:
             keep.append(line + "\n")
         else:
             dropped += 1
@@ -401,12 +398,10 @@ def _final_eval_recorded(path: Path, iteration: int) -> bool:
     except OSError:
         return False
     for line in lines:
-        try:
-            row = json.loads(line)
-            if int(row["iteration"]) == iteration and any(k.startswith("final_eval/") for k in row):
-                return True
-        except (ValueError, KeyError, TypeError):
-            continue
+        if json_count(line, "iteration") == iteration and any(
+            key.startswith("final_eval/") for key in json.loads(line)
+        ):
+            return True
     return False
 
 

@@ -256,6 +256,32 @@ def lock_run_dir(run_dir: str | os.PathLike) -> RunLock:
     return RunLock(d, fd, dir_fd)
 
 
+#: Largest session, game or iteration number a run folder's files may hold; a larger one
+#: (a damaged or hand-edited file) is not a number the run wrote, and is skipped.
+MAX_COUNT = 2**31 - 1
+
+
+def _count(value: object) -> int:
+    """``value`` as a count in [0, MAX_COUNT], or -1 when it is not one (too large,
+    negative, infinite, not a number)."""
+    try:
+        n = int(value)  # type: ignore[call-overload]
+    except (ValueError, TypeError, OverflowError):
+        return -1
+    return n if 0 <= n <= MAX_COUNT else -1
+
+
+def json_count(line: str, key: str) -> int:
+    """The count ``key`` of one JSON line of a run folder's log (``sessions.jsonl``,
+    ``metrics.jsonl``), or -1 when the line is cut short, lacks it, or holds no count in
+    [0, MAX_COUNT] there."""
+    try:
+        row = json.loads(line)
+    except ValueError:
+        return -1
+    return _count(row.get(key)) if isinstance(row, dict) else -1
+
+
 def start_session(run_dir: Path, at_least: int, record: Mapping[str, Any]) -> int:
     """Log a new session in ``run_dir/sessions.jsonl`` and return its number.
 
@@ -277,10 +303,7 @@ def start_session(run_dir: Path, at_least: int, record: Mapping[str, Any]) -> in
     lines = [ln for ln in text.splitlines() if ln.strip()]
     number = max(at_least, len(lines))
     for ln in lines:
-        try:
-            number = max(number, int(json.loads(ln)["session"]) + 1)
-        except (ValueError, KeyError, TypeError):
-            continue
+        number = max(number, json_count(ln, "session") + 1)
     line = json.dumps({"session": number, "pid": os.getpid(), "started": _now(), **record})
     with open(path, "a", encoding="utf-8") as fh:
         fh.write(("\n" if text and not text.endswith("\n") else "") + line + "\n")
@@ -464,13 +487,13 @@ def sessions_after(run_dir: Path, first: int) -> GamesFound:
             if kind == "shard":
                 with np.load(path) as z:
                     if "session" in z.files:
-                        session = max(session, int(np.max(z["session"])))
+                        session = max(session, _count(np.max(z["session"])))
             else:
                 text = path.read_text(encoding="utf-8", errors="replace")
                 for m in _SESSION_TAG_RE.finditer(text):
-                    session = max(session, int(m.group(1)))
+                    session = max(session, _count(m.group(1)))
                 for m in _ROUND_TAG_RE.finditer(text):
-                    next_index = max(next_index, int(m.group(1)))
+                    next_index = max(next_index, _count(m.group(1)))
         except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
             continue
     return GamesFound(session, next_index, next_shard)

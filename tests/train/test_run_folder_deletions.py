@@ -226,6 +226,33 @@ def test_deleting_sessions_jsonl_does_not_reuse_a_session_or_replay_its_games(
     assert {g.tags["Session"] for g in read_games(run / "games" / "selfplay-000002.pdn")} == {"1"}
 
 
+@pytest.mark.parametrize(
+    ("name", "line"),
+    [
+        ("sessions.jsonl", '{"session": 99999999999999999999999}'),
+        ("sessions.jsonl", '{"session": Infinity}'),
+        ("sessions.jsonl", '{"session": -5}'),
+        ("sessions.jsonl", "[1, 2]"),
+        ("metrics.jsonl", '{"iteration": Infinity}'),
+        ("metrics.jsonl", '{"iteration": 1e400, "final_eval/x": 1}'),
+        ("metrics.jsonl", '{"iteration": NaN}'),
+    ],
+)
+def test_numbers_no_run_writes_in_its_logs_are_skipped_as_damaged_lines(
+    tmp_path, tiny, name, line
+):
+    # They crashed every later start with an OverflowError traceback.
+    run = tmp_path / "run"
+    train(_english(tiny, iterations=1), run)
+    with open(run / name, "a", encoding="utf-8") as fh:
+        fh.write(line + "\n")
+    result = train(_english(tiny, iterations=2), run)
+    # the damaged line still counts as a start (the number never goes back), no more
+    assert result.iterations == 2 and result.session in (1, 2)
+    moves = [m for _, m in _all_games(run)]
+    assert len(set(moves)) == len(moves)
+
+
 # -- F11: a finished run is not run again ----------------------------------------------------
 
 
