@@ -16,7 +16,7 @@ import multiprocessing as mp
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from drl._system import usable_cpus
@@ -283,12 +283,6 @@ def default_workers() -> int:
     return max(1, min(2, usable_cpus()))
 
 
-def _ignore_interrupts() -> None:
-    """Worker processes leave Ctrl-C (sent to the whole process group) to the main process,
-    which stops them."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 class IgnoringSignals:
     """Ignore the given signals in this process inside the ``with`` block (main thread
     only; elsewhere nothing changes), then restore their handlers.
@@ -314,15 +308,86 @@ class IgnoringSignals:
             signal.signal(sig, handler)
 
 
-def _stop_workers(pool: cf.ProcessPoolExecutor) -> None:
-    """Kill the workers now (the games they are playing are lost anyway), drop the queued
-    games, and wait until the pool has reaped its processes."""
-    for proc in list((getattr(pool, "_processes", None) or {}).values()):
-        try:
-            proc.kill()
-        except (OSError, ValueError, AttributeError):  # already gone
-            pass
-    pool.shutdown(wait=True, cancel_futures=True)
+class _WorkerPool:
+    """Worker processes that play games with :func:`play_game`, started as games are
+    submitted; at most ``queued`` games wait for them at a time.
+
+    The workers ignore SIGINT: a terminal's Ctrl-C reaches the whole process group, and
+    the main process stops them (:meth:`stop`). This process ignores it too while it
+    starts them (see :class:`IgnoringSignals`).
+
+    Args:
+        processes: most worker processes.
+        queued: most games submitted and not finished yet.
+    """
+
+    def __init__(self, processes: int, queued: int) -> None:
+        self.processes, self.queued = processes, queued
+        self._pool: cf.ProcessPoolExecutor | None = None
+        self._waiting: set[cf.Future[GameRecord]] = set()
+
+    @staticmethod
+    def _ignore_interrupts() -> None:
+        """Worker processes leave Ctrl-C (sent to the whole process group) to the main
+        process, which stops them."""
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    def busy(self) -> bool:
+        """True while a submitted game has not been returned by :meth:`finished`."""
+        return bool(self._waiting)
+
+    def room(self) -> bool:
+        return len(self._waiting) < self.queued
+
+    def submit(self, task: GameTask) -> None:
+        """Queue a game, starting the pool (and a worker) as needed.
+
+        Raises:
+            ValueError: the task holds :class:`Agent` objects, which stay in this process.
+        """
+        if isinstance(task.black_spec, Agent) or isinstance(task.white_spec, Agent):
+            raise ValueError(
+                "agents given as objects can only play with workers=1; pass spec "
+                "strings to play in parallel"
+            )
+        if self._pool is None:
+            self._pool = cf.ProcessPoolExecutor(
+                max_workers=self.processes,
+                mp_context=mp.get_context("spawn"),
+                initializer=_WorkerPool._ignore_interrupts,
+            )
+        with IgnoringSignals(signal.SIGINT):  # submit starts workers as needed
+            self._waiting.add(self._pool.submit(play_game, task))
+
+    def finished(self) -> Iterator[GameRecord]:
+        """The games finished since the last call, one by one (a game that failed raises
+        its worker's error)."""
+        for fut in [f for f in self._waiting if f.done()]:
+            self._waiting.discard(fut)
+            yield fut.result()
+
+    def wait(self) -> None:
+        """Wait until a submitted game finishes."""
+        cf.wait(self._waiting, return_when=cf.FIRST_COMPLETED)
+
+    def stop(self) -> None:
+        """Kill the workers now (the games they are playing are lost anyway), drop the
+        queued games, and wait until the pool has reaped its processes."""
+        pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        for proc in list((getattr(pool, "_processes", None) or {}).values()):
+            try:
+                proc.kill()
+            except (OSError, ValueError, AttributeError):  # already gone
+                pass
+        pool.shutdown(wait=True, cancel_futures=True)
+
+    def close(self) -> None:
+        """Let the workers finish and exit."""
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True)
 
 
 def run_games(
@@ -388,15 +453,13 @@ def run_games(
             on_record(rec)
 
     parallel = workers > 1 and len(tasks) > 1
-    pool: cf.ProcessPoolExecutor | None = None
-    waiting: set[cf.Future] = set()
+    pool = _WorkerPool(processes=min(workers, len(tasks)), queued=2 * workers)
     pending = iter(tasks)
     task = next(pending, None)
     try:
-        while task is not None or flight.live or waiting:
-            for fut in [f for f in waiting if f.done()]:
-                waiting.discard(fut)
-                done(fut.result())
+        while task is not None or flight.live or pool.busy():
+            for rec in pool.finished():
+                done(rec)
             if task is not None:
                 if has_batched(task):
                     if flight.room():
@@ -407,35 +470,20 @@ def run_games(
                     done(play_game(task))
                     task = next(pending, None)
                     continue
-                elif len(waiting) < 2 * workers:
-                    if isinstance(task.black_spec, Agent) or isinstance(task.white_spec, Agent):
-                        raise ValueError(
-                            "agents given as objects can only play with workers=1; pass spec "
-                            "strings to play in parallel"
-                        )
-                    if pool is None:
-                        pool = cf.ProcessPoolExecutor(
-                            max_workers=min(workers, len(tasks)),
-                            mp_context=mp.get_context("spawn"),
-                            initializer=_ignore_interrupts,
-                        )
-                    with IgnoringSignals(signal.SIGINT):  # submit starts workers as needed
-                        waiting.add(pool.submit(play_game, task))
+                elif pool.room():
+                    pool.submit(task)
                     task = next(pending, None)
                     continue
             if flight.live:
                 for rec in flight.step():
                     done(rec)
-            elif waiting:
-                cf.wait(waiting, return_when=cf.FIRST_COMPLETED)
+            elif pool.busy():
+                pool.wait()
     except BaseException:
-        if pool is not None:
-            _stop_workers(pool)
-            pool = None
+        pool.stop()
         raise
     finally:
         bar.close()
-        if pool is not None:
-            pool.shutdown(wait=True)
+        pool.close()
         close_agents()  # external engines stop with the games they played
     return sorted(records, key=lambda r: r.index)
