@@ -230,3 +230,40 @@ def test_the_default_folder_is_new_for_each_run_started_in_the_same_second(tmp_p
     for f, seed in zip(folders, (1, 2), strict=True):
         assert json.loads((tmp_path / f / "results.json").read_text())["config"]["seed"] == seed
         assert _consistent(tmp_path / f)["games_finished"] == 8
+
+
+_SIGNAL_WHILE_IMPORTING = """
+import importlib.abc, importlib.metadata, os, signal, sys
+
+SIG = getattr(signal, sys.argv[1])
+
+class Stop(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name == "drl.cli.eval":
+            os.kill(os.getpid(), SIG)
+        return None
+
+sys.meta_path.insert(0, Stop())
+(entry,) = importlib.metadata.entry_points(group="console_scripts", name="drl-eval")
+sys.argv[1:] = []
+sys.exit(entry.load()())
+"""
+
+
+@pytest.mark.parametrize(("sig", "status"), [("SIGINT", 130), ("SIGTERM", 143)])
+def test_a_signal_while_the_program_is_still_importing_is_one_line(tmp_path, sig, status):
+    # The drl-eval command as installed: its handler is in place before drl-eval's module
+    # (numpy, the config schemas) is imported, the window a loaded machine makes long.
+    proc = subprocess.run(
+        [sys.executable, "-c", _SIGNAL_WHILE_IMPORTING, sig],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    _no_traceback(proc)
+    assert proc.returncode == status, proc.stderr[-2000:]
+    assert proc.stderr.strip() == (
+        "drl-eval: interrupted before the evaluation started; nothing written"
+    )
+    assert list(tmp_path.iterdir()) == []
