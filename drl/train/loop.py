@@ -556,6 +556,20 @@ def _train(
         int(c.get("next_game_index", 0)) if found is not None else 0,
     )
     if found is not None and "shards" in c:
+        missing = int(c["shards"]) - sum(
+            1 for p in buffer.shard_paths() if int(p.name[6:-4]) < int(c["shards"])
+        )
+        if missing > 0:
+            log.warning(
+                "%s holds %d of the %d replay shards written before %s (%d missing, deleted "
+                "or set aside): the learner trains on the %d positions found",
+                run_dir / "replay",
+                int(c["shards"]) - missing,
+                int(c["shards"]),
+                resumed_from.name if resumed_from is not None else "the checkpoint",
+                missing,
+                buffer.num_positions,
+            )
         # The games of the iteration in progress are those in the shards written after
         # the checkpoint (older shards deleted to free space do not count).
         games_at_ckpt = buffer.num_games - sum(

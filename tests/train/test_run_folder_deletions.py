@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import errno
 import json
+import logging
 import os
 import shutil
 from pathlib import Path
@@ -176,7 +177,7 @@ def test_a_pdn_whose_shard_was_deleted_is_kept_and_its_numbers_are_not_reused(tm
 
 
 def test_old_shards_deleted_to_free_space_do_not_change_the_games_per_iteration(
-    tmp_path, tiny, monkeypatch
+    tmp_path, tiny, monkeypatch, caplog
 ):
     run = tmp_path / "run"
     cfg = _english(tiny, iterations=1, shard_games=2)
@@ -187,10 +188,15 @@ def test_old_shards_deleted_to_free_space_do_not_change_the_games_per_iteration(
         train(cfg, run)
     monkeypatch.undo()
     (run / "replay" / "shard-000000.npz").unlink()  # an old shard, deleted to free space
-    result = train(cfg, run)
+    with caplog.at_level(logging.WARNING, logger="drl.train.loop"):
+        result = train(cfg, run)
     games = _all_games(run)
     assert sorted(r for r, _ in games) == list(range(1, 9))  # 2 more, not 4
     assert result.games == 6 and result.iterations == 2
+    # ... and the start says what the learner lost with it
+    assert "holds 1 of the 2 replay shards written before ckpt-00000001.pt (1 missing" in (
+        caplog.text
+    )
 
 
 # -- F3: the session number cannot go back --------------------------------------------------
@@ -238,9 +244,7 @@ def test_deleting_sessions_jsonl_does_not_reuse_a_session_or_replay_its_games(
         ("metrics.jsonl", '{"iteration": NaN}'),
     ],
 )
-def test_numbers_no_run_writes_in_its_logs_are_skipped_as_damaged_lines(
-    tmp_path, tiny, name, line
-):
+def test_numbers_no_run_writes_in_its_logs_are_skipped_as_damaged_lines(tmp_path, tiny, name, line):
     # They crashed every later start with an OverflowError traceback.
     run = tmp_path / "run"
     train(_english(tiny, iterations=1), run)
