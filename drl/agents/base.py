@@ -16,24 +16,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Agent"]
 
-# Names that lived here before the registry got its own module (drl.agents.registry).
-_REGISTRY_NAMES = frozenset(
-    {
-        "Param",
-        "ENTRY_POINT_GROUP",
-        "register_agent",
-        "make",
-        "parse_spec",
-        "spec_name",
-        "is_batched",
-        "registered_agents",
-        "describe_agents",
-        "split_items",
-        "canonical_spec",
-        "_REGISTRY",
-    }
-)
-
 
 class Agent(ABC):
     """A player: picks a legal move for the side to move.
@@ -82,8 +64,8 @@ class Agent(ABC):
 def __getattr__(name: str) -> Any:
     """The registry's names, from :mod:`drl.agents.registry` (which imports this module,
     so they are looked up when first asked for)."""
-    if name in _REGISTRY_NAMES:
-        from drl.agents import registry
+    from drl.agents import registry
 
+    if name == "_REGISTRY" or name in registry.__all__:  # they lived here before
         return getattr(registry, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
