@@ -19,3 +19,11 @@ def winners(codes: np.ndarray) -> np.ndarray:
     where the game goes on (``drl.rules.core.end_code`` layout)."""
     codes = np.asarray(codes, dtype=np.int64)
     return np.where(codes >= 0, codes % 4, -1)
+
+
+def __getattr__(name: str) -> object:
+    if name == "StepGame":  # it lived here before; the game core cannot import the envs
+        raise AttributeError(
+            "drl.game.StepGame is now drl.envs.StepGame (from drl.envs import StepGame)"
+        )
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
