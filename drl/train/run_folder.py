@@ -68,11 +68,14 @@ class RunLock:
     """The exclusive lock of one run folder, held from :func:`lock_run_dir` until
     :meth:`release` (or the end of the process). Use it as a context manager."""
 
-    def __init__(self, run_dir: Path, fd: int, dir_fd: int | None = None) -> None:
+    def __init__(
+        self, run_dir: Path, fd: int, dir_fd: int | None = None, started: str | None = None
+    ) -> None:
         self.run_dir = run_dir
         self.path = run_dir / LOCK_NAME
         self._fd: int | None = fd
         self._dir_fd = dir_fd
+        self.started = started or _now()  # kept when .lock is written again
 
     @property
     def holds_folder(self) -> bool:
@@ -102,7 +105,7 @@ class RunLock:
                 "sure one process at a time trains in the folder, then run again"
             )
         try:
-            fd = _take_lock_file(self.run_dir)
+            fd = _take_lock_file(self.run_dir, self.started)
         except RunFolderError as err:
             raise RunFolderError(
                 f"the lock file {self.path} was deleted while this process trained in "
@@ -175,7 +178,7 @@ def _in_use(d: Path, dir_stat: os.stat_result | None) -> RunFolderError:
     )
 
 
-def _take_lock_file(d: Path) -> int:
+def _take_lock_file(d: Path, started: str | None = None) -> int:
     """Open, lock and fill in ``d/.lock``; the locked file descriptor."""
     path = d / LOCK_NAME
     try:
@@ -191,7 +194,8 @@ def _take_lock_file(d: Path) -> int:
         raise _in_use(d, None) from None
     try:
         os.ftruncate(fd, 0)
-        os.pwrite(fd, (json.dumps({"pid": os.getpid(), "started": _now()}) + "\n").encode(), 0)
+        info = {"pid": os.getpid(), "started": started or _now()}
+        os.pwrite(fd, (json.dumps(info) + "\n").encode(), 0)
     except OSError as err:
         fcntl.flock(fd, fcntl.LOCK_UN)
         os.close(fd)
@@ -247,13 +251,14 @@ def lock_run_dir(run_dir: str | os.PathLike) -> RunLock:
     except OSError as err:
         raise RunFolderError(f"cannot create run folder {d}: {_os_message(err)}") from None
     dir_fd = _lock_folder(d)
+    started = _now()
     try:
-        fd = _take_lock_file(d)
+        fd = _take_lock_file(d, started)
     except BaseException:
         if dir_fd is not None:
             os.close(dir_fd)
         raise
-    return RunLock(d, fd, dir_fd)
+    return RunLock(d, fd, dir_fd, started)
 
 
 #: Largest session, game or iteration number a run folder's files may hold; a larger one

@@ -73,12 +73,14 @@ def _tmp_files(run: Path) -> list[str]:
 def test_deleting_the_lock_file_does_not_unlock_the_folder(tmp_path):
     run = tmp_path / "run"
     with lock_run_dir(run) as held:
+        started = json.loads((run / ".lock").read_text())["started"]
         (run / ".lock").unlink()
         with pytest.raises(RunFolderError, match=rf"{run} is in use.*pid {os.getpid()}"):
             lock_run_dir(run)
         assert not (run / ".lock").exists()  # the refused process wrote nothing
         held.check()  # the holder writes its .lock again
-        assert json.loads((run / ".lock").read_text())["pid"] == os.getpid()
+        # ... as it was: the refusal names when the holder took the folder, not the rewrite
+        assert json.loads((run / ".lock").read_text()) == {"pid": os.getpid(), "started": started}
         (run / ".lock").write_text("{}")  # replaced by another file
         with pytest.raises(RunFolderError, match="in use"):
             lock_run_dir(run)
