@@ -5,6 +5,11 @@ analyse them all with ``drl-analyze``.
     python experiments/cross_variant/run_study.py                      # every stage
     python experiments/cross_variant/run_study.py --stages ladder,analyze
     python experiments/cross_variant/run_study.py --only english,losing --minutes 6
+    python experiments/cross_variant/run_study.py --study strong --iterations 24
+
+``--study NAME`` puts a study in ``cross_variant/NAME/`` (its run folders, results,
+analyses, report and summary), so that studies of different budgets stand side by side;
+without it the study is the folder itself (the 6-minute study).
 
 Stages (``--stages``, in this order):
 
@@ -30,9 +35,10 @@ import sys
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[1]
+BASE = Path(__file__).resolve().parent
+ROOT = BASE.parents[1]
 PY = sys.executable
+HERE = BASE  # the study folder: BASE, or BASE / --study
 
 # name -> (variant spec, note). One config and one budget for all (see README).
 STUDY: dict[str, tuple[str, str]] = {
@@ -51,10 +57,18 @@ STUDY: dict[str, tuple[str, str]] = {
 }
 
 
-def train_overrides(minutes: float) -> list[str]:
-    """The study's one training config: the default config under a wall budget."""
-    return [f"train.max_minutes={minutes}", "train.eval.every=0",
-            "train.final_eval.baselines=[random]", "train.final_eval.games=8"]
+def train_overrides(minutes: float, iterations: int | None = None) -> list[str]:
+    """The study's one training config: the default config under a wall budget, or under
+    a budget of ``iterations`` (of 512 self-play games each) with no wall limit, which
+    does not depend on what else the machine is doing."""
+    budget = ([f"train.iterations={iterations}", "train.max_minutes=0"] if iterations
+              else [f"train.max_minutes={minutes}"])
+    return [*budget, "train.eval.every=0", "train.final_eval.baselines=[random]",
+            "train.final_eval.games=8"]
+
+
+def _rel_here() -> str:
+    return HERE.relative_to(ROOT / "experiments").as_posix()
 
 
 def _run(cmd: list[str], log: Path) -> int:
@@ -65,12 +79,13 @@ def _run(cmd: list[str], log: Path) -> int:
         return subprocess.call(cmd, cwd=ROOT, stdout=fh, stderr=subprocess.STDOUT)
 
 
-def stage_train(names: list[str], minutes: float, jobs: int) -> None:
+def stage_train(names: list[str], minutes: float, jobs: int,
+                iterations: int | None = None) -> None:
     def one(name: str) -> tuple[str, int, float]:
         spec = STUDY[name][0]
         t0 = time.time()
-        rc = _run([PY, "experiments/run_experiment.py", f"cross_variant/{name}", "--variant",
-                   spec, "--stages", "train", "--", *train_overrides(minutes)],
+        rc = _run([PY, "experiments/run_experiment.py", f"{_rel_here()}/{name}", "--variant",
+                   spec, "--stages", "train", "--", *train_overrides(minutes, iterations)],
                   HERE / name / "study.log")
         return name, rc, time.time() - t0
 
@@ -80,12 +95,12 @@ def stage_train(names: list[str], minutes: float, jobs: int) -> None:
 
 
 def stage_ladder(names: list[str], depths: list[int], games: int, sims: int,
-                 jobs: int) -> None:
-    opponents = [f"alphabeta:depth={d}" for d in depths]
+                 jobs: int, extra: list[str] = ()) -> None:
+    opponents = [*(f"alphabeta:depth={d}" for d in depths), *extra]
 
     def one(name: str) -> tuple[str, int, float]:
         t0 = time.time()
-        rc = _run([PY, "experiments/run_experiment.py", f"cross_variant/{name}", "--variant",
+        rc = _run([PY, "experiments/run_experiment.py", f"{_rel_here()}/{name}", "--variant",
                    STUDY[name][0], "--stages", "eval,report", "--games", str(games),
                    "--sims", str(sims), "--opponents", *opponents],
                   HERE / name / "study.log")
@@ -125,8 +140,8 @@ def stage_analyze(names: list[str], games: int, sims: int, jobs: int) -> None:
     runs = [n for n in names if (HERE / n / "run" / "checkpoints").is_dir()]
 
     def one(name: str) -> tuple[str, int]:
-        cmd = [PY, "-m", "drl.cli.analyze", f"experiments/cross_variant/{name}/run",
-               "--out", f"experiments/cross_variant/{name}/analysis", "--games", str(games),
+        cmd = [PY, "-m", "drl.cli.analyze", f"experiments/{_rel_here()}/{name}/run",
+               "--out", f"experiments/{_rel_here()}/{name}/analysis", "--games", str(games),
                "--sims", str(sims), "--threads", "1", "--title", f"drl analysis: {name}"]
         return name, _run(cmd, HERE / name / "study.log")
 
@@ -137,10 +152,10 @@ def stage_analyze(names: list[str], games: int, sims: int, jobs: int) -> None:
     tables.write_text(json.dumps([["Final agents against the alpha-beta ladder "
                                    "(score, 95% interval, games)", ladder_rows(names)]],
                                  indent=2) + "\n")
-    done = [f"experiments/cross_variant/{n}/analysis/summary.json" for n in runs
+    done = [f"experiments/{_rel_here()}/{n}/analysis/summary.json" for n in runs
             if (HERE / n / "analysis" / "summary.json").exists()]
     cmd = [PY, "-m", "drl.cli.analyze", "--summaries", *done, "--out",
-           "experiments/cross_variant/report", "--tables", str(tables.relative_to(ROOT)),
+           f"experiments/{_rel_here()}/report", "--tables", str(tables.relative_to(ROOT)),
            "--sample-games", "1", "--title", "drl cross-variant study"]
     print("$", shlex.join(cmd), flush=True)
     if subprocess.call(cmd, cwd=ROOT):
@@ -154,12 +169,21 @@ def main() -> None:
     ap.add_argument("--stages", default="train,ladder,analyze")
     ap.add_argument("--only", default=None, help="comma-separated study names")
     ap.add_argument("--minutes", type=float, default=6.0, help="training budget per run")
+    ap.add_argument("--iterations", type=int, default=None,
+                    help="training budget per run in iterations (no wall limit; "
+                         "replaces --minutes)")
+    ap.add_argument("--study", default=None,
+                    help="study folder under cross_variant/ (default: cross_variant itself)")
+    ap.add_argument("--extra-opponents", nargs="*", default=[],
+                    help="ladder opponents besides the depths, e.g. alphabeta:time=0.05")
     ap.add_argument("--jobs", type=int, default=2, help="runs at a time (threads=1 each)")
     ap.add_argument("--ladder", default="1,2,4", help="alpha-beta depths")
     ap.add_argument("--games", type=int, default=40, help="ladder games per depth")
     ap.add_argument("--sims", type=int, default=64, help="network simulations per move")
     ap.add_argument("--analyze-games", type=int, default=32)
     args = ap.parse_args()
+    global HERE
+    HERE = BASE / args.study if args.study else BASE
     names = list(STUDY) if not args.only else args.only.split(",")
     unknown = [n for n in names if n not in STUDY]
     if unknown:
@@ -169,10 +193,10 @@ def main() -> None:
     if bad:
         ap.error(f"unknown stages {sorted(bad)}")
     if "train" in stages:
-        stage_train(names, args.minutes, args.jobs)
+        stage_train(names, args.minutes, args.jobs, args.iterations)
     if "ladder" in stages:
         stage_ladder(names, [int(d) for d in args.ladder.split(",")], args.games, args.sims,
-                     args.jobs)
+                     args.jobs, args.extra_opponents)
     if "analyze" in stages:
         stage_analyze(names, args.analyze_games, args.sims, args.jobs)
 
