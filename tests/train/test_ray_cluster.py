@@ -68,7 +68,11 @@ class Cluster:
         self.port = _free_port()
         self.address = f"127.0.0.1:{self.port}"
         self.dirs = [Path(tempfile.mkdtemp(prefix="drlray", dir="/tmp")) for _ in range(2)]
+        # A home of its own: Ray keeps an auth token in ~/.ray, and one left there by an
+        # earlier cluster makes the nodes of the next refuse each other's connections.
+        self.home = Path(tempfile.mkdtemp(prefix="drlrayhome", dir="/tmp"))
         self.env = {**os.environ, MARK: self.token, "RAY_USAGE_STATS_ENABLED": "0"}
+        self.env["HOME"] = str(self.home)
         self.env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
         self.worker_procs: list = []
 
@@ -98,7 +102,7 @@ class Cluster:
 
     def stop(self) -> None:
         _kill(_marked(self.token))
-        for d in self.dirs:
+        for d in (*self.dirs, self.home):
             shutil.rmtree(d, ignore_errors=True)
 
 
@@ -119,8 +123,12 @@ def _check_loopback(nodes: list[dict]) -> None:
     assert addresses == {"127.0.0.1"}, f"Ray left loopback: node addresses {addresses}"
 
 
-def test_actors_on_both_nodes_get_new_weights_and_a_lost_node_loses_no_game(cluster, tiny):
+def test_actors_on_both_nodes_get_new_weights_and_a_lost_node_loses_no_game(
+    cluster, tiny, monkeypatch
+):
     import torch
+
+    monkeypatch.setenv("HOME", str(cluster.home))  # this process joins the cluster too
 
     from drl.train.config import search_config, selfplay_config
     from drl.train.loop import build_network, run_variants
