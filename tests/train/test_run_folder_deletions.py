@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 
-import drl.train.buffer as buffer_mod
 import drl.train.loop as loop_mod
 from drl._atomic import write_atomic
 from drl.nn.checkpoint import CheckpointError
@@ -24,23 +23,7 @@ from drl.train.buffer import ReplayBuffer
 from drl.train.config import Config
 from drl.train.loop import train
 from drl.train.run_folder import RunFolderError, lock_run_dir
-
-
-class Crash(RuntimeError):
-    """Stands for the process dying in the middle of a write."""
-
-
-def _crash_at_shard(monkeypatch, n: int) -> None:
-    orig = buffer_mod._write_atomic_npz
-    calls = [0]
-
-    def write(path, arrays):
-        calls[0] += 1
-        if calls[0] == n:
-            raise Crash(f"crash at shard write {n}")
-        orig(path, arrays)
-
-    monkeypatch.setattr(buffer_mod, "_write_atomic_npz", write)
+from tests.train.test_run_folder_faults import Crash, _crash_at_shard
 
 
 def _english(tiny, **train_fields) -> Config:
