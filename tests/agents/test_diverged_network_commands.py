@@ -8,31 +8,14 @@ import sys
 
 import pytest
 
+from tests.tiny_checkpoints import tiny_resnet_checkpoint
+
 torch = pytest.importorskip("torch")
 
 
 @pytest.fixture(scope="module")
 def nan_ckpt(tmp_path_factory):
-    from drl.encode import N_CHANNELS, num_actions
-    from drl.nn import build, describe
-    from drl.nn.checkpoint import save_checkpoint
-
-    torch.manual_seed(0)
-    net = build(
-        in_channels=N_CHANNELS,
-        board_size=8,
-        num_actions=num_actions(8),
-        channels=4,
-        blocks=1,
-        policy_channels=1,
-        value_channels=1,
-        value_hidden=4,
-    )
-    with torch.no_grad():
-        for p in net.parameters():
-            p.fill_(float("nan"))
-    payload = {"model": net.state_dict(), **describe(net), "counters": {}, "variant": "english"}
-    return save_checkpoint(tmp_path_factory.mktemp("nan") / "ckpt", 1, payload)
+    return tiny_resnet_checkpoint(tmp_path_factory.mktemp("nan") / "ckpt", fill=float("nan"))
 
 
 def _run(args, tmp_path, stdin=""):

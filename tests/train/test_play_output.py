@@ -6,6 +6,8 @@ import sys
 
 import pytest
 
+from tests.tiny_checkpoints import tiny_resnet_checkpoint
+
 torch = pytest.importorskip("torch")
 
 
@@ -18,23 +20,7 @@ def a_file(tmp_path):
 
 @pytest.fixture
 def ckpt(tmp_path):
-    from drl.encode import N_CHANNELS, num_actions
-    from drl.nn import build, describe
-    from drl.nn.checkpoint import save_checkpoint
-
-    torch.manual_seed(0)
-    net = build(
-        in_channels=N_CHANNELS,
-        board_size=8,
-        num_actions=num_actions(8),
-        channels=4,
-        blocks=1,
-        policy_channels=1,
-        value_channels=1,
-        value_hidden=4,
-    )
-    payload = {"model": net.state_dict(), **describe(net), "counters": {}, "variant": "english"}
-    return save_checkpoint(tmp_path / "ckpt", 1, payload)
+    return tiny_resnet_checkpoint(tmp_path / "ckpt")
 
 
 def test_drl_play_refuses_an_unwritable_pdn_before_the_game(ckpt, a_file):
