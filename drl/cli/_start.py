@@ -12,11 +12,14 @@ from __future__ import annotations
 import signal
 import sys
 
-__all__ = ["eval_main"]
+__all__ = ["INTERRUPTED_AT_START", "eval_main"]
+
+#: drl-eval's line for a signal that comes before the evaluation has started.
+INTERRUPTED_AT_START = "drl-eval: interrupted before the evaluation started; nothing written"
 
 
 def _stopped_while_starting(signum: int, frame: object) -> None:
-    print("drl-eval: interrupted before the evaluation started; nothing written", file=sys.stderr)
+    print(INTERRUPTED_AT_START, file=sys.stderr)
     raise SystemExit(128 + signum)
 
 

@@ -1055,7 +1055,9 @@ def _task(cfg: DictConfig) -> None:
 
 def _interrupted_at_start() -> None:
     """Ctrl-C before the config was read: say so, and leave no empty folder of ours."""
-    print("drl-eval: interrupted before the evaluation started; nothing written", file=sys.stderr)
+    from drl.cli._start import INTERRUPTED_AT_START
+
+    print(INTERRUPTED_AT_START, file=sys.stderr)
     folder = _RUN.folder
     if folder is not None:
         release_output_dir(folder)

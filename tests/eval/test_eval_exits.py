@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from drl.cli._start import INTERRUPTED_AT_START
 from drl.rules import read_games
 
 WRAPPER = str(Path(__file__).with_name("_faulty_eval.py"))
@@ -117,9 +118,7 @@ def test_a_signal_while_hydra_starts_is_one_line(tmp_path):
     )
     _no_traceback(proc)
     assert proc.returncode == 130
-    assert proc.stderr.strip().splitlines()[-1] == (
-        "drl-eval: interrupted before the evaluation started; nothing written"
-    )
+    assert proc.stderr.strip().splitlines()[-1] == INTERRUPTED_AT_START
     assert not (out / "results.json").exists()
 
 
@@ -132,15 +131,21 @@ def test_a_full_disk_for_hydras_config_files_is_one_line(tmp_path):
     assert "No space left on device" in line[0]
 
 
-def test_a_full_disk_for_the_final_results_keeps_the_games(tmp_path):
-    # the final results.json cannot be written; the one that says "failed" can
+def _full_disk_for_results(tmp_path, statuses):
+    """drl-eval with results.json unwritable when it holds one of ``statuses``."""
     proc = _drl_eval(
         [*GAMES, *QUIET, f"hydra.run.dir={tmp_path}"],
         at="drl.eval.report:write_json",
         fault="ENOSPC",
-        **{"if": "'status': 'complete'"},
+        **{"if": f"'status': '{statuses}'"},
     )
     _no_traceback(proc)
+    return proc
+
+
+def test_a_full_disk_for_the_final_results_keeps_the_games(tmp_path):
+    # the final results.json cannot be written; the one that says "failed" can
+    proc = _full_disk_for_results(tmp_path, "complete")
     assert proc.returncode == 1
     assert "stopped by an error after 8 games" in proc.stdout
     assert "No space left on device" in proc.stderr.strip().splitlines()[-1]
@@ -151,13 +156,7 @@ def test_a_full_disk_for_the_final_results_keeps_the_games(tmp_path):
 def test_a_disk_full_to_the_end_names_the_file_it_could_not_write(tmp_path):
     # neither the final nor the "failed" results.json can be written: the games stay in
     # games.pdn, and both messages name results.json
-    proc = _drl_eval(
-        [*GAMES, *QUIET, f"hydra.run.dir={tmp_path}"],
-        at="drl.eval.report:write_json",
-        fault="ENOSPC",
-        **{"if": "'status': '(complete|failed)'"},
-    )
-    _no_traceback(proc)
+    proc = _full_disk_for_results(tmp_path, "(complete|failed)")
     assert proc.returncode == 1
     full = f"{tmp_path / 'results.json'}: No space left on device"
     squeeze = re.compile(r"\s+")  # (the console wraps long lines)
@@ -263,7 +262,5 @@ def test_a_signal_while_the_program_is_still_importing_is_one_line(tmp_path, sig
     )
     _no_traceback(proc)
     assert proc.returncode == status, proc.stderr[-2000:]
-    assert proc.stderr.strip() == (
-        "drl-eval: interrupted before the evaluation started; nothing written"
-    )
+    assert proc.stderr.strip() == INTERRUPTED_AT_START
     assert list(tmp_path.iterdir()) == []
