@@ -72,9 +72,8 @@ class MCTSAgent(Agent):
         state, params = kernel_inputs(board)
         path = search_history(board, _mcts.MAX_DEPTH + self.rollout_limit + 2)
         seed = int(self._rng.integers(2**31 - 1))
-        tree, work = self._args
         nodes = _mcts.uct_search(
-            tree, work, state, params, path, sims, self.c, self.rollout_limit, seed
+            *self._args, state, params, path, sims, self.c, self.rollout_limit, seed
         )
         tree = self._tree
         counts = np.zeros(len(board.legal_moves), dtype=np.int64)

@@ -167,7 +167,7 @@ class StepGame:
         """
         if self.plies + 2 >= len(self.log):  # _ensure_capacity, inline: every env step
             self.grow()
-        return K.game_step(self._game, self._driver, action, random_opponent, self._out)
+        return int(K.game_step(self._game, self._driver, action, random_opponent, self._out))
 
     def random_replies(self) -> None:
         """Random moves for the agent's opponent until the agent is to move (or the end)."""
