@@ -434,10 +434,11 @@ def _negamax(depth, stack, tables, root, net, scratch):
 def search_root(root, depth, stack, tables, net, scratch):
     """Search ``root.state`` to ``depth`` plies (plus forced captures).
 
-    ``root``, ``stack`` and ``tables`` may be passed as plain tuples of their fields
-    (``tuple(stack)``), as :class:`SearchBuffers` does: numba reads the types of a plain
-    tuple of arrays in compiled code but those of a NamedTuple in Python, some
-    microseconds per structure on every call (a third of a depth-1 search).
+    ``root``, ``stack``, ``tables``, ``net`` and ``scratch`` may be passed as plain tuples
+    of their fields (``tuple(stack)``), as :class:`~drl.agents.alphabeta.AlphaBetaAgent`
+    does: numba reads the types of a plain tuple of arrays in compiled code but those of
+    a NamedTuple in Python, about a microsecond per structure on every call (the five
+    would double the cost of a depth-1 search).
 
     Args:
         root: :class:`SearchRoot`, the position, its rules, its game's history and the
@@ -459,6 +460,8 @@ def search_root(root, depth, stack, tables, net, scratch):
     root = SearchRoot(*root)
     stack = SearchStack(*stack)
     tables = SearchTables(*tables)
+    net = SparseWeights(*net)
+    scratch = SparseScratch(*scratch)
     for i in range(STATE_SIZE):
         stack.states[0, i] = root.state[i]
     stack.ctl[C_ABORT] = 0

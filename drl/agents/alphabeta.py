@@ -74,6 +74,8 @@ class AlphaBetaAgent(Agent):
             self._load(ckpt)
             self.name += ",ckpt"
         self._buf = ab.SearchBuffers(tt_bits)
+        # the leaf evaluation as search_root takes it fastest (plain tuples)
+        self._leaf_eval = (tuple(self._net), tuple(self._scratch))
         self._rng = np.random.default_rng(seed)
         self.last_depth = 0
         self.last_score = 0
@@ -184,7 +186,7 @@ class AlphaBetaAgent(Agent):
     def _search_root(self, root: tuple[np.ndarray, ...], d: int) -> int:
         stack, tables = self._buf.args
         try:
-            return ab.search_root(root, d, stack, tables, self._net, self._scratch)
+            return ab.search_root(root, d, stack, tables, *self._leaf_eval)
         except FloatingPointError as err:
             from drl.nn.errors import TrainingDiverged
 
