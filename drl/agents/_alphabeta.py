@@ -391,7 +391,8 @@ def _negamax(depth, stack, tables, root, net, scratch):
     ``have_value``, takes the value ``v`` a child returned: a null-window child that
     failed high is searched again with the full window; otherwise the score is counted
     and the node is closed (stored, its value passed up) after a cut-off or its last
-    move.
+    move. (The research has its own ``_enter`` call: with one call site for both the
+    search is about 2% slower.)
     """
     leaf, v = _enter(0, depth, -INF, INF, stack, tables, root, net, scratch)
     if leaf:
@@ -402,26 +403,31 @@ def _negamax(depth, stack, tables, root, net, scratch):
         if stack.ctl[C_ABORT]:
             return 0
         fr = stack.frames[ply]
-        if not have_value:
-            a, b = _next_child(ply, stack, root.params)
-        else:
+        if have_value:
             have_value = False
             s = -v
             if fr[F_MODE] == MODE_NULL and fr[F_ALPHA] < s < fr[F_BETA]:
                 fr[F_MODE] = MODE_RESEARCH
-                a, b = -fr[F_BETA], -fr[F_ALPHA]
-            else:
-                cutoff = _take_score(ply, s, stack, tables.history)
-                if cutoff or fr[F_J] + 1 >= fr[F_N]:
-                    _store(ply, stack, tables.tt)
-                    v = fr[F_BEST]
-                    if ply == 0:
-                        return v
-                    ply -= 1
+                cd = fr[F_DEPTH] - 1 if fr[F_DEPTH] > 0 else 0
+                leaf, v = _enter(
+                    ply + 1, cd, -fr[F_BETA], -fr[F_ALPHA], stack, tables, root, net, scratch
+                )
+                if leaf:
                     have_value = True
-                    continue
-                fr[F_J] += 1
-                a, b = _next_child(ply, stack, root.params)
+                else:
+                    ply += 1
+                continue
+            cutoff = _take_score(ply, s, stack, tables.history)
+            if cutoff or fr[F_J] + 1 >= fr[F_N]:
+                _store(ply, stack, tables.tt)
+                v = fr[F_BEST]
+                if ply == 0:
+                    return v
+                ply -= 1
+                have_value = True
+                continue
+            fr[F_J] += 1
+        a, b = _next_child(ply, stack, root.params)
         cd = fr[F_DEPTH] - 1 if fr[F_DEPTH] > 0 else 0
         leaf, v = _enter(ply + 1, cd, a, b, stack, tables, root, net, scratch)
         if leaf:
