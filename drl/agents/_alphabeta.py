@@ -23,6 +23,8 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -73,34 +75,87 @@ F_WIDTH = 10
 MODE_FULL, MODE_NULL, MODE_RESEARCH = 0, 1, 2
 
 
+class SearchStack(NamedTuple):
+    """The explicit stack of one search, one row per ply, and its control counters.
+
+    Attributes:
+        states: ``int64[MAX_PLY + 1, STATE_SIZE]`` the position at each ply.
+        moves: ``int64[MAX_PLY, MAX_MOVES, MOVE_WIDTH]`` legal moves at each ply.
+        order: ``int64[MAX_PLY, MAX_MOVES]`` their ordering scores.
+        frames: ``int64[MAX_PLY, F_WIDTH]`` each open node's window, best score and
+            next move (the ``F_*`` columns).
+        ctx: ``int64[CTX_SIZE]`` move-generator scratch space.
+        ctl: ``int64[C_SIZE]`` node counter, node limit, abort flag, best root move
+            row, deepest ply reached (the ``C_*`` entries).
+    """
+
+    states: np.ndarray
+    moves: np.ndarray
+    order: np.ndarray
+    frames: np.ndarray
+    ctx: np.ndarray
+    ctl: np.ndarray
+
+
+class SearchTables(NamedTuple):
+    """What the searches of one searcher share, kept from move to move.
+
+    Attributes:
+        tt: ``int64[2**tt_bits, TT_WIDTH]`` the transposition table (``TT_*`` columns).
+        history: ``int64[50 * 50]`` history-heuristic counters by (from, to).
+    """
+
+    tt: np.ndarray
+    history: np.ndarray
+
+
+class SearchRoot(NamedTuple):
+    """The position one search starts from.
+
+    Attributes:
+        state: ``int64[STATE_SIZE]`` the root position.
+        params: ``int64[PARAMS_SIZE]`` its rules.
+        path: ``int64[root ply + MAX_PLY + 1]`` the game's hash-by-ply history
+            (``Board.history``); the search writes its path at the plies after the root.
+        rank: ``int64[MAX_MOVES]`` tie-break rank of each root move in kernel order
+            (lower ranks are searched first, so they win ties).
+    """
+
+    state: np.ndarray
+    params: np.ndarray
+    path: np.ndarray
+    rank: np.ndarray
+
+
 class SearchBuffers:
     """Preallocated arrays for one searcher.
 
     Attributes:
-        states: int64 [MAX_PLY + 1, STATE_SIZE], the position at each ply.
-        moves: int64 [MAX_PLY, MAX_MOVES, MOVE_WIDTH], legal moves at each ply.
-        order: int64 [MAX_PLY, MAX_MOVES], ordering scores.
-        tt: int64 [2**tt_bits, TT_WIDTH], the transposition table.
-        history: int64 [50 * 50], history-heuristic counters by (from, to).
-        ctl: int64 [C_SIZE], node counter, node limit, abort flag, best root move index.
-        frames: int64 [MAX_PLY, F_WIDTH], the search stack.
-        ctx: int64 [CTX_SIZE], move-generator scratch space.
+        stack: :class:`SearchStack`.
+        tables: :class:`SearchTables`, ``2**tt_bits`` transposition-table slots.
+        args: ``(stack, tables)`` as plain tuples, the way :func:`search_root` takes
+            them fastest.
     """
 
     def __init__(self, tt_bits: int = 19) -> None:
-        self.states = np.zeros((MAX_PLY + 1, STATE_SIZE), dtype=np.int64)
-        self.moves = np.zeros((MAX_PLY, MAX_MOVES, MOVE_WIDTH), dtype=np.int64)
-        self.order = np.zeros((MAX_PLY, MAX_MOVES), dtype=np.int64)
-        self.tt = np.zeros((1 << tt_bits, TT_WIDTH), dtype=np.int64)
-        self.history = np.zeros(2500, dtype=np.int64)
-        self.ctl = np.zeros(C_SIZE, dtype=np.int64)
-        self.frames = np.zeros((MAX_PLY, F_WIDTH), dtype=np.int64)
-        self.ctx = np.zeros(CTX_SIZE, dtype=np.int64)
+        self.stack = SearchStack(
+            states=np.zeros((MAX_PLY + 1, STATE_SIZE), dtype=np.int64),
+            moves=np.zeros((MAX_PLY, MAX_MOVES, MOVE_WIDTH), dtype=np.int64),
+            order=np.zeros((MAX_PLY, MAX_MOVES), dtype=np.int64),
+            frames=np.zeros((MAX_PLY, F_WIDTH), dtype=np.int64),
+            ctx=np.zeros(CTX_SIZE, dtype=np.int64),
+            ctl=np.zeros(C_SIZE, dtype=np.int64),
+        )
+        self.tables = SearchTables(
+            tt=np.zeros((1 << tt_bits, TT_WIDTH), dtype=np.int64),
+            history=np.zeros(2500, dtype=np.int64),
+        )
+        self.args = (tuple(self.stack), tuple(self.tables))
 
     def clear(self) -> None:
         """Forget the transposition table and history counters."""
-        self.tt[:] = 0
-        self.history[:] = 0
+        self.tables.tt[:] = 0
+        self.tables.history[:] = 0
 
 
 NET_SCALE = 10_000
@@ -149,86 +204,51 @@ def _terminal_score(code, turn, ply):
     return WIN - ply if winner == turn else -(WIN - ply)
 
 
-@njit(cache=True, _nrt=False)
-def _enter(
-    ply,
-    depth,
-    alpha,
-    beta,
-    states,
-    params,
-    moves,
-    order,
-    path,
-    tt,
-    hist,
-    root_rank,
-    ctl,
-    frames,
-    ctx,
-    net,
-    scratch,
-):
-    """Open the node at ``ply``: returns ``(True, value)`` for a leaf (terminal, draw by
-    repetition, quiet horizon, TT cut-off or abort), else sets up its frame and returns
-    ``(False, 0)``."""
-    ctl[C_NODES] += 1
-    if ctl[C_NODES] > ctl[C_LIMIT]:
-        ctl[C_ABORT] = 1
-        return True, 0
-    if ply > ctl[C_SELDEPTH]:
-        ctl[C_SELDEPTH] = ply
-    st = states[ply]
-    h = st[ST_HASH]
-    path[st[ST_PLY]] = h
-    earlier = count_repetitions(path, st)
-    if ply > 0 and earlier > 0 and params[P_REPETITION] > 0:
-        return True, 0  # a cycle inside the search is scored as a draw (module docstring)
-    mv = moves[ply]
-    n = generate(states, ply, params, moves, ctx)
-    code = end_code(st, params, n, earlier)
-    if code >= 0:
-        return True, _terminal_score(code, st[ST_TURN], ply)
-    if ply >= MAX_PLY - 1:
-        return True, _leaf_score(st, params, earlier, net, scratch)
-    if depth <= 0:
-        if mv[0, M_CAPTURED] == 0:
-            return True, _leaf_score(st, params, earlier, net, scratch)
-        depth = 0
+@njit(cache=True, _nrt=False, inline="always")
+def _probe(tt, h, ply, depth, alpha, beta):
+    """Look position ``h`` up in the transposition table.
 
-    # Transposition table.
+    Returns:
+        ``(slot, tt move, its captured set, cut, score)``: the move is -1 when the
+        table has no entry for ``h``; ``cut`` is True (never at the root) when the
+        stored bound, searched at least as deep, decides the node at ``score``.
+    """
     slot = h & (tt.shape[0] - 1)
-    tt_move = -1
-    tt_cap = -1
-    if tt[slot, TT_KEY] == h:
-        tt_move = tt[slot, TT_MOVE]
-        tt_cap = tt[slot, TT_CAP]
-        if ply > 0 and tt[slot, TT_DEPTH] >= depth:
-            s = tt[slot, TT_SCORE]
-            if s > WIN_BOUND:
-                s -= ply
-            elif s < -WIN_BOUND:
-                s += ply
-            f = tt[slot, TT_FLAG]
-            if f == EXACT or (f == LOWER and s >= beta) or (f == UPPER and s <= alpha):
-                return True, s
+    if tt[slot, TT_KEY] != h:
+        return slot, -1, -1, False, 0
+    if ply > 0 and tt[slot, TT_DEPTH] >= depth:
+        s = tt[slot, TT_SCORE]
+        if s > WIN_BOUND:
+            s -= ply
+        elif s < -WIN_BOUND:
+            s += ply
+        f = tt[slot, TT_FLAG]
+        if f == EXACT or (f == LOWER and s >= beta) or (f == UPPER and s <= alpha):
+            return slot, tt[slot, TT_MOVE], tt[slot, TT_CAP], True, s
+    return slot, tt[slot, TT_MOVE], tt[slot, TT_CAP], False, 0
 
-    # Ordering scores.
-    sc = order[ply]
+
+@njit(cache=True, _nrt=False, inline="always")
+def _score_moves(mv, sc, n, ply, tt_move, tt_cap, rank, history):
+    """Ordering scores ``sc[:n]`` of the moves ``mv[:n]`` (highest first): the TT move,
+    then at the root the tie-break rank, below it captures by pieces taken, crowning
+    moves and the history counters."""
     for i in range(n):
         if mv[i, M_FROM] * 64 + mv[i, M_TO] == tt_move and mv[i, M_CAPTURED] == tt_cap:
             sc[i] = 1 << 60
         elif ply == 0:
-            sc[i] = -root_rank[i]
+            sc[i] = -rank[i]
         else:
-            v = hist[mv[i, M_FROM] * 50 + mv[i, M_TO]]
+            v = history[mv[i, M_FROM] * 50 + mv[i, M_TO]]
             if mv[i, M_CAPTURED]:
                 v += (1 << 40) + popcount(mv[i, M_CAPTURED]) * (1 << 36)
             if mv[i, M_FLAGS] & 1:
                 v += 1 << 35
             sc[i] = v
 
-    fr = frames[ply]
+
+@njit(cache=True, _nrt=False, inline="always")
+def _open_frame(fr, depth, alpha, beta, n, slot):
     fr[F_DEPTH] = depth
     fr[F_ALPHA] = alpha
     fr[F_BETA] = beta
@@ -239,16 +259,53 @@ def _enter(
     fr[F_J] = 0
     fr[F_MODE] = MODE_FULL
     fr[F_SLOT] = slot
+
+
+@njit(cache=True, _nrt=False)
+def _enter(ply, depth, alpha, beta, stack, tables, root, net, scratch):
+    """Open the node ``stack.states[ply]`` with window ``(alpha, beta)``: returns
+    ``(True, value)`` for a leaf (terminal, draw by repetition, quiet horizon, TT
+    cut-off or abort), else sets up its frame and returns ``(False, 0)``."""
+    ctl = stack.ctl
+    ctl[C_NODES] += 1
+    if ctl[C_NODES] > ctl[C_LIMIT]:
+        ctl[C_ABORT] = 1
+        return True, 0
+    if ply > ctl[C_SELDEPTH]:
+        ctl[C_SELDEPTH] = ply
+    params = root.params
+    st = stack.states[ply]
+    h = st[ST_HASH]
+    root.path[st[ST_PLY]] = h
+    earlier = count_repetitions(root.path, st)
+    if ply > 0 and earlier > 0 and params[P_REPETITION] > 0:
+        return True, 0  # a cycle inside the search is scored as a draw (module docstring)
+    mv = stack.moves[ply]
+    n = generate(stack.states, ply, params, stack.moves, stack.ctx)
+    code = end_code(st, params, n, earlier)
+    if code >= 0:
+        return True, _terminal_score(code, st[ST_TURN], ply)
+    if ply >= MAX_PLY - 1:
+        return True, _leaf_score(st, params, earlier, net, scratch)
+    if depth <= 0:
+        if mv[0, M_CAPTURED] == 0:
+            return True, _leaf_score(st, params, earlier, net, scratch)
+        depth = 0
+    slot, tt_move, tt_cap, cut, s = _probe(tables.tt, h, ply, depth, alpha, beta)
+    if cut:
+        return True, s
+    _score_moves(mv, stack.order[ply], n, ply, tt_move, tt_cap, root.rank, tables.history)
+    _open_frame(stack.frames[ply], depth, alpha, beta, n, slot)
     return False, 0
 
 
 @njit(cache=True, _nrt=False)
-def _next_child(ply, states, params, moves, order, frames):
+def _next_child(ply, stack, params):
     """Bring the best remaining move of ``ply`` to position ``F_J`` and play it into
     ``states[ply + 1]``; returns the child's window ``(alpha, beta)``."""
-    fr = frames[ply]
-    mv = moves[ply]
-    sc = order[ply]
+    fr = stack.frames[ply]
+    mv = stack.moves[ply]
+    sc = stack.order[ply]
     j = fr[F_J]
     n = fr[F_N]
     bi = j
@@ -264,7 +321,7 @@ def _next_child(ply, states, params, moves, order, frames):
         sc[j] = sc[bi]
         sc[bi] = tmp
     # Every move passes the turn (a multi-jump is one move), so negamax applies.
-    apply_move_into(states[ply], params, mv[j], states[ply + 1])
+    apply_move_into(stack.states[ply], params, mv[j], stack.states[ply + 1])
     if j == 0:
         fr[F_MODE] = MODE_FULL
         return -fr[F_BETA], -fr[F_ALPHA]
@@ -272,9 +329,35 @@ def _next_child(ply, states, params, moves, order, frames):
     return -fr[F_ALPHA] - 1, -fr[F_ALPHA]
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def _take_score(ply, s, stack, history):
+    """Count score ``s`` of move ``F_J`` of ``ply``: raise the node's best and alpha;
+    returns True on a beta cut-off (a quiet move that caused it gains history)."""
+    fr = stack.frames[ply]
+    j = fr[F_J]
+    if s <= fr[F_BEST]:
+        return False
+    fr[F_BEST] = s
+    fr[F_BEST_I] = j
+    if ply == 0:
+        stack.ctl[C_BEST] = j
+    if s <= fr[F_ALPHA]:
+        return False
+    fr[F_ALPHA] = s
+    if s < fr[F_BETA]:
+        return False
+    mv = stack.moves[ply, j]
+    if mv[M_CAPTURED] == 0:
+        history[mv[M_FROM] * 50 + mv[M_TO]] += fr[F_DEPTH] * fr[F_DEPTH]
+    return True
+
+
 @njit(cache=True, _nrt=False)
-def _store(ply, h, tt, moves, frames):
-    fr = frames[ply]
+def _store(ply, stack, tt):
+    """Store the result of the node at ``ply`` in the transposition table (unless the
+    slot holds another position searched deeper)."""
+    fr = stack.frames[ply]
+    h = stack.states[ply, ST_HASH]
     best = fr[F_BEST]
     if best >= fr[F_BETA]:
         flag = LOWER
@@ -291,46 +374,35 @@ def _store(ply, h, tt, moves, frames):
     depth = fr[F_DEPTH]
     if tt[slot, TT_KEY] != h or tt[slot, TT_DEPTH] <= depth:
         bi = fr[F_BEST_I]
+        mv = stack.moves[ply, bi]
         tt[slot, TT_KEY] = h
         tt[slot, TT_DEPTH] = depth
         tt[slot, TT_SCORE] = stored
         tt[slot, TT_FLAG] = flag
-        tt[slot, TT_MOVE] = moves[ply, bi, M_FROM] * 64 + moves[ply, bi, M_TO]
-        tt[slot, TT_CAP] = moves[ply, bi, M_CAPTURED]
+        tt[slot, TT_MOVE] = mv[M_FROM] * 64 + mv[M_TO]
+        tt[slot, TT_CAP] = mv[M_CAPTURED]
 
 
 @njit(cache=True, _nrt=False)
-def _negamax(
-    depth, states, params, moves, order, path, tt, hist, root_rank, ctl, frames, ctx, net, scratch
-):
-    """Principal-variation negamax from ``states[0]`` with an explicit stack."""
-    leaf, v = _enter(
-        0,
-        depth,
-        -INF,
-        INF,
-        states,
-        params,
-        moves,
-        order,
-        path,
-        tt,
-        hist,
-        root_rank,
-        ctl,
-        frames,
-        ctx,
-        net,
-        scratch,
-    )
+def _negamax(depth, stack, tables, root, net, scratch):
+    """Principal-variation negamax from ``stack.states[0]`` with an explicit stack.
+
+    Each turn of the loop either opens the next child of the node at ``ply`` or, with
+    ``have_value``, takes the value ``v`` a child returned: a null-window child that
+    failed high is searched again with the full window; otherwise the score is counted
+    and the node is closed (stored, its value passed up) after a cut-off or its last
+    move. (The research has its own ``_enter`` call: with one call site for both the
+    search is about 2% slower.)
+    """
+    leaf, v = _enter(0, depth, -INF, INF, stack, tables, root, net, scratch)
     if leaf:
         return v
     ply = 0
     have_value = False
     while True:
-        if ctl[C_ABORT]:
+        if stack.ctl[C_ABORT]:
             return 0
-        fr = frames[ply]
+        fr = stack.frames[ply]
         if have_value:
             have_value = False
             s = -v
@@ -338,73 +410,26 @@ def _negamax(
                 fr[F_MODE] = MODE_RESEARCH
                 cd = fr[F_DEPTH] - 1 if fr[F_DEPTH] > 0 else 0
                 leaf, v = _enter(
-                    ply + 1,
-                    cd,
-                    -fr[F_BETA],
-                    -fr[F_ALPHA],
-                    states,
-                    params,
-                    moves,
-                    order,
-                    path,
-                    tt,
-                    hist,
-                    root_rank,
-                    ctl,
-                    frames,
-                    ctx,
-                    net,
-                    scratch,
+                    ply + 1, cd, -fr[F_BETA], -fr[F_ALPHA], stack, tables, root, net, scratch
                 )
                 if leaf:
                     have_value = True
                 else:
                     ply += 1
                 continue
-            j = fr[F_J]
-            cutoff = False
-            if s > fr[F_BEST]:
-                fr[F_BEST] = s
-                fr[F_BEST_I] = j
-                if ply == 0:
-                    ctl[C_BEST] = j
-                if s > fr[F_ALPHA]:
-                    fr[F_ALPHA] = s
-                    if s >= fr[F_BETA]:
-                        cutoff = True
-                        if moves[ply, j, M_CAPTURED] == 0:
-                            key = moves[ply, j, M_FROM] * 50 + moves[ply, j, M_TO]
-                            hist[key] += fr[F_DEPTH] * fr[F_DEPTH]
-            if cutoff or j + 1 >= fr[F_N]:
-                _store(ply, states[ply, ST_HASH], tt, moves, frames)
+            cutoff = _take_score(ply, s, stack, tables.history)
+            if cutoff or fr[F_J] + 1 >= fr[F_N]:
+                _store(ply, stack, tables.tt)
                 v = fr[F_BEST]
                 if ply == 0:
                     return v
                 ply -= 1
                 have_value = True
                 continue
-            fr[F_J] = j + 1
-        a, b = _next_child(ply, states, params, moves, order, frames)
+            fr[F_J] += 1
+        a, b = _next_child(ply, stack, root.params)
         cd = fr[F_DEPTH] - 1 if fr[F_DEPTH] > 0 else 0
-        leaf, v = _enter(
-            ply + 1,
-            cd,
-            a,
-            b,
-            states,
-            params,
-            moves,
-            order,
-            path,
-            tt,
-            hist,
-            root_rank,
-            ctl,
-            frames,
-            ctx,
-            net,
-            scratch,
-        )
+        leaf, v = _enter(ply + 1, cd, a, b, stack, tables, root, net, scratch)
         if leaf:
             have_value = True
         else:
@@ -412,64 +437,40 @@ def _negamax(
 
 
 @njit(cache=True, _nrt=False)
-def search_root(
-    state,
-    params,
-    depth,
-    states,
-    moves,
-    order,
-    path,
-    tt,
-    hist,
-    root_rank,
-    ctl,
-    frames,
-    ctx,
-    net,
-    scratch,
-):
-    """Search ``state`` to ``depth`` plies (plus forced captures).
+def search_root(root, depth, stack, tables, net, scratch):
+    """Search ``root.state`` to ``depth`` plies (plus forced captures).
+
+    ``root``, ``stack``, ``tables``, ``net`` and ``scratch`` may be passed as plain tuples
+    of their fields (``tuple(stack)``), as :class:`~drl.agents.alphabeta.AlphaBetaAgent`
+    does: numba reads the types of a plain tuple of arrays in compiled code but those of
+    a NamedTuple in Python, about a microsecond per structure on every call (the five
+    would double the cost of a depth-1 search).
 
     Args:
-        state: int64 [STATE_SIZE], the root position.
-        params: int64 [PARAMS_SIZE].
+        root: :class:`SearchRoot`, the position, its rules, its game's history and the
+            root moves' tie-break ranks.
         depth: nominal depth in plies (>= 1).
-        states, moves, order, tt, hist, frames, ctx: the :class:`SearchBuffers` arrays.
-        path: int64 [root ply + MAX_PLY + 1], the game's hash-by-ply history
-            (``Board.history``); the search writes its path at the plies after the root.
-        root_rank: int64 [MAX_MOVES], tie-break rank of each root move in kernel order
-            (lower ranks are searched first, so they win ties).
+        stack: :class:`SearchStack`; ``stack.ctl[C_LIMIT]`` is the node budget. On
+            return ``ctl[C_NODES]`` counts the nodes, ``ctl[C_ABORT]`` is 1 if the
+            budget ran out, ``ctl[C_BEST]`` is the row of the best move in
+            ``stack.moves[0]`` (the root moves are reordered in place).
+        tables: :class:`SearchTables`, updated.
         net, scratch: the learned evaluation (:class:`~drl.encode.sparse_net.SparseWeights`
             and its :class:`~drl.encode.sparse_net.SparseScratch`), used at the leaves
             when ``net.w1`` has rows; :data:`NO_NET` for the static evaluation.
-        ctl: int64 [C_SIZE]; ``ctl[C_LIMIT]`` is the node budget. On return
-            ``ctl[C_NODES]`` counts the nodes, ``ctl[C_ABORT]`` is 1 if the budget ran
-            out, ``ctl[C_BEST]`` is the row of the best move in ``moves[0]`` (the root
-            moves are reordered in place).
 
     Returns:
         The score of the root for the side to move (centi-men, or ``NET_SCALE`` times
         the network's value; ``±(WIN - plies)`` for a forced win/loss).
     """
+    root = SearchRoot(*root)
+    stack = SearchStack(*stack)
+    tables = SearchTables(*tables)
+    net = SparseWeights(*net)
+    scratch = SparseScratch(*scratch)
     for i in range(STATE_SIZE):
-        states[0, i] = state[i]
-    ctl[C_ABORT] = 0
-    ctl[C_BEST] = 0
-    ctl[C_SELDEPTH] = 0
-    return _negamax(
-        depth,
-        states,
-        params,
-        moves,
-        order,
-        path,
-        tt,
-        hist,
-        root_rank,
-        ctl,
-        frames,
-        ctx,
-        net,
-        scratch,
-    )
+        stack.states[0, i] = root.state[i]
+    stack.ctl[C_ABORT] = 0
+    stack.ctl[C_BEST] = 0
+    stack.ctl[C_SELDEPTH] = 0
+    return _negamax(depth, stack, tables, root, net, scratch)

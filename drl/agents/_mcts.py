@@ -1,23 +1,29 @@
 """Compiled UCT with random rollouts (the kernel behind ``mcts:...``).
 
-The tree lives in preallocated arrays, one row per node; each simulation selects down
-the tree with UCB1, adds one child (moves of a node are expanded in a random order),
-plays a uniformly random game from it (at most ``rollout_limit`` plies, then a draw),
-and backs the result up. A node's value is counted for the player who made the move
-into it (the side to move at its parent), so backup never assumes that turns alternate.
-Terminal positions come from the rules' one end-of-game rule (``end_code``: win/loss,
-no-progress and endgame rules, and the variant's repetition draw counted over the game
-history and the path, in the hash-by-ply representation of ``count_repetitions``).
+The tree lives in preallocated arrays, one row per node (:class:`UctTree`); each
+simulation selects down the tree with UCB1 (:func:`_select`), adds one child
+(:func:`_expand`: moves of a node are expanded in a random order), plays a uniformly
+random game from it (:func:`_rollout`: at most ``rollout_limit`` plies, then a draw),
+and backs the result up (:func:`_backup`). A node's value is counted for the player who
+made the move into it (the side to move at its parent), so backup never assumes that
+turns alternate. Terminal positions come from the rules' one end-of-game rule
+(``end_code``: win/loss, no-progress and endgame rules, and the variant's repetition
+draw counted over the game history and the path, in the hash-by-ply representation of
+``count_repetitions``).
 """
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
-from drl.agents._kernels import generate, generate_into
+from drl.agents._kernels import CTX_SIZE, generate, generate_into
 from drl.rules.core import (
     DRAW,
+    MAX_MOVES,
+    MOVE_WIDTH,
     ST_HASH,
     ST_PLY,
     ST_TURN,
@@ -29,6 +35,69 @@ from drl.rules.core import (
 )
 
 MAX_DEPTH = 512  # longest selection path
+
+
+class UctTree(NamedTuple):
+    """The tree of one search: N nodes (N = most simulations + 1), node 0 the root.
+
+    Attributes:
+        state: ``int64[N, STATE_SIZE]`` the node's position.
+        parent: ``int64[N]`` parent node, -1 at the root.
+        first_child: ``int64[N]`` the child added last, -1 if none; the children of a
+            node are linked from here through ``next_sibling``.
+        next_sibling: ``int64[N]`` next child of the same parent, -1 at the end.
+        move_index: ``int64[N]`` the move into the node, a row of its parent's moves in
+            kernel order (-1 at the root).
+        n_moves: ``int64[N]`` legal moves of the node.
+        n_expanded: ``int64[N]`` children added so far.
+        expand_start: ``int64[N]`` the move expanded first (the others follow in order,
+            wrapping around).
+        code: ``int64[N]`` the node's result code (``end_code``), -1 while the game goes
+            on; it holds for the node's one path from the root.
+        visits: ``int64[N]`` simulations through the node.
+        value: ``float64[N]`` sum of the results (1 win, 0.5 draw) of those simulations
+            for the player who moved into the node.
+    """
+
+    state: np.ndarray
+    parent: np.ndarray
+    first_child: np.ndarray
+    next_sibling: np.ndarray
+    move_index: np.ndarray
+    n_moves: np.ndarray
+    n_expanded: np.ndarray
+    expand_start: np.ndarray
+    code: np.ndarray
+    visits: np.ndarray
+    value: np.ndarray
+
+
+class UctWork(NamedTuple):
+    """Work space of the search.
+
+    Attributes:
+        moves: ``int64[2, MAX_MOVES, MOVE_WIDTH]`` move buffers (row 0 for the tree,
+            both for the playouts).
+        scratch: ``int64[2, STATE_SIZE]`` the playout's positions.
+        ctx: ``int64[CTX_SIZE]`` move-generator scratch space.
+    """
+
+    moves: np.ndarray
+    scratch: np.ndarray
+    ctx: np.ndarray
+
+
+def allocate(sims: int) -> tuple[UctTree, UctWork]:
+    """A zeroed tree with room for ``sims`` simulations, and its work space."""
+    n = int(sims) + 1
+    links = np.zeros((9, n), np.int64)  # parent .. visits, one row each
+    tree = UctTree._make([np.zeros((n, STATE_SIZE), np.int64), *links, np.zeros(n)])
+    work = UctWork(
+        np.zeros((2, MAX_MOVES, MOVE_WIDTH), np.int64),
+        np.zeros((2, STATE_SIZE), np.int64),
+        np.zeros(CTX_SIZE, np.int64),
+    )
+    return tree, work
 
 
 @njit(cache=True, _nrt=False)
@@ -64,132 +133,129 @@ def _rollout(state, params, limit, moves, scratch, path, ctx):
     return 2
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def _init_node(tree, work, params, path, i, parent, sibling, mi):
+    """Fill node ``i`` (its ``state`` already written): links, legal moves, a random
+    first move to expand and the result code."""
+    tree.parent[i] = parent
+    tree.first_child[i] = -1
+    tree.next_sibling[i] = sibling
+    tree.move_index[i] = mi
+    n = generate_into(tree.state, i, params, work.moves, 0, work.ctx)
+    tree.n_moves[i] = n
+    tree.n_expanded[i] = 0
+    tree.expand_start[i] = np.random.randint(n) if n > 0 else 0
+    tree.code[i] = _code(tree.state[i], params, n, path)
+    tree.visits[i] = 0
+    tree.value[i] = 0.0
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _expand(tree, work, params, path, node, ch):
+    """Add child ``ch`` of ``node`` by the node's next untried move."""
+    generate_into(tree.state, node, params, work.moves, 0, work.ctx)
+    mi = (tree.expand_start[node] + tree.n_expanded[node]) % tree.n_moves[node]
+    tree.n_expanded[node] += 1
+    apply_move_into(tree.state[node], params, work.moves[0, mi], tree.state[ch])
+    _init_node(tree, work, params, path, ch, node, tree.first_child[node], mi)
+    tree.first_child[node] = ch
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _select(tree, node, c):
+    """The child of a fully expanded ``node`` with the highest UCB1 score (the first
+    linked of equal ones)."""
+    log_n = np.log(max(tree.visits[node], 1))
+    best = -1.0
+    best_ch = -1
+    ch = tree.first_child[node]
+    while ch >= 0:
+        v = tree.visits[ch]
+        u = tree.value[ch] / v + c * np.sqrt(log_n / v)
+        if u > best:
+            best = u
+            best_ch = ch
+        ch = tree.next_sibling[ch]
+    return best_ch
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _backup(tree, node, winner):
+    """Count ``winner`` (0, 1, or ``DRAW``) from ``node`` up to the root, each node's
+    value for the player who moved into it."""
+    while node >= 0:
+        tree.visits[node] += 1
+        p = tree.parent[node]
+        if p >= 0:
+            mover = tree.state[p, ST_TURN]
+            if winner == DRAW:
+                tree.value[node] += 0.5
+            elif winner == mover:
+                tree.value[node] += 1.0
+        node = p
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _descend(tree, work, params, path, c, rollout_limit, count):
+    """One simulation's way down: select to a terminal node or one with an untried
+    move, expand it as node ``count`` and play out from there. Returns ``(last node,
+    winner, nodes in the tree)``."""
+    node = 0
+    depth = 0
+    while True:
+        st = tree.state[node]
+        path[st[ST_PLY]] = st[ST_HASH]
+        if tree.code[node] >= 0:  # a node's code holds for its one path from the root
+            return node, code_winner(tree.code[node]), count
+        if tree.n_expanded[node] < tree.n_moves[node]:
+            _expand(tree, work, params, path, node, count)
+            if tree.code[count] >= 0:
+                return count, code_winner(tree.code[count]), count + 1
+            winner = _rollout(
+                tree.state[count], params, rollout_limit, work.moves, work.scratch, path, work.ctx
+            )
+            return count, winner, count + 1
+        node = _select(tree, node, c)
+        depth += 1
+        if depth >= MAX_DEPTH:
+            return node, DRAW, count
+
+
 @njit(cache=True, _nrt=False)
-def uct_search(
-    root,
-    params,
-    sims,
-    c,
-    rollout_limit,
-    seed,
-    node_state,
-    parent,
-    first_child,
-    next_sibling,
-    move_index,
-    n_moves,
-    n_expanded,
-    expand_start,
-    code,
-    visits,
-    value,
-    moves,
-    scratch,
-    path,
-    ctx,
-):
+def uct_search(tree, work, root, params, path, sims, c, rollout_limit, seed):
     """Run ``sims`` simulations from ``root``.
 
+    ``tree`` and ``work`` may be passed as plain tuples of their fields
+    (``tuple(tree)``), as :class:`~drl.agents.mcts.MCTSAgent` does: numba reads the types
+    of a plain tuple of arrays in compiled code but those of a NamedTuple in Python, some
+    microseconds per structure on every call.
+
     Args:
-        root: int64 [STATE_SIZE].
-        params: int64 [PARAMS_SIZE].
+        tree: :class:`UctTree` with room for ``sims + 1`` nodes.
+        work: :class:`UctWork`.
+        root: ``int64[STATE_SIZE]``.
+        params: ``int64[PARAMS_SIZE]``.
+        path: ``int64[root ply + MAX_DEPTH + rollout_limit + 2]``, the game's hash-by-ply
+            history (``Board.history``); the search writes its path and playouts at the
+            plies after the root.
         sims: number of simulations (>= 1).
         c: UCB1 exploration constant.
         rollout_limit: plies per random playout before it counts as a draw.
         seed: seed of the playouts and expansion orders.
-        node_state: int64 [sims + 1, STATE_SIZE]; parent, first_child, next_sibling,
-            move_index, n_moves, n_expanded, expand_start, code: int64 [sims + 1];
-            visits: int64 [sims + 1]; value: float64 [sims + 1] -- the tree.
-        moves: int64 [2, MAX_MOVES, MOVE_WIDTH], scratch: int64 [2, STATE_SIZE],
-        path: int64 [root ply + MAX_DEPTH + rollout_limit + 2], the game's hash-by-ply
-            history (``Board.history``); the search writes its path and playouts at the
-            plies after the root. ctx: int64 [CTX_SIZE] -- work space.
 
     Returns:
         The number of nodes in the tree. Children of the root are linked from
-        ``first_child[0]`` through ``next_sibling``; ``move_index`` is the child's move
-        in kernel order of the root's moves.
+        ``tree.first_child[0]`` through ``tree.next_sibling``; ``tree.move_index`` is the
+        child's move in kernel order of the root's moves.
     """
+    tree = UctTree(*tree)
+    work = UctWork(*work)
     _set_seed(seed)
     for i in range(STATE_SIZE):
-        node_state[0, i] = root[i]
-    parent[0] = -1
-    first_child[0] = -1
-    next_sibling[0] = -1
-    move_index[0] = -1
-    n = generate_into(node_state, 0, params, moves, 0, ctx)
-    n_moves[0] = n
-    n_expanded[0] = 0
-    expand_start[0] = np.random.randint(n) if n > 0 else 0
-    code[0] = _code(node_state[0], params, n, path)
-    visits[0] = 0
-    value[0] = 0.0
+        tree.state[0, i] = root[i]
+    _init_node(tree, work, params, path, 0, -1, -1, -1)
     count = 1
     for _ in range(sims):
-        node = 0
-        depth = 0
-        winner = -1
-        while True:
-            st = node_state[node]
-            path[st[ST_PLY]] = st[ST_HASH]
-            if code[node] >= 0:  # a node's code holds for its one path from the root
-                winner = code_winner(code[node])
-                break
-            if n_expanded[node] < n_moves[node]:
-                # Expand the next untried move.
-                generate_into(node_state, node, params, moves, 0, ctx)
-                mi = (expand_start[node] + n_expanded[node]) % n_moves[node]
-                n_expanded[node] += 1
-                ch = count
-                count += 1
-                apply_move_into(st, params, moves[0, mi], node_state[ch])
-                parent[ch] = node
-                first_child[ch] = -1
-                next_sibling[ch] = first_child[node]
-                first_child[node] = ch
-                move_index[ch] = mi
-                cn = generate_into(node_state, ch, params, moves, 0, ctx)
-                n_moves[ch] = cn
-                n_expanded[ch] = 0
-                expand_start[ch] = np.random.randint(cn) if cn > 0 else 0
-                code[ch] = _code(node_state[ch], params, cn, path)
-                visits[ch] = 0
-                value[ch] = 0.0
-                node = ch
-                depth += 1
-                if code[ch] >= 0:
-                    winner = code_winner(code[ch])
-                else:
-                    winner = _rollout(
-                        node_state[ch], params, rollout_limit, moves, scratch, path, ctx
-                    )
-                break
-            # All children expanded: UCB1.
-            log_n = np.log(max(visits[node], 1))
-            best = -1.0
-            best_ch = -1
-            ch = first_child[node]
-            while ch >= 0:
-                v = visits[ch]
-                u = value[ch] / v + c * np.sqrt(log_n / v)
-                if u > best:
-                    best = u
-                    best_ch = ch
-                ch = next_sibling[ch]
-            node = best_ch
-            depth += 1
-            if depth >= MAX_DEPTH:
-                winner = DRAW
-                break
-        # Backup: each node's value is for the player who moved into it.
-        while node >= 0:
-            visits[node] += 1
-            p = parent[node]
-            if p >= 0:
-                mover = node_state[p, ST_TURN]
-                if winner == DRAW:
-                    value[node] += 0.5
-                elif winner == mover:
-                    value[node] += 1.0
-            node = p
+        node, winner, count = _descend(tree, work, params, path, c, rollout_limit, count)
+        _backup(tree, node, winner)
     return count

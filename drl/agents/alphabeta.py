@@ -74,6 +74,8 @@ class AlphaBetaAgent(Agent):
             self._load(ckpt)
             self.name += ",ckpt"
         self._buf = ab.SearchBuffers(tt_bits)
+        # the leaf evaluation as search_root takes it fastest (plain tuples)
+        self._leaf_eval = (tuple(self._net), tuple(self._scratch))
         self._rng = np.random.default_rng(seed)
         self.last_depth = 0
         self.last_score = 0
@@ -145,7 +147,8 @@ class AlphaBetaAgent(Agent):
         path = search_history(board, ab.MAX_PLY + 1)
         if rank is None:
             rank = np.arange(ab.MAX_MOVES, dtype=np.int64)
-        b = self._buf
+        root = (state, params, path, rank)  # an ab.SearchRoot, as a plain tuple
+        ctl = self._buf.stack.ctl
         max_depth = self.depth if self.depth is not None else ab.MAX_PLY // 2 - 1
         start = _time.perf_counter()
         total_nodes = 0
@@ -161,13 +164,13 @@ class AlphaBetaAgent(Agent):
                 limit = int(rate * (self.time - elapsed))
                 if limit <= 0:
                     break
-            b.ctl[:] = 0
-            b.ctl[ab.C_LIMIT] = limit
-            s = self._search_root(d, state, params, path, rank)
-            total_nodes += int(b.ctl[ab.C_NODES])
-            if b.ctl[ab.C_ABORT]:
+            ctl[:] = 0
+            ctl[ab.C_LIMIT] = limit
+            s = self._search_root(root, d)
+            total_nodes += int(ctl[ab.C_NODES])
+            if ctl[ab.C_ABORT]:
                 break
-            best_row = b.moves[0, b.ctl[ab.C_BEST]].copy()
+            best_row = self._buf.stack.moves[0, ctl[ab.C_BEST]].copy()
             score = int(s)
             done_depth = d
             if abs(score) > ab.WIN_BOUND:
@@ -180,28 +183,10 @@ class AlphaBetaAgent(Agent):
         self.last_seconds = _time.perf_counter() - start
         return best_row, score
 
-    def _search_root(
-        self, d: int, state: np.ndarray, params: np.ndarray, path: np.ndarray, rank: np.ndarray
-    ) -> int:
-        b = self._buf
+    def _search_root(self, root: tuple[np.ndarray, ...], d: int) -> int:
+        stack, tables = self._buf.args
         try:
-            return ab.search_root(
-                state,
-                params,
-                d,
-                b.states,
-                b.moves,
-                b.order,
-                path,
-                b.tt,
-                b.history,
-                rank,
-                b.ctl,
-                b.frames,
-                b.ctx,
-                self._net,
-                self._scratch,
-            )
+            return ab.search_root(root, d, stack, tables, *self._leaf_eval)
         except FloatingPointError as err:
             from drl.nn.errors import TrainingDiverged
 

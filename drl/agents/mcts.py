@@ -1,7 +1,8 @@
 """``mcts:sims=N[,c=C,rollout_limit=L]``: UCT with random rollouts (compiled).
 
-The search itself is :func:`drl.agents._mcts.uct_search`; the tree arrays are
-allocated once per agent and reused for every move.
+The search itself is :func:`drl.agents._mcts.uct_search`; its tree
+(:class:`drl.agents._mcts.UctTree`) is allocated once per agent and reused for every
+move.
 """
 
 from __future__ import annotations
@@ -12,10 +13,8 @@ import numpy as np
 
 from drl.agents import _mcts
 from drl.agents._board import kernel_inputs, require_moves, search_history
-from drl.agents._kernels import CTX_SIZE
 from drl.agents.base import Agent
 from drl.rules import Board, Move
-from drl.rules.core import MAX_MOVES, MOVE_WIDTH, STATE_SIZE
 
 __all__ = ["MCTSAgent"]
 
@@ -47,13 +46,8 @@ class MCTSAgent(Agent):
             raise ValueError(f"rollout_limit must be >= 1, got {rollout_limit}")
         self.sims, self.c, self.rollout_limit = int(sims), float(c), int(rollout_limit)
         self.name = f"mcts:sims={sims}"
-        cap = self.sims + 1
-        self._state = np.zeros((cap, STATE_SIZE), dtype=np.int64)
-        self._ints = np.zeros((9, cap), dtype=np.int64)
-        self._value = np.zeros(cap, dtype=np.float64)
-        self._moves = np.zeros((2, MAX_MOVES, MOVE_WIDTH), dtype=np.int64)
-        self._ctx = np.zeros(CTX_SIZE, dtype=np.int64)
-        self._scratch = np.zeros((2, STATE_SIZE), dtype=np.int64)
+        self._tree, work = _mcts.allocate(self.sims)
+        self._args = (tuple(self._tree), tuple(work))  # as uct_search takes them fastest
         self._rng = np.random.default_rng(seed)
         self.last_sims = self.last_nodes = self.last_visits = 0
 
@@ -77,45 +71,15 @@ class MCTSAgent(Agent):
         sims = self.sims if sims is None else min(int(sims), self.sims)
         state, params = kernel_inputs(board)
         path = search_history(board, _mcts.MAX_DEPTH + self.rollout_limit + 2)
-        (
-            parent,
-            first_child,
-            next_sibling,
-            move_index,
-            n_moves,
-            n_expanded,
-            expand_start,
-            code,
-            visits,
-        ) = self._ints
         seed = int(self._rng.integers(2**31 - 1))
         nodes = _mcts.uct_search(
-            state,
-            params,
-            sims,
-            self.c,
-            self.rollout_limit,
-            seed,
-            self._state,
-            parent,
-            first_child,
-            next_sibling,
-            move_index,
-            n_moves,
-            n_expanded,
-            expand_start,
-            code,
-            visits,
-            self._value,
-            self._moves,
-            self._scratch,
-            path,
-            self._ctx,
+            *self._args, state, params, path, sims, self.c, self.rollout_limit, seed
         )
+        tree = self._tree
         counts = np.zeros(len(board.legal_moves), dtype=np.int64)
-        ch = int(first_child[0])
+        ch = int(tree.first_child[0])
         while ch >= 0:
-            counts[move_index[ch]] = visits[ch]
-            ch = int(next_sibling[ch])
+            counts[tree.move_index[ch]] = tree.visits[ch]
+            ch = int(tree.next_sibling[ch])
         self.last_sims, self.last_nodes, self.last_visits = sims, int(nodes), int(counts.max())
         return counts

@@ -15,7 +15,6 @@ from gymnasium import spaces
 
 from drl.encode.actions import action_index
 from drl.encode.planes import N_CHANNELS
-from drl.envs import _kernels as K
 from drl.envs.opponents import make_opponent
 from drl.envs.render import render_ansi, render_rgb
 from drl.envs.step_game import StepGame
@@ -217,21 +216,7 @@ class DraughtsEnv(gym.Env):
         a = action_index(action)
         if not 0 <= a < self._n_actions:
             return self._illegal(a)
-        if game.plies + 2 >= len(game.log):
-            game.grow()
-        code = K.game_step(
-            game.ws,
-            game.pos,
-            game.params,
-            game.rows,
-            game.hist,
-            game.log,
-            game.rng,
-            a,
-            self._fast_random,
-            game.mask,
-            game.planes,
-        )
+        code = game.step(a, self._fast_random)
         if code == G.STEP_ILLEGAL:
             return self._illegal(a)
         truncated = False

@@ -80,6 +80,14 @@ class StepGame:
         self.mask = np.zeros(self.n_actions, dtype=np.int8)
         self.planes = np.zeros((N_CHANNELS, self.size, self.size), dtype=np.float32)
         G.start(self.pos, state, self.params, self.rows, self.hist)
+        self._bind()
+
+    def _bind(self) -> None:
+        """The arrays as :func:`drl.envs._kernels.game_step` takes them (plain tuples of
+        a ``Game``, a ``Driver`` and an ``Observation``: the fastest call)."""
+        self._game = (self.pos, self.params, self.rows, self.hist)
+        self._driver = (self.ws, self.log, self.rng)
+        self._out = (self.mask, self.planes)
 
     # ------------------------------------------------------------------ queries
 
@@ -147,6 +155,7 @@ class StepGame:
         grow = len(self.log)
         self.log = np.concatenate([self.log, np.zeros_like(self.log[:grow])])
         self.hist = np.concatenate([self.hist, np.zeros(grow, dtype=np.int64)])
+        self._bind()
 
     def step(self, action: int, random_opponent: bool = False) -> int:
         """Play a step action; then, if a move was completed and ``random_opponent``,
@@ -156,22 +165,9 @@ class StepGame:
             ``G.STEP_ILLEGAL`` (nothing played), ``G.STEP_IN_PROGRESS`` or
             ``G.STEP_MOVE_DONE``.
         """
-        self._ensure_capacity()
-        return int(
-            K.game_step(
-                self.ws,
-                self.pos,
-                self.params,
-                self.rows,
-                self.hist,
-                self.log,
-                self.rng,
-                action,
-                random_opponent,
-                self.mask,
-                self.planes,
-            )
-        )
+        if self.plies + 2 >= len(self.log):  # _ensure_capacity, inline: every env step
+            self.grow()
+        return int(K.game_step(self._game, self._driver, action, random_opponent, self._out))
 
     def random_replies(self) -> None:
         """Random moves for the agent's opponent until the agent is to move (or the end)."""

@@ -114,6 +114,49 @@ def _size(n: int) -> str:
     return f"{n / 2**30:,.1f} GiB"
 
 
+def _check_arguments(
+    num_envs: int,
+    agent_color: str,
+    max_plies: int,
+    illegal_action: str,
+    opponent: str,
+    render_mode: str | None,
+) -> None:
+    """Raise ``ValueError`` for an argument of :class:`DraughtsVectorEnv` out of range."""
+    if opponent != "random":
+        raise ValueError(
+            f"the vector env plays only opponent='random', got {opponent!r}; "
+            f"use gymnasium.make_vec(..., vectorization_mode='sync') for "
+            f"other opponents"
+        )
+    if render_mode is not None:
+        raise ValueError("the vector env does not render; use DraughtsEnv")
+    if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+        raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+    if agent_color not in COLORS + ("random",):
+        raise ValueError(f"agent_color must be 'black', 'white' or 'random', got {agent_color!r}")
+    if isinstance(max_plies, bool) or not isinstance(max_plies, (int, np.integer)) or max_plies < 1:
+        raise ValueError(f"max_plies must be a positive integer, got {max_plies!r}")
+    if illegal_action not in ("raise", "lose"):
+        raise ValueError(f"illegal_action must be 'raise' or 'lose', got {illegal_action!r}")
+
+
+def _check_memory(num_envs: int, board_size: int, max_plies: int, record_moves: bool) -> None:
+    """Raise ``ValueError`` when the buffers of ``num_envs`` games do not fit in
+    :func:`memory_limit`, saying how many do."""
+    per_env = bytes_per_env(board_size, max_plies, record_moves)
+    need, limit = num_envs * per_env, memory_limit()
+    if limit is not None and need > limit:
+        fit = limit // per_env
+        raise ValueError(
+            f"num_envs={excerpt(num_envs)} needs {_size(need)} of buffers "
+            f"({_size(per_env)} per game at max_plies={excerpt(max_plies)}"
+            f"{', record_moves' if record_moves else ''}), more than the memory "
+            f"limit of {_size(limit)} (the machine's memory, or its control group's); "
+            + (f"at most {fit:,} games fit" if fit else "not even one game fits")
+        )
+
+
 class DraughtsVectorEnv(VectorEnv):
     """``num_envs`` games of one variant, the agent against uniformly random replies.
 
@@ -156,44 +199,9 @@ class DraughtsVectorEnv(VectorEnv):
         render_mode: str | None = None,
         record_moves: bool = False,
     ) -> None:
-        if opponent != "random":
-            raise ValueError(
-                f"the vector env plays only opponent='random', got {opponent!r}; "
-                f"use gymnasium.make_vec(..., vectorization_mode='sync') for "
-                f"other opponents"
-            )
-        if render_mode is not None:
-            raise ValueError("the vector env does not render; use DraughtsEnv")
-        if (
-            isinstance(num_envs, bool)
-            or not isinstance(num_envs, (int, np.integer))
-            or num_envs < 1
-        ):
-            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
-        if agent_color not in COLORS + ("random",):
-            raise ValueError(
-                f"agent_color must be 'black', 'white' or 'random', got {agent_color!r}"
-            )
-        if (
-            isinstance(max_plies, bool)
-            or not isinstance(max_plies, (int, np.integer))
-            or max_plies < 1
-        ):
-            raise ValueError(f"max_plies must be a positive integer, got {max_plies!r}")
-        if illegal_action not in ("raise", "lose"):
-            raise ValueError(f"illegal_action must be 'raise' or 'lose', got {illegal_action!r}")
+        _check_arguments(num_envs, agent_color, max_plies, illegal_action, opponent, render_mode)
         self.variant = build_variant(variant, variant_options)
-        per_env = bytes_per_env(self.variant.board_size, int(max_plies), bool(record_moves))
-        need, limit = int(num_envs) * per_env, memory_limit()
-        if limit is not None and need > limit:
-            fit = limit // per_env
-            raise ValueError(
-                f"num_envs={excerpt(int(num_envs))} needs {_size(need)} of buffers "
-                f"({_size(per_env)} per game at max_plies={excerpt(int(max_plies))}"
-                f"{', record_moves' if record_moves else ''}), more than the memory "
-                f"limit of {_size(limit)} (the machine's memory, or its control group's); "
-                + (f"at most {fit:,} games fit" if fit else "not even one game fits")
-            )
+        _check_memory(int(num_envs), self.variant.board_size, int(max_plies), bool(record_moves))
         variants = role_variants(self.variant, role)
         self._variants = (variants[0], variants[1])  # by agent colour
         self.num_envs = int(num_envs)
@@ -201,9 +209,15 @@ class DraughtsVectorEnv(VectorEnv):
         self.max_plies = int(max_plies)
         self.illegal_action = illegal_action
         self.copy = copy
+        self.record_moves = bool(record_moves)
+        self._make_spaces()
+        self._params2 = np.stack([variants[0].params, variants[1].params])
+        self._init = np.asarray(initial_state(self._params2[0]), dtype=np.int64)
+        self._allocate()
+
+    def _make_spaces(self) -> None:
         n = self.variant.board_size
         a = num_actions(n)
-        b = self.num_envs
         self.single_observation_space = spaces.Dict(
             {
                 "observation": spaces.Box(0.0, 1.0, (N_CHANNELS, n, n), dtype=np.float32),
@@ -211,13 +225,14 @@ class DraughtsVectorEnv(VectorEnv):
             }
         )
         self.single_action_space = spaces.Discrete(a)
-        self.observation_space = batch_space(self.single_observation_space, b)
-        self.action_space = batch_space(self.single_action_space, b)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
 
-        self._params2 = np.stack([variants[0].params, variants[1].params])
-        self._init = np.asarray(initial_state(self._params2[0]), dtype=np.int64)
-        self.record_moves = bool(record_moves)
-        shapes = _buffer_shapes(n, self.max_plies, self.record_moves)  # what was counted
+    def _allocate(self) -> None:
+        """The buffers of the games, as ``bytes_per_env`` counts them, and the plain tuples
+        of them that :func:`drl.envs._kernels.vector_step` takes (its fastest call)."""
+        b = self.num_envs
+        shapes = _buffer_shapes(self.variant.board_size, self.max_plies, self.record_moves)
 
         def zeros(name: str) -> np.ndarray:
             shape, dtype = shapes[name]
@@ -238,6 +253,16 @@ class DraughtsVectorEnv(VectorEnv):
         self._needs_reset = zeros("_needs_reset")
         self._needs_reset[:] = True
         self._no_actions = zeros("_no_actions")
+        self._games = (self._pos, self._rows, self._hist)  # K.Games
+        self._drivers = (self._ws, self._logs, self._rngs)  # K.Drivers
+        self._rules = (self._params2, self._init)  # K.Rules
+        self._outputs = (
+            self._masks,
+            self._planes,
+            self._rewards,
+            self._terminated,
+            self._truncated,
+        )
 
     def _draw_agents(self) -> np.ndarray:
         if self.agent_color == "random":
@@ -320,23 +345,14 @@ class DraughtsVectorEnv(VectorEnv):
     def _run(self, actions: np.ndarray, lose: bool) -> None:
         new_agents = self._draw_agents() if self._needs_reset.any() else self._no_actions
         K.vector_step(
-            self._ws,
-            self._pos,
-            self._params2,
-            self._init,
-            self._rows,
-            self._hist,
-            self._logs,
-            self._rngs,
+            self._games,
+            self._drivers,
+            self._rules,
             actions,
             self._needs_reset,
             new_agents,
             lose,
-            self._masks,
-            self._planes,
-            self._rewards,
-            self._terminated,
-            self._truncated,
+            self._outputs,
         )
 
     def _observation(self) -> dict[str, np.ndarray]:

@@ -422,6 +422,35 @@ def endgame_plies(state, params):
 
 
 @njit(cache=True, inline="always")
+def _lift(men, kings, bit):
+    """Take the piece on ``bit`` off its side's bitboards: ``(is a man, men, kings)``."""
+    if men & bit:
+        return True, men ^ bit, kings
+    return False, men, kings ^ bit
+
+
+@njit(cache=True, inline="always")
+def _hash_out(h, z, kind, bb):
+    """``h`` with the pieces of ``kind`` on the squares of ``bb`` hashed out."""
+    while bb:
+        h ^= ZOBRIST[z, kind, lowest_square(bb)]
+        bb &= bb - 1
+    return h
+
+
+@njit(cache=True, inline="always")
+def _put(kind, bit, bb0, bb1, bb2, bb3):
+    """The four bitboards with a piece of ``kind`` (0..3) added on ``bit``."""
+    if kind == 0:
+        return bb0 | bit, bb1, bb2, bb3
+    if kind == 1:
+        return bb0, bb1 | bit, bb2, bb3
+    if kind == 2:
+        return bb0, bb1, bb2 | bit, bb3
+    return bb0, bb1, bb2, bb3 | bit
+
+
+@njit(cache=True, inline="always")
 def _apply_at(src, s, params, moves, lvl, i, dst, t):
     """Play ``moves[lvl, i]`` on ``src[s]`` and write the new state to ``dst[t]``
     (``dst[t]`` may be ``src[s]``)."""
@@ -445,31 +474,15 @@ def _apply_at(src, s, params, moves, lvl, i, dst, t):
     own_m = 2 * side
     own_k = own_m + 1
     if side == 0:
-        is_man = (bb0 & from_bit) != 0
-        if is_man:
-            bb0 ^= from_bit
-        else:
-            bb1 ^= from_bit
+        is_man, bb0, bb1 = _lift(bb0, bb1, from_bit)
     else:
-        is_man = (bb2 & from_bit) != 0
-        if is_man:
-            bb2 ^= from_bit
-        else:
-            bb3 ^= from_bit
+        is_man, bb2, bb3 = _lift(bb2, bb3, from_bit)
     kind = own_m if is_man else own_k
     h ^= ZOBRIST[z, kind, frm]
     if cap:
         opp_m = 2 - own_m
-        cm = (bb2 if side == 0 else bb0) & cap
-        ck = (bb3 if side == 0 else bb1) & cap
-        while cm:
-            sq = lowest_square(cm)
-            cm &= cm - 1
-            h ^= ZOBRIST[z, opp_m, sq]
-        while ck:
-            sq = lowest_square(ck)
-            ck &= ck - 1
-            h ^= ZOBRIST[z, opp_m + 1, sq]
+        h = _hash_out(h, z, opp_m, (bb2 if side == 0 else bb0) & cap)
+        h = _hash_out(h, z, opp_m + 1, (bb3 if side == 0 else bb1) & cap)
         if side == 0:
             bb2 &= ~cap
             bb3 &= ~cap
@@ -480,14 +493,7 @@ def _apply_at(src, s, params, moves, lvl, i, dst, t):
         if flags & FLAG_CROWN:
             kind = own_k
         h ^= ZOBRIST[z, kind, to]
-        if kind == 0:
-            bb0 |= to_bit
-        elif kind == 1:
-            bb1 |= to_bit
-        elif kind == 2:
-            bb2 |= to_bit
-        else:
-            bb3 |= to_bit
+        bb0, bb1, bb2, bb3 = _put(kind, to_bit, bb0, bb1, bb2, bb3)
     # Endgame counter: plies played in the current endgame class. It restarts (0 in the
     # position reached) on a capture, a promotion, or a change of class; a man move
     # inside a class does not restart it. Under FMJD the class changes only by a capture

@@ -46,7 +46,7 @@ from drl.rules.core import (
     initial_state,
 )
 from drl.rules.pdn import game_type_tag, result_for_file, write_game
-from drl.search import BatchedMCTS, Evaluator, Roots, SearchConfig
+from drl.search import BatchedMCTS, Evaluator, Roots, SearchConfig, SearchResult
 from drl.train.buffer import GameBatch
 
 __all__ = [
@@ -172,7 +172,7 @@ class SelfPlayStats:
         return out
 
 
-class _Game:
+class _RecordedGame:
     """One game in a slot: its game-core position and history (rows of the actor's
     slot arrays while it is played), the moves played and the positions recorded.
 
@@ -218,6 +218,35 @@ class _Game:
         return [Move.from_row(row, n, notation) for row in self.rows]
 
 
+@dataclass
+class _Delivery:
+    """What one :meth:`SelfPlayActor.play` call hands out: its finished games, passed to
+    ``on_games`` in chunks of ``chunk`` (see ``play``)."""
+
+    num_games: int
+    on_games: Callable[[GameBatch, list[str]], None] | None
+    chunk: int
+    progress: Callable[[int], None] | None
+    stats: SelfPlayStats
+    pending: list[tuple[GameBatch, str]] = field(default_factory=list)
+
+    def add(self, batch: GameBatch, pdn: str) -> None:
+        """Take one game (already counted in ``stats``)."""
+        self.pending.append((batch, pdn))
+        if self.progress is not None:
+            self.progress(self.stats.games)
+        if len(self.pending) >= self.chunk:
+            self.flush()
+
+    def flush(self) -> None:
+        """Pass the games taken so far to ``on_games``."""
+        if self.on_games is not None and self.pending:
+            self.on_games(
+                GameBatch.concat([p[0] for p in self.pending]), [p[1] for p in self.pending]
+            )
+            self.pending = []
+
+
 class SelfPlayActor:
     """Plays self-play games with a network and records training positions.
 
@@ -254,8 +283,8 @@ class SelfPlayActor:
             search, config.games_in_flight, self.board_size, max_plies=config.max_plies
         )
         b = config.games_in_flight
-        self._slots: list[_Game | None] = [None] * b
-        self._done: list[_Game] = []  # finished, not delivered yet (oldest first)
+        self._slots: list[_RecordedGame | None] = [None] * b
+        self._done: list[_RecordedGame] = []  # finished, not delivered yet (oldest first)
         self._next_index = 0
         self.games_started = 0
         self._moves = G.move_buffer()
@@ -293,11 +322,11 @@ class SelfPlayActor:
     def games_started(self, value: int) -> None:
         self._started = int(value)
 
-    def _new_game(self, slot: int) -> _Game:
+    def _new_game(self, slot: int) -> _RecordedGame:
         v = self.variants[self._started % len(self.variants)]
         self._started += 1
         self._params[slot] = v.params
-        return _Game(v, self._params[slot], self._pos[slot], self._hist[slot], self._moves)
+        return _RecordedGame(v, self._params[slot], self._pos[slot], self._hist[slot], self._moves)
 
     def play(
         self,
@@ -332,93 +361,112 @@ class SelfPlayActor:
             raise ValueError(f"num_games must be >= 1, got {num_games}")
         t0 = time.perf_counter()
         stats = SelfPlayStats()
-        pending: list[tuple[GameBatch, str]] = []
-        ent_sum, ent_n = 0.0, 0
-        cfg = self.config
-        b = cfg.games_in_flight
-
-        def deliver() -> None:
-            nonlocal pending
-            while self._done and stats.games < num_games:
-                g = self._done.pop(0)
-                g.index = self._next_index
-                self._next_index += 1
-                pending.append(self._finish(g, stats))
-                if progress is not None:
-                    progress(stats.games)
-                if on_games is not None and len(pending) >= chunk:
-                    on_games(GameBatch.concat([p[0] for p in pending]), [p[1] for p in pending])
-                    pending = []
-
-        deliver()
+        out = _Delivery(num_games, on_games, chunk, progress, stats)
+        entropy_sum = 0.0
+        self._deliver(out)
         while stats.games < num_games:
-            for i in range(b):
-                if self._slots[i] is None:
-                    self._slots[i] = self._new_game(i)
-            slots: list[_Game] = self._slots  # type: ignore[assignment]
-            legal_counts(self._pos, self._params, self._all, self._count, self._single)
-            forced = self._single.copy()
-            searched = forced < 0
-            actions = forced.copy()
-            full = np.zeros(b, np.bool_)
-            result = None
-            if searched.any():
-                full = self.rng.random(b) < cfg.full_search_prob
-                budgets = np.where(
-                    full,
-                    self.search_config.num_simulations,
-                    min(cfg.fast_simulations, self.search_config.num_simulations),
-                )
-                result = self.mcts.run(
-                    self._roots(),
-                    evaluate,
-                    self.rng,
-                    active=searched,
-                    budgets=budgets,
-                    explore=full,
-                )
-                stats.simulations += result.simulations
-                stats.leaf_evals += result.leaf_evals
-                stats.net_batches += result.net_batches
-                actions[searched] = result.action[searched]  # sampled by the search
-                trained = searched & full
-                if trained.any():
-                    p = result.policy[trained]
-                    logp = np.log(np.where(p > 0, p, 1.0))
-                    ent_sum += float(-(p * logp).sum())
-                    ent_n += int(trained.sum())
-                    stats.searched += int(trained.sum())
-            observe_all(self._pos, self._params, self._all, self._obs)
-            obs = self._obs.astype(np.float16)
-            for i, g in enumerate(slots):
-                if not searched[i]:
-                    if cfg.record_forced:
-                        self._record(g, obs[i], forced[i : i + 1], _ONE, 0.0, np.nan)
-                else:
-                    assert result is not None, "a game with a choice of moves was searched"
-                    legal = np.flatnonzero(result.legal[i])
-                    w = 1.0 if full[i] else 0.0
-                    self._record(
-                        g, obs[i], legal, result.policy[i, legal], w, float(result.root_value[i])
-                    )
-            step_all(
-                self._pos, self._params, self._hist, actions, self._all, self._played, self._step
-            )
-            if (self._step == G.STEP_ILLEGAL).any():
-                bad = int(np.flatnonzero(self._step == G.STEP_ILLEGAL)[0])
-                raise RuntimeError(f"self-play chose an illegal step {int(actions[bad])}")
-            for i in np.flatnonzero(self._step == G.STEP_MOVE_DONE).tolist():
-                if self._move_done(slots[i], i):
-                    self._done.append(slots[i])
-                    self._slots[i] = None
-            deliver()
-        if on_games is not None and pending:
-            on_games(GameBatch.concat([p[0] for p in pending]), [p[1] for p in pending])
+            entropy_sum += self._play_step(evaluate, stats)
+            self._deliver(out)
+        out.flush()
         stats.seconds = time.perf_counter() - t0
-        stats.target_entropy = ent_sum / max(ent_n, 1)
+        stats.target_entropy = entropy_sum / max(stats.searched, 1)
         return stats
 
+    def _deliver(self, out: _Delivery) -> None:
+        """Number the finished games, oldest first, and hand them to ``out`` until it
+        has all it asked for (the rest wait for the next call)."""
+        while self._done and out.stats.games < out.num_games:
+            g = self._done.pop(0)
+            g.index = self._next_index
+            self._next_index += 1
+            out.add(*self._finish(g, out.stats))
+
     # -- one step ---------------------------------------------------------------------
+    def _play_step(self, evaluate: Evaluator, stats: SelfPlayStats) -> float:
+        """One step of every slot: a new game in each free slot, then forced steps at
+        once and the other games' steps by one batched search, each position recorded.
+        Returns the summed entropy of the search policies recorded for training."""
+        b = self.config.games_in_flight
+        for i in range(b):
+            if self._slots[i] is None:
+                self._slots[i] = self._new_game(i)
+        legal_counts(self._pos, self._params, self._all, self._count, self._single)
+        forced = self._single.copy()
+        searched = forced < 0
+        actions = forced.copy()
+        full = np.zeros(b, np.bool_)
+        result = None
+        entropy = 0.0
+        if searched.any():
+            full, result, entropy = self._search(evaluate, searched, stats)
+            actions[searched] = result.action[searched]  # sampled by the search
+        observe_all(self._pos, self._params, self._all, self._obs)
+        self._record_step(forced, searched, full, result)
+        self._advance(actions)
+        return entropy
+
+    def _search(
+        self, evaluate: Evaluator, searched: np.ndarray, stats: SelfPlayStats
+    ) -> tuple[np.ndarray, SearchResult, float]:
+        """Search the games with a choice of steps, each a full search with probability
+        ``full_search_prob`` (else a fast one). Returns which searches were full, the
+        result and the summed entropy of the full searches' policies."""
+        cfg = self.config
+        full = self.rng.random(cfg.games_in_flight) < cfg.full_search_prob
+        sims = self.search_config.num_simulations
+        budgets = np.where(full, sims, min(cfg.fast_simulations, sims))
+        result = self.mcts.run(
+            self._roots(), evaluate, self.rng, active=searched, budgets=budgets, explore=full
+        )
+        stats.simulations += result.simulations
+        stats.leaf_evals += result.leaf_evals
+        stats.net_batches += result.net_batches
+        trained = searched & full
+        entropy = 0.0
+        if trained.any():
+            p = result.policy[trained]
+            logp = np.log(np.where(p > 0, p, 1.0))
+            entropy = float(-(p * logp).sum())
+            stats.searched += int(trained.sum())
+        return full, result, entropy
+
+    def _record_step(
+        self,
+        forced: np.ndarray,
+        searched: np.ndarray,
+        full: np.ndarray,
+        result: SearchResult | None,
+    ) -> None:
+        """Record every slot's position before its step: a forced step with policy
+        weight 0 (if ``record_forced``), a searched one with the search's policy
+        (weight 1 for a full search) and value."""
+        obs = self._obs.astype(np.float16)
+        slots: list[_RecordedGame] = self._slots  # type: ignore[assignment]
+        for i, g in enumerate(slots):
+            if not searched[i]:
+                if self.config.record_forced:
+                    self._record(g, obs[i], forced[i : i + 1], _ONE, 0.0, np.nan)
+            else:
+                assert result is not None, "a game with a choice of moves was searched"
+                legal = np.flatnonzero(result.legal[i])
+                w = 1.0 if full[i] else 0.0
+                self._record(
+                    g, obs[i], legal, result.policy[i, legal], w, float(result.root_value[i])
+                )
+
+    def _advance(self, actions: np.ndarray) -> None:
+        """Play each slot's step; a game that ends frees its slot and waits for
+        delivery."""
+        step_all(self._pos, self._params, self._hist, actions, self._all, self._played, self._step)
+        if (self._step == G.STEP_ILLEGAL).any():
+            bad = int(np.flatnonzero(self._step == G.STEP_ILLEGAL)[0])
+            raise RuntimeError(f"self-play chose an illegal step {int(actions[bad])}")
+        slots: list[_RecordedGame] = self._slots  # type: ignore[assignment]
+        for i in np.flatnonzero(self._step == G.STEP_MOVE_DONE).tolist():
+            if self._move_done(slots[i], i):
+                self._done.append(slots[i])
+                self._slots[i] = None
+
     def _roots(self) -> Roots:
         pos = self._pos
         return Roots(
@@ -433,7 +481,7 @@ class SelfPlayActor:
 
     def _record(
         self,
-        g: _Game,
+        g: _RecordedGame,
         obs: np.ndarray,
         legal: np.ndarray,
         policy: np.ndarray,
@@ -448,7 +496,7 @@ class SelfPlayActor:
         g.player.append(int(g.pos[ST_TURN]))
         g.ply.append(int(g.pos[ST_PLY]))
 
-    def _move_done(self, g: _Game, slot: int) -> bool:
+    def _move_done(self, g: _RecordedGame, slot: int) -> bool:
         """Book the move game ``g`` just completed; returns True when the game is over
         (by rule, or truncated at ``max_plies``), its slot then free."""
         g.rows.append(self._played[slot].copy())
@@ -465,7 +513,7 @@ class SelfPlayActor:
         g.leave_slot()
         return True
 
-    def _finish(self, g: _Game, stats: SelfPlayStats) -> tuple[GameBatch, str]:
+    def _finish(self, g: _RecordedGame, stats: SelfPlayStats) -> tuple[GameBatch, str]:
         result = g.result
         player = np.asarray(g.player, np.int64)
         taught = g.adjudicated if result == RESULT_TRUNCATED else result
@@ -507,13 +555,13 @@ class SelfPlayActor:
         stats.adjudicated.append(g.adjudicated)
         return batch, self._pdn(g)
 
-    def _board(self, g: _Game) -> Board:
+    def _board(self, g: _RecordedGame) -> Board:
         board = Board(g.variant)
         for move in g.moves():
             board.push_unchecked(move)
         return board
 
-    def _pdn(self, g: _Game) -> str:
+    def _pdn(self, g: _RecordedGame) -> str:
         """The game as PDN, written from its move rows (self-play starts from the
         variant's start position, so no board is replayed)."""
         game_type, variant_tag = game_type_tag(g.variant)
