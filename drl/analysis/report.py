@@ -1,5 +1,6 @@
-"""The analysis report: one self-contained HTML page (and the same tables in Markdown) over
-the summaries of :func:`drl.analysis.analyze_run`.
+"""The analysis report: one self-contained HTML page, and the same tables in Markdown.
+
+The report is drawn from the summaries of :func:`drl.analysis.analyze_run`.
 
 ``index.html`` holds everything it shows: CSS and script inline, plots as inline PNG
 (matplotlib, Agg), boards as inline SVG (:func:`drl.rules.svg.board_svg`), so it opens
