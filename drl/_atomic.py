@@ -85,8 +85,10 @@ def write_atomic(
 def remove_partials(
     directory: str | os.PathLike, keep: Callable[[Path], bool] | None = None
 ) -> list[Path]:
-    """Remove the ``*.tmp`` files in ``directory`` (writes cut short; none if the folder
-    does not exist), except those ``keep`` says to keep. Returns the removed paths."""
+    """Remove the ``*.tmp`` files (writes cut short) in ``directory``; returns the removed paths.
+
+    Those ``keep`` says to keep stay; nothing is removed if the folder does not exist.
+    """
     d = Path(directory)
     if not d.is_dir():
         return []
@@ -99,8 +101,9 @@ def remove_partials(
 
 
 def set_aside(path: str | os.PathLike, *, overwrite: bool = False) -> Path:
-    """Rename a damaged file to ``<name>.corrupt`` beside it, so that later scans no
-    longer read it and what it held is kept to look at. Returns the new path.
+    """Rename a damaged file to ``<name>.corrupt`` beside it; returns the new path.
+
+    Later scans no longer read it, and what it held is kept to look at.
 
     Args:
         path: the damaged file.

@@ -35,8 +35,11 @@ def _module_file(name: str) -> Path | None:
 
 
 def _compiled_sources() -> list[Path]:
-    """Modules that use numba, and every drl module they import (constants such as the
-    parameter indices are baked into the machine code), transitively."""
+    """Modules that use numba, and every drl module they import, transitively.
+
+    The imported modules count because their constants (such as the parameter indices) are
+    baked into the machine code.
+    """
     pending = [p for p in _PACKAGE.rglob("*.py") if b"numba" in p.read_bytes()]
     seen: set[Path] = set()
     while pending:
@@ -60,9 +63,11 @@ def _digest() -> str:
 
 
 def check() -> None:
-    """Remove stale ``*.nbi``/``*.nbc`` files of this package (no-op when up to date or
-    when the folder cannot be written) and say on stderr that kernels will be compiled.
-    Runs once per process."""
+    """Remove stale ``*.nbi``/``*.nbc`` files of this package, saying so on stderr.
+
+    The message on stderr says that the kernels will be compiled. A no-op when the cache
+    is up to date or its folder cannot be written. Runs once per process.
+    """
     global _checked
     if _checked:
         return

@@ -1,5 +1,6 @@
-"""Where the optional shared data folder lives (the one lookup of ``../shared``), and
-where the Hydra configs live.
+"""Where the optional shared data folder and the Hydra configs live.
+
+This is the one lookup of ``../shared``.
 
 The rule documents, real game collections and published perft tables the project was
 built from sit in a folder named ``shared`` beside the repository checkout. They are not
@@ -33,8 +34,11 @@ def repo_root() -> Path:
 
 
 def shared_dir() -> Path:
-    """The shared data folder: ``$DRL_SHARED`` if set (and not empty), else ``shared``
-    beside the repository root. The path may not exist; callers check and skip."""
+    """The shared data folder: ``$DRL_SHARED``, else ``shared`` beside the repository root.
+
+    ``$DRL_SHARED`` counts when set and not empty. The path may not exist; callers check
+    and skip.
+    """
     env = os.environ.get(ENV_VAR, "").strip()
     if env:
         return Path(env).expanduser()

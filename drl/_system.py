@@ -8,8 +8,10 @@ __all__ = ["usable_cpus"]
 
 
 def usable_cpus() -> int:
-    """The CPUs this process may run on (its affinity mask where the OS has one, else
-    every CPU of the machine); at least 1."""
+    """The number of CPUs this process may run on; at least 1.
+
+    Its affinity mask where the OS has one, else every CPU of the machine.
+    """
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - no affinity mask (macOS, Windows)

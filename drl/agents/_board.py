@@ -14,9 +14,12 @@ def kernel_inputs(board: Board) -> tuple[np.ndarray, np.ndarray]:
 
 
 def search_history(board: Board, depth: int) -> np.ndarray:
-    """The board's hash-by-ply history (``Board.history``) with room for a search path of
-    ``depth`` more plies: ``int64[ply + depth + 1]``; a search writes the positions of
-    its path at their plies, so repetitions are counted by the game's own rule."""
+    """The board's hash-by-ply history with room for ``depth`` more plies of a search path.
+
+    ``Board.history`` extended to ``int64[ply + depth + 1]``; a search writes the
+    positions of its path at their plies, so repetitions are counted by the game's own
+    rule.
+    """
     hist = board.history()
     out = np.zeros(int(board.state[ST_PLY]) + depth + 1, dtype=np.int64)
     out[: len(hist)] = hist

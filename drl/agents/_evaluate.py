@@ -51,9 +51,12 @@ BLOCKING = 4
 
 
 def _advance_planes() -> np.ndarray:
-    """``ADVANCE_PLANE[z, c, k]``: squares where a man of colour c has advanced a number of
-    rows with bit k set (rows from its own back row), so that the advancement of a set of
-    men is ``sum_k 2**k * popcount(men & plane_k)``."""
+    """``ADVANCE_PLANE[z, c, k]``: bitboards of the squares by advancement bit.
+
+    Plane ``k`` holds the squares where a man of colour c has advanced a number of rows
+    with bit k set (rows from its own back row), so that the advancement of a set of men is
+    ``sum_k 2**k * popcount(men & plane_k)``.
+    """
     planes = np.zeros((2, 2, 4), dtype=np.int64)
     for z, n in enumerate(BOARD_SIZES):
         for s in range(n * n // 2):

@@ -1,5 +1,6 @@
-"""An external engine process: started in its own process group, read line by line
-with timeouts, and shut down on every exit path.
+"""An external engine process, read line by line and shut down on every exit path.
+
+The engine is started in its own process group, and its output is read with timeouts.
 
 The engine runs in a new session (its own process group), so a Ctrl-C in the terminal
 reaches only drl, which then stops the engine itself; on Linux the engine also gets
@@ -42,9 +43,10 @@ __all__ = ["EngineError", "EngineProcess"]
 
 
 class EngineError(RuntimeError):
-    """An external engine misbehaved: it replied with garbage or an illegal move, was
-    too slow, or exited. The message names the engine (and the position, when there is
-    one)."""
+    """An external engine misbehaved: garbage or an illegal move, too slow, or exited.
+
+    The message names the engine (and the position, when there is one).
+    """
 
 
 def _deathsig() -> None:  # pragma: no cover - runs in the child between fork and exec
@@ -66,8 +68,10 @@ def _stat(pid: int | str) -> tuple[str, int, int, int] | None:
 
 
 def _descendants(pid: int) -> dict[int, int]:
-    """Live descendants of ``pid`` -> their start time (to tell a reused pid), from one
-    pass over ``/proc`` (empty where there is none)."""
+    """Live descendants of ``pid`` -> their start time (to tell a reused pid).
+
+    Found in one pass over ``/proc``; empty where there is no ``/proc``.
+    """
     children: dict[int, list[tuple[int, int]]] = collections.defaultdict(list)
     try:
         entries = [e for e in os.listdir("/proc") if e.isdigit()]
@@ -88,8 +92,10 @@ def _descendants(pid: int) -> dict[int, int]:
 
 
 def _kill_tree(tree: dict[int, int], pgid: int) -> list[str]:
-    """SIGKILL the processes of ``tree`` (pid -> start time) that are still the same
-    processes; returns a note for each that could not be signalled."""
+    """SIGKILL the processes of ``tree`` (pid -> start time) that are still the same.
+
+    Returns a note for each process that could not be signalled.
+    """
     missed = []
     for pid, start in tree.items():
         st = _stat(pid)
@@ -105,9 +111,12 @@ def _kill_tree(tree: dict[int, int], pgid: int) -> list[str]:
 
 
 def _kill_group(proc: subprocess.Popen, pgid: int, tree: dict[int, int]) -> None:
-    """SIGKILL the engine's process group and its descendants (those in ``tree``, found
-    by :meth:`EngineProcess.close`, or found now), then reap the engine (the finalizer's
-    action). The engine's stdout and stderr are left to the threads that read them."""
+    """SIGKILL the engine's process group and its descendants, then reap the engine.
+
+    The descendants are those in ``tree`` (found by :meth:`EngineProcess.close`) or found
+    now. This is the finalizer's action. The engine's stdout and stderr are left to the
+    threads that read them.
+    """
     if proc.poll() is None:
         tree.update(_descendants(pgid))
     try:
@@ -198,10 +207,12 @@ class EngineProcess:
 
     @staticmethod
     def _pump(stream: IO[bytes], sink: Any, stop_at_long: bool = True) -> None:
-        """Put each line of ``stream`` into ``sink``, then None at its end. A line over
-        the cap is put as its :class:`RecordTooLong`; with ``stop_at_long`` the reading
-        then ends (the reader of the queue stops the engine), else the rest of the line
-        is skipped. Only this thread closes ``stream``."""
+        """Put each line of ``stream`` into ``sink``, then None at its end.
+
+        A line over the cap is put as its :class:`RecordTooLong`; with ``stop_at_long`` the
+        reading then ends (the reader of the queue stops the engine), else the rest of the
+        line is skipped. Only this thread closes ``stream``.
+        """
         reader = RecordReader(stream.read1, b"\n", HUB_LINE_LIMIT, "line")  # type: ignore[attr-defined]
         try:
             while True:
@@ -308,12 +319,17 @@ class EngineProcess:
         return line
 
     def close(self, goodbye: str | None = None, wait: float = 1.0) -> str:
-        """Stop the engine: send ``goodbye`` (e.g. ``quit``), close its stdin, wait up to
-        ``wait`` seconds, then SIGTERM and finally SIGKILL its process group and every
+        """Stop the engine, its process group and every descendant; safe to call more than once.
+
+        Sends ``goodbye`` (e.g. ``quit``), closes the engine's stdin, waits up to ``wait``
+        seconds, then sends SIGTERM and finally SIGKILL to its process group and every
         descendant (found under ``/proc`` before the engine is told to stop, so one that
-        left the group is found too). Then wait at most a second for the engine's output
+        left the group is found too). Then waits at most a second for the engine's output
         to end; this never blocks on a pipe that a process out of reach still holds.
-        Safe to call more than once.
+
+        Args:
+            goodbye: a line sent to the engine first, or None.
+            wait: seconds the engine is given to exit on its own.
 
         Returns:
             :attr:`close_note`: ``""``, or what could not be reached (for messages).

@@ -43,9 +43,11 @@ _CHUNK = 64 * 1024
 
 
 def quote_record(head: bytes | str, size: int | None = None, more: bool = False) -> str:
-    """A short quote of a record: its repr when short, else the repr of its first
-    :data:`~drl.rules._quote.EXCERPT_CHARS` characters and ``... (N bytes)`` (``more``:
-    ``more than N bytes``, for a record whose end was not read).
+    """A short quote of a record, for messages.
+
+    Its repr when short, else the repr of its first
+    :data:`~drl.rules._quote.EXCERPT_CHARS` characters and ``... (N bytes)`` (with
+    ``more``: ``more than N bytes``, for a record whose end was not read).
 
     Args:
         head: the record, or its first bytes.
@@ -76,15 +78,17 @@ class RecordTooLong(ValueError):
         super().__init__(self.describe())
 
     def describe(self, size: int | None = None) -> str:
-        """``<what> longer than <limit> bytes: <excerpt>`` (``size``: the full length,
-        once the rest has been skipped)."""
+        """``<what> longer than <limit> bytes: <excerpt>``.
+
+        ``size`` is the full length, once the rest has been skipped.
+        """
         more = not self.complete and size is None
         total = self.size if size is None else size
         return f"{self.what} longer than {self.limit} bytes: {quote_record(self.head, total, more)}"
 
 
 class RecordReader:
-    """Records ended by one terminator byte, read from ``read`` with a cap on their length.
+    r"""Records ended by one terminator byte, read from ``read`` with a cap on their length.
 
     Args:
         read: ``read(n)``: up to ``n`` bytes, at least one unless the input ended (then
@@ -164,8 +168,9 @@ class RecordReader:
         return rest if rest and self._partial_last else None
 
     def skip(self) -> int:
-        """After an incomplete :class:`RecordTooLong`: read and drop the rest of that
-        record, up to and including its terminator (or the end of input). Memory stays
+        """Read and drop the rest of a record after an incomplete :class:`RecordTooLong`.
+
+        Reads up to and including its terminator (or the end of input). Memory stays
         bounded whatever its length.
 
         Returns:

@@ -1,5 +1,6 @@
-"""Positions and moves as the engine protocols write them (Hub-1, Hub-2 and DXP), and the
-variant names of Hub-2's ``variant`` parameter.
+"""Positions and moves as the engine protocols write them (Hub-1, Hub-2 and DXP).
+
+Also the variant names of Hub-2's ``variant`` parameter.
 
 Squares are numbered 1..N (N = 50 on 10x10, 32 on 8x8) in the board's numeric order,
 whatever notation the variant prints (drl's 0-based square ``i`` is ``i + 1``).
@@ -56,8 +57,11 @@ REFUSED_HUB_VARIANTS = ("killer", "bt", "frisian")
 
 
 def hub_variant_name(variant: Variant | str) -> str:
-    """The Hub-2 ``variant`` value for a drl variant: a name of :data:`HUB_VARIANTS`, or
-    the drl variant string itself (understood by ``drl-hub`` only)."""
+    """The Hub-2 ``variant`` value for a drl variant.
+
+    A name of :data:`HUB_VARIANTS`, or the drl variant string itself (understood by
+    ``drl-hub`` only).
+    """
     v = Variant.parse(variant)
     for name, spec in HUB_VARIANTS.items():
         if Variant.parse(spec) == v:
@@ -66,8 +70,9 @@ def hub_variant_name(variant: Variant | str) -> str:
 
 
 def variant_of_hub_name(name: str) -> Variant:
-    """The drl variant of a Hub-2 ``variant`` value (a :data:`HUB_VARIANTS` name, or a
-    drl variant string).
+    """The drl variant of a Hub-2 ``variant`` value.
+
+    The value is a :data:`HUB_VARIANTS` name or a drl variant string.
 
     Raises:
         ValueError: Scan's ``killer``, ``bt`` or ``frisian``, an unknown name, or a drl
@@ -109,8 +114,10 @@ def _pieces(board: Board) -> tuple[int, list[str]]:
 
 
 def hub_position(board: Board, version: int = 2) -> str:
-    """The Hub position string of ``board`` (side to move upper case in Hub-2, lower
-    case in Hub-1)."""
+    """The Hub position string of ``board``.
+
+    The side to move is upper case in Hub-2 (``version=2``), lower case in Hub-1.
+    """
     turn, squares = _pieces(board)
     side = "w" if turn == int(Color.WHITE) else "b"
     return (side.upper() if version == 2 else side) + "".join(squares)
@@ -161,8 +168,9 @@ def move_text(move: Move) -> str:
 
 
 def parse_move_text(text: str) -> tuple[int, int, frozenset[int]]:
-    """``(from, to, captured)`` (1-based squares) of a Hub move; the ``-``/``x``
-    separators follow the Hub form.
+    """``(from, to, captured)`` (1-based squares) of a Hub move.
+
+    The ``-``/``x`` separators follow the Hub form.
 
     Raises:
         ValueError: anything else.
@@ -182,8 +190,7 @@ def parse_move_text(text: str) -> tuple[int, int, frozenset[int]]:
 
 
 def match_move(board: Board, start: int, end: int, captured: frozenset[int]) -> Move | None:
-    """The legal move of ``board`` with these 1-based start, end and captured squares,
-    or None."""
+    """The legal move of ``board`` with these 1-based start, end and captured squares, or None."""
     key = (start - 1, end - 1, frozenset(c - 1 for c in captured))
     for move in board.legal_moves:
         if (move.start, move.end, frozenset(move.captures)) == key:
@@ -192,8 +199,9 @@ def match_move(board: Board, start: int, end: int, captured: frozenset[int]) -> 
 
 
 def parse_hub_line(line: str) -> tuple[str, dict[str, str]]:
-    """A Hub-2 line ``command arg=val arg="quoted val" flag`` -> ``(command, args)``
-    (a flag's value is ``""``).
+    """Split a Hub-2 line ``command arg=val arg="quoted val" flag`` into ``(command, args)``.
+
+    A flag's value is ``""``.
 
     Raises:
         ValueError: an unbalanced quote or an empty line.
@@ -215,8 +223,11 @@ def _quote(value: str) -> str:
 
 
 def format_hub_line(command: str, *flags: str, **args: object) -> str:
-    """A Hub-2 line; values with spaces, ``=`` or empty are double-quoted. Keyword
-    ``move_time`` is written ``move-time`` (every ``_`` becomes ``-``)."""
+    """A Hub-2 line of ``command``, then ``flags``, then ``key=value`` pairs.
+
+    Values with spaces, ``=`` or empty are double-quoted. Keyword ``move_time`` is written
+    ``move-time`` (every ``_`` becomes ``-``).
+    """
     items = [command, *flags]
     items += [f"{k.replace('_', '-')}={_quote(str(v))}" for k, v in args.items()]
     return " ".join(items)

@@ -103,9 +103,11 @@ class AlphaBetaAgent(Agent):
         self._trained_on = None if trained_on is None else str(trained_on)
 
     def check_variant(self, variant: Variant | str) -> None:
-        """With ``ckpt``: raise ``ValueError`` unless the network fits ``variant``'s board
-        (:func:`drl.nn.check_variant`, which also warns once when the network was trained
-        under other rules); without one every variant fits."""
+        """With ``ckpt``: raise ``ValueError`` unless the network fits ``variant``'s board.
+
+        See :func:`drl.nn.check_variant`, which also warns once when the network was
+        trained under other rules. Without ``ckpt`` every variant fits.
+        """
         if not self._net_board:
             return
         v = Variant.parse(variant)
@@ -117,10 +119,12 @@ class AlphaBetaAgent(Agent):
         self._fits.add(v.board_size)
 
     def reset(self, seed: int | None = None) -> None:
+        """Clear the transposition table and history counters; reseed the move ordering."""
         self._buf.clear()
         self._rng = np.random.default_rng(seed)
 
     def select_move(self, board: Board) -> Move:
+        """The best move of :meth:`search` (a single legal move is played unsearched)."""
         self.check_variant(board.variant)  # before the forced-move shortcut
         legal = require_moves(board)
         rank = self._rng.permutation(ab.MAX_MOVES).astype(np.int64)

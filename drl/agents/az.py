@@ -151,8 +151,10 @@ class NetworkPlayer:
 
 
 def network_config(evaluate: object) -> Any:
-    """The config of the network behind an evaluator (``NetworkEvaluator.net.config``), or
-    None for an evaluator that does not expose one (a stand-in such as a uniform policy)."""
+    """The config of the network behind an evaluator (``NetworkEvaluator.net.config``).
+
+    None for an evaluator that does not expose one (a stand-in such as a uniform policy).
+    """
     return getattr(getattr(evaluate, "net", None), "config", None)
 
 
@@ -187,9 +189,11 @@ class NetworkAgent(Agent):
         self._fits: set[int] = set()  # board sizes checked
 
     def check_variant(self, variant: Variant | str) -> None:
-        """Raise ``ValueError`` unless the network fits ``variant``'s board (see
-        :func:`drl.nn.check_variant`); evaluators without a network config are not
-        checked."""
+        """Raise ``ValueError`` unless the network fits ``variant``'s board.
+
+        See :func:`drl.nn.check_variant`; evaluators without a network config are not
+        checked.
+        """
         v = Variant.parse(variant)
         if v.board_size in self._fits:
             return
@@ -203,6 +207,7 @@ class NetworkAgent(Agent):
         self._fits.add(v.board_size)
 
     def reset(self, seed: int | None = None) -> None:
+        """Reseed the player's generator (the search's random draws)."""
         self.player.rng = np.random.default_rng(seed)
 
     def select_move(self, board: Board) -> Move:

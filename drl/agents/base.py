@@ -40,9 +40,10 @@ class Agent(ABC):
         """
 
     def select_moves(self, boards: Sequence[Board]) -> list[Move]:
-        """One legal move for each board, in order, as :meth:`select_move` would choose
-        it (the boards are left unchanged). The default calls :meth:`select_move` on each
-        in turn; batched agents override it.
+        """One legal move for each board, in order, as :meth:`select_move` would choose it.
+
+        The boards are left unchanged. The default calls :meth:`select_move` on each in
+        turn; batched agents override it.
 
         Raises:
             ValueError: a board's game is already over.
@@ -53,17 +54,21 @@ class Agent(ABC):
         """Forget per-game state (search tables, counters) and reseed tie-breaking."""
 
     def check_variant(self, variant: Variant | str) -> None:  # noqa: B027 - no-op unless overridden
-        """Raise ``ValueError`` (naming what does not fit) if this agent cannot play
-        ``variant``, e.g. a network built for another board size. The arena calls it for
-        every agent before its games start; the default accepts every variant."""
+        """Raise ``ValueError`` (naming what does not fit) if this agent cannot play ``variant``.
+
+        For example a network built for another board size. The arena calls it for every
+        agent before its games start; the default accepts every variant.
+        """
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name}>"
 
 
 def __getattr__(name: str) -> Any:
-    """The registry's names, from :mod:`drl.agents.registry` (which imports this module,
-    so they are looked up when first asked for)."""
+    """The registry's names, from :mod:`drl.agents.registry`.
+
+    That module imports this one, so they are looked up when first asked for.
+    """
     from drl.agents import registry
 
     if name == "_REGISTRY" or name in registry.__all__:  # they lived here before

@@ -61,8 +61,7 @@ NAME = "drl"
 
 
 def clock_for(seconds: float) -> tuple[int, int]:
-    """``(minutes, moves)`` of a DXP clock that averages ``seconds`` per move (at most
-    999 of each)."""
+    """``(minutes, moves)`` of a DXP clock that averages ``seconds`` per move (each <= 999)."""
     minutes = max(1, min(999, math.ceil(seconds * 50 / 60)))
     moves = max(1, min(999, round(minutes * 60 / max(seconds, 1e-3))))
     return minutes, moves
@@ -103,8 +102,9 @@ def parse_move_message(text: str) -> tuple[int, int, frozenset[int]]:
 
 
 class DXPConnection:
-    """One DXP connection: NUL-ended ASCII messages over a socket, each at most
-    :data:`~drl.agents._records.DXP_MESSAGE_LIMIT` bytes.
+    """One DXP connection: NUL-ended ASCII messages over a socket.
+
+    Each message is at most :data:`~drl.agents._records.DXP_MESSAGE_LIMIT` bytes.
 
     Raises (every method): EngineError on a closed connection, a timeout, or a message
     over the limit (the message quotes an excerpt; the connection is then unusable).
@@ -162,6 +162,7 @@ class DXPConnection:
         return raw.decode("ascii", "replace").strip("\r\n")
 
     def close(self) -> None:
+        """Close the socket (errors ignored)."""
         with contextlib.suppress(OSError):
             self.sock.close()
 
@@ -175,9 +176,12 @@ class _Sync:
 
 
 def _scan_folder(program: str, cwd: str, port: int, tt: int | None, book: bool | None) -> str:
-    """A temporary working folder for Scan as a DXP client: links to the program and its
-    ``data/``, and a ``scan.ini`` copied from ``cwd`` with the DXP keys set to connect to
-    127.0.0.1:``port`` (Scan reads ``scan.ini`` from its working folder)."""
+    """Make a temporary working folder for Scan as a DXP client; returns its path.
+
+    It holds links to the program and its ``data/``, and a ``scan.ini`` copied from ``cwd``
+    with the DXP keys set to connect to 127.0.0.1:``port`` (Scan reads ``scan.ini`` from
+    its working folder).
+    """
     folder = tempfile.mkdtemp(prefix="drl-scan-dxp-")
     os.symlink(os.path.abspath(os.path.join(cwd, program)), os.path.join(folder, "scan"))
     os.symlink(os.path.abspath(os.path.join(cwd, "data")), os.path.join(folder, "data"))
@@ -321,8 +325,10 @@ class DXPAgent(Agent):
         return self._conn
 
     def close(self) -> None:
-        """End the DXP session (``E`` with stop code 1), stop the engine and remove its
-        temporary folder. Idempotent."""
+        """End the DXP session, stop the engine and remove its temporary folder.
+
+        The session ends with ``E`` (stop code 1). Idempotent.
+        """
         conn, self._conn = self._conn, None
         process, self._process = self._process, None
         self._sync = None
@@ -355,8 +361,10 @@ class DXPAgent(Agent):
             raise ValueError(f"{self.name}: DXP is International draughts (10x10) only, not {v}")
 
     def reset(self, seed: int | None = None) -> None:
-        """A new game: the next move starts with a new GAMEREQ (after a GAMEEND for the
-        game in progress, if any)."""
+        """Start a new game: the next move sends a new GAMEREQ.
+
+        A GAMEEND for the game in progress, if any, goes first.
+        """
         self._sync = None
 
     # -- moves --------------------------------------------------------------------------

@@ -57,10 +57,11 @@ _MAX_HELLO_LINES = 1000  # id/param/name lines in the reply to "hub" (one per en
 
 
 def engine_argv(cmd: str, args: str | None, default_args: dict[str, list[str]]) -> list[str]:
-    """The engine's command line: ``cmd`` split like a shell would (so it may hold a
-    command with arguments; quote a path with spaces), then ``args`` split the same way.
-    Without ``args``, a program whose file name starts with a key of ``default_args``
-    gets those arguments (e.g. ``scan`` -> ``hub``).
+    """The engine's command line: ``cmd``, then ``args``, each split like a shell would.
+
+    ``cmd`` may so hold a command with arguments (quote a path with spaces). Without
+    ``args``, a program whose file name starts with a key of ``default_args`` gets those
+    arguments (e.g. ``scan`` -> ``hub``).
 
     Raises:
         ValueError: an empty or badly quoted ``cmd`` / ``args``.
@@ -209,8 +210,10 @@ class HubAgent(Agent):
                 engine.send(f"set {key} {value}")
 
     def close(self) -> None:
-        """Stop the engine (``quit``, then signals to its process group). Idempotent; the
-        agent starts a new engine if it is asked for a move again."""
+        """Stop the engine: ``quit``, then signals to its process group.
+
+        Idempotent; the agent starts a new engine if it is asked for a move again.
+        """
         engine, self._engine = self._engine, None
         self._variant = None
         if engine is not None:
@@ -223,9 +226,11 @@ class HubAgent(Agent):
         self.close()
 
     def check_variant(self, variant: Variant | str) -> None:
-        """Refuse what the protocol cannot carry: Hub-1 (and ``proto=1``) plays only
-        International; Hub-2 also the :data:`~drl.agents._wire.HUB_VARIANTS` and drl
-        variant strings, if the engine declares them (checked when it starts).
+        """Refuse a variant the protocol cannot carry.
+
+        Hub-1 (and ``proto=1``) plays only International; Hub-2 also the
+        :data:`~drl.agents._wire.HUB_VARIANTS` and drl variant strings, if the engine
+        declares them (checked when it starts).
 
         Raises:
             ValueError: the variant cannot be played (the message names it).
@@ -248,9 +253,11 @@ class HubAgent(Agent):
     def _read_until(
         self, ends: tuple[str, ...], timeout: float, what: str, keep: tuple[str, ...] = ()
     ) -> list[str]:
-        """Lines up to one starting with a word of ``ends`` (within ``timeout`` seconds
-        in all): those starting with a word of ``keep``, then that last one (other lines,
-        e.g. ``info``, are dropped as they come: an engine's chatter costs no memory)."""
+        """Read lines up to one starting with a word of ``ends``, within ``timeout`` seconds.
+
+        Returns those starting with a word of ``keep``, then that last one. Other lines
+        (e.g. ``info``) are dropped as they come: an engine's chatter costs no memory.
+        """
         import time as _time
 
         assert self._engine is not None

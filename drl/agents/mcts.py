@@ -52,9 +52,11 @@ class MCTSAgent(Agent):
         self.last_sims = self.last_nodes = self.last_visits = 0
 
     def reset(self, seed: int | None = None) -> None:
+        """Reseed the search (its rollouts) and the tie-breaking."""
         self._rng = np.random.default_rng(seed)
 
     def select_move(self, board: Board) -> Move:
+        """A most visited move of :meth:`search`, ties broken at random."""
         legal = require_moves(board)
         if len(legal) == 1:
             return legal[0]

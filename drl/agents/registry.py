@@ -129,8 +129,11 @@ def _load_entry_point(ep: importlib.metadata.EntryPoint) -> None:
 
 
 def _load_plugin(kind: str, strict: bool) -> None:
-    """Register ``kind`` from its entry point if it is not registered yet. A failure is an
-    error only when the kind was asked for (``strict``); listings just leave it out."""
+    """Register ``kind`` from its entry point if it is not registered yet.
+
+    A failure is an error only when the kind was asked for (``strict``); listings just
+    leave it out.
+    """
     if kind in _REGISTRY:
         return
     for ep in _entry_points(kind):
@@ -192,8 +195,7 @@ def register_agent(
 
 
 def registered_agents() -> list[str]:
-    """Names of the registered agent kinds (kinds of entry points included when they
-    load)."""
+    """Names of the registered agent kinds (kinds of entry points included when they load)."""
     _load_all_plugins()
     return sorted(_REGISTRY)
 
@@ -218,8 +220,10 @@ def _spec_error(message: str) -> ValueError:
 
 
 def split_items(text: str) -> list[str]:
-    """Split ``text`` at the commas that are not inside single or double quotes
-    (``cmd=/x,args='-a 1,2'`` -> ``["cmd=/x", "args='-a 1,2'"]``)."""
+    """Split ``text`` at the commas that are not inside single or double quotes.
+
+    ``cmd=/x,args='-a 1,2'`` -> ``["cmd=/x", "args='-a 1,2'"]``.
+    """
     items, start, quote = [], 0, ""
     for i, ch in enumerate(text):
         if quote:
@@ -308,8 +312,7 @@ def make(spec: str | Agent) -> Agent:
 
 
 def is_batched(spec: str | Agent) -> bool:
-    """Whether the agent of ``spec`` is batched (:attr:`Agent.batched`), without
-    building it.
+    """Whether the agent of ``spec`` is batched (:attr:`Agent.batched`), without building it.
 
     Raises:
         ValueError: a bad spec (see :func:`parse_spec`).
@@ -320,8 +323,7 @@ def is_batched(spec: str | Agent) -> bool:
 
 
 def spec_name(spec: str | Agent) -> str:
-    """The canonical name of a spec (as :func:`make` would name the agent), without
-    building the agent.
+    """The canonical name of a spec, as :func:`make` would name the agent, without building it.
 
     Raises:
         ValueError: a bad spec (see :func:`parse_spec`).

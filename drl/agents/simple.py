@@ -25,9 +25,11 @@ class RandomAgent(Agent):
         self._rng = np.random.default_rng(seed)
 
     def reset(self, seed: int | None = None) -> None:
+        """Reseed the choices."""
         self._rng = np.random.default_rng(seed)
 
     def select_move(self, board: Board) -> Move:
+        """A uniformly random legal move."""
         legal = require_moves(board)
         return legal[int(self._rng.integers(len(legal)))]
 
@@ -59,6 +61,7 @@ class GreedyAgent(Agent):
         self._moves = np.zeros((MAX_MOVES, MOVE_WIDTH), dtype=np.int64)
 
     def reset(self, seed: int | None = None) -> None:
+        """Reseed the choice among equally scored moves."""
         self._rng = np.random.default_rng(seed)
 
     def score_moves(self, board: Board) -> np.ndarray:
@@ -88,6 +91,7 @@ class GreedyAgent(Agent):
         return scores
 
     def select_move(self, board: Board) -> Move:
+        """A best-scored move (:meth:`score_moves`), ties broken at random."""
         legal = require_moves(board)
         scores = self.score_moves(board)
         best = np.flatnonzero(scores == scores.max())

@@ -1,5 +1,7 @@
-"""What a trained agent has learned: outcome rates under its own play, the material values
-of its value head, its first-move preferences next to people's, and its style.
+"""What a trained agent has learned, from its games, value head and policy.
+
+Its outcome rates under its own play, the material values of its value head, its
+first-move preferences next to people's, and its style.
 
 >>> from drl.analysis import analyze_games
 >>> summary = analyze_games([["11-15", "22-18", "15x22"]], "english")

@@ -38,8 +38,7 @@ __all__ = [
 
 
 def parse_variant(variant: Variant | str) -> Variant:
-    """The variant of a string, with a ``ValueError`` that says it is the variant that is
-    wrong.
+    """The variant of a string, with a ``ValueError`` that says it is the variant that is wrong.
 
     Raises:
         ValueError: unknown variant name, flag or value (the message lists valid ones).
@@ -51,16 +50,20 @@ def parse_variant(variant: Variant | str) -> Variant:
 
 
 def rate(successes: float, n: int) -> dict[str, Any]:
-    """``{"value": successes / n, "ci95": [lo, hi], "n": n}`` with the 95% Wilson interval
-    (``value`` None and ``ci95`` ``[0, 1]`` when ``n == 0``). ``successes`` may be
-    fractional (points, draw = 1/2)."""
+    """``{"value": successes / n, "ci95": [lo, hi], "n": n}`` with the 95% Wilson interval.
+
+    ``value`` is None and ``ci95`` ``[0, 1]`` when ``n == 0``. ``successes`` may be
+    fractional (points, draw = 1/2).
+    """
     lo, hi = wilson_interval(successes, n)
     return {"value": (float(successes) / n) if n else None, "ci95": [lo, hi], "n": int(n)}
 
 
 def mean_ci(values: Sequence[float] | np.ndarray) -> dict[str, Any]:
-    """``{"value": mean, "ci95": [lo, hi], "n": n}``: the mean with a 95% Student-t
-    interval (``ci95`` None below two values or when they are all equal: ``[m, m]``)."""
+    """``{"value": mean, "ci95": [lo, hi], "n": n}``: the mean with a 95% Student-t interval.
+
+    ``ci95`` is None below two values, and ``[m, m]`` when they are all equal.
+    """
     x = np.asarray(values, dtype=np.float64)
     n = int(x.size)
     if n == 0:
@@ -107,6 +110,7 @@ class PlayedGame:
 
     @property
     def plies(self) -> int:
+        """Number of plies played."""
         return len(self.moves)
 
     def start_board(self) -> Board:
@@ -295,8 +299,10 @@ def game_pdn(game: PlayedGame) -> str:
 
 
 def sample_game(game: PlayedGame) -> dict[str, Any]:
-    """``{"title", "pdn", "moves", "fens", "result", "termination"}`` of one game, for a
-    report to draw every position."""
+    """``{"title", "pdn", "moves", "fens", "result", "termination"}`` of one game.
+
+    For a report to draw every position.
+    """
     return {
         "title": game.title,
         "pdn": game_pdn(game),

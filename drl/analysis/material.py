@@ -269,8 +269,7 @@ def _estimate(value: float | None, ci: list[float] | None, n: int) -> dict[str, 
 def summarize_probes(
     probes: Sequence[Probe], *, n_boot: int = 2000, seed: int = 0
 ) -> dict[str, Any]:
-    """Median worth of a man and a king and the king's worth in men, with bootstrap
-    intervals.
+    """Median worth of a man and a king and the king's worth in men, with bootstrap intervals.
 
     Returns:
         ``{phase: block}`` for ``"all"``, ``"opening"``, ``"middlegame"``, ``"endgame"``;

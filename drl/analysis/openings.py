@@ -1,5 +1,6 @@
-"""First-move preferences at the start position: the network's, and people's from recorded
-games.
+"""First-move preferences at the start position: the network's, and people's.
+
+People's come from recorded games.
 
 Moves are keyed by their standard notation (``str(Move)``: ``"11-15"`` on the English
 board, ``"c3-d4"`` in Russian notation). Human histograms come from the PDN collections
@@ -56,6 +57,7 @@ class FirstMoves:
     sources: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
+        """The summary's ``human`` block: counts (most played first), frequencies, skips."""
         total = sum(self.counts.values())
         return {
             "counts": dict(sorted(self.counts.items(), key=lambda kv: (-kv[1], kv[0]))),
@@ -147,7 +149,8 @@ def first_move_counts(source: str | os.PathLike, variant: Variant | str) -> Firs
 def human_collection(
     variant: Variant | str, games_dir: str | os.PathLike | None = None
 ) -> tuple[Path | None, str | None]:
-    """Where the recorded games of ``variant`` are: ``(folder, None)``, or
+    """Where the recorded games of ``variant`` are: ``(folder, None)`` or ``(None, reason)``.
+
     ``(None, reason)`` when there are none.
 
     A collection is used only for the preset it was recorded under, with the same board,

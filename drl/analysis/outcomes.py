@@ -1,5 +1,7 @@
-"""Outcome rates of a set of games: first-mover score, draws, truncations, game length and,
-in Give and Take, the Taker's score.
+"""Outcome rates of a set of games.
+
+First-mover score, draws, truncations, game length and, in Give and Take, the Taker's
+score.
 
 Points: a win is 1, a loss 0, a draw by rule and a game cut at ``max_plies`` 1/2 each
 (the arena's convention, :mod:`drl.eval.arena`). The first mover is the side to move in

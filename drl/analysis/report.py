@@ -1,5 +1,6 @@
-"""The analysis report: one self-contained HTML page (and the same tables in Markdown) over
-the summaries of :func:`drl.analysis.analyze_run`.
+"""The analysis report: one self-contained HTML page, and the same tables in Markdown.
+
+The report is drawn from the summaries of :func:`drl.analysis.analyze_run`.
 
 ``index.html`` holds everything it shows: CSS and script inline, plots as inline PNG
 (matplotlib, Agg), boards as inline SVG (:func:`drl.rules.svg.board_svg`), so it opens
@@ -143,85 +144,121 @@ def _bars(ax: Any, labels: list[str], series: dict[str, list[Any]], ylabel: str)
         ax.legend(fontsize=7)
 
 
+def _bar_figure(
+    labels: list[str],
+    series: dict[str, list[Any]],
+    ylabel: str,
+    title: str,
+    *,
+    line: float | None = None,
+    unit_range: bool = False,
+) -> bytes:
+    """One figure of grouped bars (:func:`_bars`) as PNG bytes.
+
+    Args:
+        labels: one x label per run.
+        series: legend name -> one estimate block per run.
+        ylabel: the y axis label.
+        title: the figure's title.
+        line: height of a dashed reference line, or None for none.
+        unit_range: whether the y axis is fixed to [0, 1] (scores and rates).
+
+    Returns:
+        The PNG file's bytes.
+    """
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(max(6.0, 0.7 * len(labels) + 2), 3.4))
+    _bars(ax, labels, series, ylabel)
+    if line is not None:
+        ax.axhline(line, color="grey", lw=0.8, ls="--")
+    if unit_range:
+        ax.set_ylim(0, 1)
+    ax.set_title(title, fontsize=10)
+    return _png(fig)
+
+
+def _opening_plot(summary: dict) -> bytes | None:
+    """The first-move shares (prior, search, human games) of a run's first opening as PNG.
+
+    Returns:
+        The PNG file's bytes, or None when the run has no opening with legal moves.
+    """
+    import matplotlib.pyplot as plt
+
+    op = _first_opening(summary)
+    legal = list(op.get("legal") or []) if op else []
+    if not op or not legal:
+        return None
+    prior, search = op.get("prior") or {}, op.get("search") or {}
+    human = _get(op, "human", "freq") or {}
+    fig, ax = plt.subplots(figsize=(max(5.0, 0.45 * len(legal) + 2), 2.8))
+    xs = range(len(legal))
+    w = 0.27
+    ax.bar([x - w for x in xs], [prior.get(m, 0.0) for m in legal], w, label="policy prior")
+    ax.bar(list(xs), [search.get(m, 0.0) for m in legal], w, label="search visits")
+    if human:
+        ax.bar([x + w for x in xs], [human.get(m, 0.0) for m in legal], w, label="human games")
+    ax.set_xticks(list(xs))
+    ax.set_xticklabels(legal, rotation=60, fontsize=7)
+    ax.set_ylabel("share")
+    ax.legend(fontsize=7)
+    ax.set_title(f"{_label(summary)}: first moves", fontsize=9)
+    return _png(fig)
+
+
 def _plots(summaries: Sequence[dict]) -> dict[str, bytes]:
+    """Every plot of the report, by file name.
+
+    Returns:
+        ``outcomes.png``, ``material.png``, ``style.png`` and ``openings-K.png`` for each
+        run K that has an opening with legal moves, as PNG bytes.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+
+    def each(*keys: str) -> list[Any]:
+        return [_get(s, *keys) for s in summaries]
 
     labels = [_label(s) for s in summaries]
-    width = max(6.0, 0.7 * len(labels) + 2)
-    out: dict[str, bytes] = {}
-
-    fig, ax = plt.subplots(figsize=(width, 3.4))
-    _bars(
-        ax,
-        labels,
-        {
-            "first mover": [_get(s, "outcomes", "first_mover", "score") for s in summaries],
-            "Taker": [_get(s, "outcomes", "taker", "score") for s in summaries],
-            "draw rate": [_get(s, "outcomes", "draw_rate") for s in summaries],
-        },
-        "score / rate",
-    )
-    ax.axhline(0.5, color="grey", lw=0.8, ls="--")
-    ax.set_ylim(0, 1)
-    ax.set_title("Outcomes under the agent's own play (95% intervals)", fontsize=10)
-    out["outcomes.png"] = _png(fig)
-
-    fig, ax = plt.subplots(figsize=(width, 3.4))
-    _bars(
-        ax,
-        labels,
-        {
-            ph: [_get(s, "material", "groups", "all", ph, "king_in_men") for s in summaries]
-            for ph in PHASES
-        },
-        "king value / man value",
-    )
-    ax.axhline(1.0, color="grey", lw=0.8, ls="--")
-    ax.set_title("Learned material: a king is worth k men (value head, by phase)", fontsize=10)
-    out["material.png"] = _png(fig)
-
-    fig, ax = plt.subplots(figsize=(width, 3.4))
-    _bars(
-        ax,
-        labels,
-        {
-            "offer rate": [_get(s, "style", "groups", "all", "offer_rate") for s in summaries],
-            "multi-capture rate": [
-                _get(s, "style", "groups", "all", "capture_length", "multi_rate") for s in summaries
-            ],
-            "king usage": [_get(s, "style", "groups", "all", "king_usage") for s in summaries],
-        },
-        "rate",
-    )
-    ax.set_ylim(0, 1)
-    ax.set_title("Style (all moves)", fontsize=10)
-    out["style.png"] = _png(fig)
-
+    style = ("style", "groups", "all")
+    out = {
+        "outcomes.png": _bar_figure(
+            labels,
+            {
+                "first mover": each("outcomes", "first_mover", "score"),
+                "Taker": each("outcomes", "taker", "score"),
+                "draw rate": each("outcomes", "draw_rate"),
+            },
+            "score / rate",
+            "Outcomes under the agent's own play (95% intervals)",
+            line=0.5,
+            unit_range=True,
+        ),
+        "material.png": _bar_figure(
+            labels,
+            {ph: each("material", "groups", "all", ph, "king_in_men") for ph in PHASES},
+            "king value / man value",
+            "Learned material: a king is worth k men (value head, by phase)",
+            line=1.0,
+        ),
+        "style.png": _bar_figure(
+            labels,
+            {
+                "offer rate": each(*style, "offer_rate"),
+                "multi-capture rate": each(*style, "capture_length", "multi_rate"),
+                "king usage": each(*style, "king_usage"),
+            },
+            "rate",
+            "Style (all moves)",
+            unit_range=True,
+        ),
+    }
     for k, s in enumerate(summaries):
-        op = _first_opening(s)
-        if not op:
-            continue
-        legal = list(op.get("legal") or [])
-        if not legal:
-            continue
-        prior, search = op.get("prior") or {}, op.get("search") or {}
-        human = _get(op, "human", "freq") or {}
-        fig, ax = plt.subplots(figsize=(max(5.0, 0.45 * len(legal) + 2), 2.8))
-        xs = range(len(legal))
-        w = 0.27
-        ax.bar([x - w for x in xs], [prior.get(m, 0.0) for m in legal], w, label="policy prior")
-        ax.bar(list(xs), [search.get(m, 0.0) for m in legal], w, label="search visits")
-        if human:
-            ax.bar([x + w for x in xs], [human.get(m, 0.0) for m in legal], w, label="human games")
-        ax.set_xticks(list(xs))
-        ax.set_xticklabels(legal, rotation=60, fontsize=7)
-        ax.set_ylabel("share")
-        ax.legend(fontsize=7)
-        ax.set_title(f"{_label(s)}: first moves", fontsize=9)
-        out[f"openings-{k}.png"] = _png(fig)
+        png = _opening_plot(s)
+        if png is not None:
+            out[f"openings-{k}.png"] = png
     return out
 
 
@@ -443,6 +480,133 @@ def _img(png: bytes, alt: str) -> str:
     return f'<img alt="{_e(alt)}" src="data:image/png;base64,{base64.b64encode(png).decode()}">'
 
 
+_SUMMARY_PLOTS = ("outcomes.png", "material.png", "style.png")
+
+
+def _run_description(s: dict) -> str:
+    """One sentence on a run: variant, checkpoint, and how its self-play games were played."""
+    sp = s.get("self_play") or {}
+    return (
+        f"variant {s.get('variant', DASH)}; checkpoint {s.get('checkpoint', DASH)} "
+        f"(iteration {s.get('iteration', DASH)}, {s.get('games_trained', DASH)} "
+        f"self-play games); {sp.get('games', DASH)} games of self-play at "
+        f"{s.get('simulations', DASH)} simulations per step from "
+        f"{sp.get('opening_plies', DASH)}-ply openings, cap {sp.get('max_plies', DASH)} plies"
+    )
+
+
+def _run_tables(s: dict) -> list[tuple[str, list[dict[str, str]]]]:
+    """A run's tables in the order shown: ``(heading, rows)``."""
+    return [
+        ("Outcomes", _outcome_rows(s)),
+        ("Material values", _material_rows(s)),
+        ("Style", _style_rows(s)),
+        ("First moves", _opening_rows(s)),
+    ]
+
+
+def _html_run(s: dict, k: int, plots: dict[str, bytes], sample_games: int, board_size: int) -> str:
+    """The HTML section of run ``k``: description, tables, first-move plot, sample games."""
+    label = _label(s)
+    parts = [f'<h2 id="run-{k}">{_e(label)}</h2><p>{_e(_run_description(s))}</p>']
+    for sub, rows in _run_tables(s):
+        parts.append(f"<h3>{_e(sub)}</h3>{_html_table(rows, sub.lower())}")
+    note = _get(s, "outcomes", "taker_note")
+    if note:
+        parts.append(f"<p>{_e(note)}</p>")
+    png = plots.get(f"openings-{k}.png")
+    if png:
+        parts.append(_img(png, f"first moves of {label}"))
+    games = list(s.get("sample_games") or [])[:sample_games]
+    if games:
+        parts.append("<h3>Sample games</h3>")
+        parts += [_game_html(s, g, f"{k}-{j}", board_size) for j, g in enumerate(games)]
+    return "".join(parts)
+
+
+def _html_report(
+    summaries: Sequence[dict],
+    plots: dict[str, bytes],
+    *,
+    title: str,
+    extra: Sequence[tuple[str, Sequence[dict[str, Any]]]],
+    sample_games: int,
+    board_size: int,
+) -> str:
+    """The text of ``index.html``: one page with its CSS, script, plots and boards inline.
+
+    Args:
+        summaries: the runs' summaries, in order.
+        plots: :func:`_plots`'s PNGs by file name.
+        title: the page's title.
+        extra: ``(title, rows)`` tables shown before the comparison.
+        sample_games: most sample games drawn per run.
+        board_size: board width in pixels.
+
+    Returns:
+        The HTML document.
+    """
+    parts = [
+        f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>{_e(title)}</title>'
+        f"<style>{_CSS}</style></head><body><h1>{_e(title)}</h1>"
+    ]
+    parts += [f"<h2>{_e(t)}</h2>{_html_table(rows, 'extra')}" for t, rows in extra]
+    parts.append("<h2>Comparison</h2>" + _html_table(comparison_rows(summaries), "comparison"))
+    parts += [_img(plots[name], name) for name in _SUMMARY_PLOTS]
+    parts += [_html_run(s, k, plots, sample_games, board_size) for k, s in enumerate(summaries)]
+    parts.append(f"<script>{_JS}</script></body></html>")
+    return "".join(parts)
+
+
+def _markdown_run(s: dict, k: int, plots: dict[str, bytes], sample_games: int) -> list[str]:
+    """The Markdown lines of run ``k``; sample games are given as PDN."""
+    md = [f"## {_label(s)}", "", _run_description(s), ""]
+    for sub, rows in _run_tables(s):
+        md += [f"### {sub}", "", _md_table(rows)]
+    note = _get(s, "outcomes", "taker_note")
+    if note:
+        md += [str(note), ""]
+    if plots.get(f"openings-{k}.png"):
+        md += [f"![first moves](openings-{k}.png)", ""]
+    games = list(s.get("sample_games") or [])[:sample_games]
+    if games:
+        md += ["### Sample games", ""]
+        for g in games:
+            md += ["```", str(g.get("pdn", "")).strip(), "```", ""]
+    return md
+
+
+def _markdown_report(
+    summaries: Sequence[dict],
+    plots: dict[str, bytes],
+    *,
+    title: str,
+    extra: Sequence[tuple[str, Sequence[dict[str, Any]]]],
+    sample_games: int,
+) -> str:
+    """The text of ``report.md``: the HTML page's tables, plots linked as PNG files beside it.
+
+    Args:
+        summaries: the runs' summaries, in order.
+        plots: :func:`_plots`'s PNGs by file name (only which exist matters).
+        title: the report's title.
+        extra: ``(title, rows)`` tables shown before the comparison.
+        sample_games: most sample games given per run.
+
+    Returns:
+        The Markdown document, ending in a newline.
+    """
+    md = [f"# {title}", ""]
+    for t, rows in extra:
+        md += [f"## {t}", "", _md_table(rows)]
+    md += ["## Comparison", "", _md_table(comparison_rows(summaries))]
+    md += [f"![{name}]({name})" for name in _SUMMARY_PLOTS]
+    md.append("")
+    for k, s in enumerate(summaries):
+        md += _markdown_run(s, k, plots, sample_games)
+    return "\n".join(md) + "\n"
+
+
 def write_report(
     summaries: Sequence[dict],
     out_dir: str | os.PathLike,
@@ -480,60 +644,16 @@ def write_report(
     except OSError as err:
         raise ValueError(f"{out}: cannot write the report there ({err})") from None
     plots = _plots(summaries)
-    compare = comparison_rows(summaries)
     extra = list(extra_tables or [])
-
-    parts = [
-        f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>{_e(title)}</title>'
-        f"<style>{_CSS}</style></head><body><h1>{_e(title)}</h1>"
-    ]
-    md = [f"# {title}", ""]
-    for t, rows in extra:
-        parts.append(f"<h2>{_e(t)}</h2>{_html_table(rows, 'extra')}")
-        md += [f"## {t}", "", _md_table(rows)]
-    parts.append("<h2>Comparison</h2>" + _html_table(compare, "comparison"))
-    md += ["## Comparison", "", _md_table(compare)]
-    for name in ("outcomes.png", "material.png", "style.png"):
-        parts.append(_img(plots[name], name))
-        md.append(f"![{name}]({name})")
-    md.append("")
-    for k, s in enumerate(summaries):
-        label = _label(s)
-        sp = s.get("self_play") or {}
-        desc = (
-            f"variant {s.get('variant', DASH)}; checkpoint {s.get('checkpoint', DASH)} "
-            f"(iteration {s.get('iteration', DASH)}, {s.get('games_trained', DASH)} "
-            f"self-play games); {sp.get('games', DASH)} games of self-play at "
-            f"{s.get('simulations', DASH)} simulations per step from "
-            f"{sp.get('opening_plies', DASH)}-ply openings, cap {sp.get('max_plies', DASH)} plies"
-        )
-        parts.append(f'<h2 id="run-{k}">{_e(label)}</h2><p>{_e(desc)}</p>')
-        md += [f"## {label}", "", desc, ""]
-        for sub, rows in (
-            ("Outcomes", _outcome_rows(s)),
-            ("Material values", _material_rows(s)),
-            ("Style", _style_rows(s)),
-            ("First moves", _opening_rows(s)),
-        ):
-            parts.append(f"<h3>{_e(sub)}</h3>{_html_table(rows, sub.lower())}")
-            md += [f"### {sub}", "", _md_table(rows)]
-        note = _get(s, "outcomes", "taker_note")
-        if note:
-            parts.append(f"<p>{_e(note)}</p>")
-            md += [str(note), ""]
-        png = plots.get(f"openings-{k}.png")
-        if png:
-            parts.append(_img(png, f"first moves of {label}"))
-            md += [f"![first moves](openings-{k}.png)", ""]
-        games = list(s.get("sample_games") or [])[:sample_games]
-        if games:
-            parts.append("<h3>Sample games</h3>")
-            md += ["### Sample games", ""]
-            for j, g in enumerate(games):
-                parts.append(_game_html(s, g, f"{k}-{j}", board_size))
-                md += ["```", str(g.get("pdn", "")).strip(), "```", ""]
-    parts.append(f"<script>{_JS}</script></body></html>")
-
+    page = _html_report(
+        summaries,
+        plots,
+        title=title,
+        extra=extra,
+        sample_games=sample_games,
+        board_size=board_size,
+    )
+    md = _markdown_report(summaries, plots, title=title, extra=extra, sample_games=sample_games)
     paths = {
         "html": out / "index.html",
         "markdown": out / "report.md",
@@ -542,8 +662,8 @@ def write_report(
     try:
         for name, png in plots.items():
             (out / name).write_bytes(png)
-        paths["html"].write_text("".join(parts), encoding="utf-8")
-        paths["markdown"].write_text("\n".join(md) + "\n", encoding="utf-8")
+        paths["html"].write_text(page, encoding="utf-8")
+        paths["markdown"].write_text(md, encoding="utf-8")
         paths["summary"].write_text(json.dumps(summaries, indent=1) + "\n", encoding="utf-8")
     except OSError as err:
         raise ValueError(f"{out}: cannot write the report there ({err})") from None

@@ -1,5 +1,6 @@
-"""Where the Hydra configs live, and the ``variant`` config group that ``drl-train`` and
-``drl-eval`` share.
+"""Where the Hydra configs live, and the ``variant`` config group.
+
+``drl-train`` and ``drl-eval`` share that group.
 
 Both live below every layer (``drl._paths.config_dir`` and ``drl._configs.VariantCfg``),
 so that ``drl.train`` reaches them without importing ``drl.cli``; this module re-exports

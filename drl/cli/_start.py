@@ -24,8 +24,10 @@ def _stopped_while_starting(signum: int, frame: object) -> None:
 
 
 def eval_main() -> None:
-    """``drl-eval``: :func:`drl.cli.eval.main`, with a signal during its imports ending
-    in one line and status 130 (SIGINT) or 143 (SIGTERM)."""
+    """``drl-eval``: :func:`drl.cli.eval.main`, stopped cleanly by a signal during its imports.
+
+    Such a signal ends it with one line and status 130 (SIGINT) or 143 (SIGTERM).
+    """
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, _stopped_while_starting)
     from drl.cli.eval import main  # installs drl-eval's own handler first thing

@@ -106,8 +106,11 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def run_name(source: str | Path) -> str:
-    """A run's display name: the folder's name, or its parent's when the folder is called
-    ``run`` (``experiments/<name>/run``), or a checkpoint file's stem."""
+    """A run's display name: the folder's name, or a checkpoint file's stem.
+
+    The folder's parent's name when the folder is called ``run``
+    (``experiments/<name>/run``).
+    """
     path = Path(source)
     if path.is_dir():
         return path.resolve().parent.name if path.name == "run" else path.name

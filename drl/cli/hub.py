@@ -139,10 +139,12 @@ class HubServer:
         self.refused_pos = False
 
     def say(self, line: str) -> None:
+        """Write one line to the GUI."""
         self.stdout.write(line + "\n")
         self.stdout.flush()
 
     def error(self, message: str, hub2: bool = True) -> None:
+        """Send an ``error`` line (in Hub-2's form when ``hub2`` and the protocol is 2)."""
         if len(message) > _MESSAGE_CHARS:  # messages quote excerpts; this is a backstop
             message = message[:_MESSAGE_CHARS] + f"... ({len(message)} characters)"
         if hub2 and self.protocol != "1":
@@ -152,8 +154,11 @@ class HubServer:
 
     @staticmethod
     def _speaks_hub2(line: str) -> bool:
-        """Whether a command is in Hub-2's form (``go think``, ``pos pos=...``,
-        ``key=value`` arguments) rather than Hub-1's (``go``, ``pos <51 chars>``)."""
+        """Whether a command is in Hub-2's form rather than Hub-1's.
+
+        Hub-2: ``go think``, ``pos pos=...``, ``key=value`` arguments; Hub-1: ``go``,
+        ``pos <51 chars>``.
+        """
         words = line.split()
         if words[0] in ("go", "ponder", "analyse", "analyze"):
             return len(words) > 1
@@ -455,10 +460,13 @@ class _DXPSession:
                 self._move(board)
 
     def _accept(self, msg: str) -> tuple[Board | None, Color]:
-        """Answer a GAMEREQ with a GAMEACC: code ``0`` (accepted; returns the board and
-        drl's colour), ``1`` (a protocol version other than ``01``) or ``2`` (a request
-        drl cannot play: malformed, a clock field that is not 3 digits, a bad or finished
-        position); the DamExchange codes, as Moby Dam sends them."""
+        """Answer a GAMEREQ with a GAMEACC; returns the board and drl's colour.
+
+        The codes are DamExchange's, as Moby Dam sends them: ``0`` accepted, ``1`` a
+        protocol version other than ``01``, ``2`` a request drl cannot play (malformed, a
+        clock field that is not 3 digits, a bad or finished position). The board is None
+        unless the request was accepted.
+        """
         code = "2"
         try:
             if len(msg) < 43:
@@ -550,9 +558,11 @@ def _warn(text: str) -> None:
 
 
 def _dxp(args: argparse.Namespace, agent: Agent) -> int:
-    """Play DXP; ``--timeout`` bounds the connection (``--connect``), the wait for a
-    peer (``--listen``), the follower's wait for the first message and the initiator's
-    wait for each reply.
+    """Play DXP with ``agent``; returns the exit status.
+
+    ``--timeout`` bounds the connection (``--connect``), the wait for a peer
+    (``--listen``), the follower's wait for the first message and the initiator's wait
+    for each reply.
 
     Raises:
         OSError: no connection (``--connect``); EngineError: no peer or no message in
@@ -594,8 +604,10 @@ def _dxp(args: argparse.Namespace, agent: Agent) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``drl-hub``; returns the exit status (0, or 2 for bad arguments
-    or a lost connection)."""
+    """Entry point of ``drl-hub``; returns the exit status.
+
+    The status is 0, or 2 for bad arguments or a lost connection.
+    """
     parser = argparse.ArgumentParser(prog="drl-hub", description=__doc__.split("\n")[0])
     parser.add_argument("--agent", default="alphabeta:depth=6", help="agent spec (drl-eval's)")
     parser.add_argument("--variant", default="international", help="variant (Hub-2 may change it)")

@@ -44,8 +44,10 @@ _P_NSQ = 2
 
 
 def action_index(action: object) -> int:
-    """A step action checked to be an integer: a Python ``int``, a numpy integer, or a
-    one-element numpy integer array (what vectorised code hands over).
+    """A step action checked to be an integer, as a Python ``int``.
+
+    Accepted: a Python ``int``, a numpy integer, or a one-element numpy integer array
+    (what vectorised code hands over).
 
     Raises:
         ValueError: anything else -- floats (``595.7`` is not action 595), strings,

@@ -12,8 +12,11 @@ __all__ = ["Encoding", "encoding"]
 
 @dataclass(frozen=True)
 class Encoding:
-    """A board size's encoding: ``channels`` observation planes of ``board_size`` x
-    ``board_size`` in, ``actions`` step logits out."""
+    """A board size's encoding: the network's input planes and output logits.
+
+    ``channels`` observation planes of ``board_size`` x ``board_size`` in, ``actions``
+    step logits out.
+    """
 
     channels: int
     board_size: int
@@ -24,8 +27,10 @@ class Encoding:
         return {"board_size": self.board_size, "channels": self.channels, "actions": self.actions}
 
     def net_fields(self) -> dict[str, int]:
-        """The input and output fields of a network config (``in_channels``,
-        ``board_size``, ``num_actions``)."""
+        """The input and output fields of a network config.
+
+        ``in_channels``, ``board_size`` and ``num_actions``.
+        """
         return {
             "in_channels": self.channels,
             "board_size": self.board_size,

@@ -59,8 +59,10 @@ def num_features(board_size: int) -> int:
 
 
 def plane_index(board_size: int) -> np.ndarray:
-    """``int64[F]``: the index of each feature in the flattened planes
-    ``float32[N_CHANNELS * n * n]`` (a constant plane is read on its first dark square).
+    """``int64[F]``: the index of each feature in the flattened planes.
+
+    The planes are ``float32[N_CHANNELS * n * n]``; a constant plane is read on its first
+    dark square.
 
     Raises:
         ValueError: if the board size is not 8 or 10.
@@ -94,7 +96,8 @@ def active_features(state, params, prefix, prefix_len, repetitions, idx, val):
     """The non-zero features of a position, from the player to move's view.
 
     Args:
-        state: ``int64[STATE_SIZE]``; params: ``int64[PARAMS_SIZE]``.
+        state: ``int64[STATE_SIZE]``.
+        params: ``int64[PARAMS_SIZE]`` variant parameters.
         prefix: ``int64[>= prefix_len]`` steps of the move in progress (mover's frame).
         prefix_len: steps played in it (0 = none).
         repetitions: earlier occurrences of the position.

@@ -86,11 +86,17 @@ def legal_steps(
     prefix_len: int,
     out: np.ndarray,
 ) -> int:
-    """The legal steps as a sorted list: :func:`mask_from_moves` without a dense mask
-    (what the compiled search uses, where a leaf has a few dozen steps out of ``A``).
+    """The legal steps as a sorted list: :func:`mask_from_moves` without a dense mask.
+
+    This is what the compiled search uses, where a leaf has a few dozen steps out of ``A``.
 
     Args:
-        moves, n_moves, turn, params, prefix, prefix_len: as in :func:`mask_from_moves`.
+        moves: ``int64[>=n_moves, MOVE_WIDTH]`` legal move rows of the position.
+        n_moves: number of valid rows.
+        turn: colour to move (0 black, 1 white), ``state[ST_TURN]``.
+        params: ``int64[PARAMS_SIZE]`` variant parameters.
+        prefix: ``int64[>=prefix_len]`` step actions played so far in this move.
+        prefix_len: number of steps played (0 at the start of a move).
         out: ``int64[>= number of legal steps]`` (at most ``n_moves``), receives the
             distinct legal step actions in increasing order.
 
@@ -126,7 +132,12 @@ def step_outcome(
     """Where a step prefix stands among the legal moves.
 
     Args:
-        moves, n_moves, turn, params, prefix, prefix_len: as in :func:`mask_from_moves`.
+        moves: ``int64[>=n_moves, MOVE_WIDTH]`` legal move rows of the position.
+        n_moves: number of valid rows.
+        turn: colour to move (0 black, 1 white), ``state[ST_TURN]``.
+        params: ``int64[PARAMS_SIZE]`` variant parameters.
+        prefix: ``int64[>=prefix_len]`` step actions played so far in this move.
+        prefix_len: number of steps played, the last one included.
 
     Returns:
         The row index (``>= 0``) of the move that the prefix completes, ``IN_PROGRESS`` (-1)

@@ -136,7 +136,10 @@ def view_pieces(state, params, prefix, prefix_len, viewer):
     jumped are still on the board (Turkish strike) and also in ``captured``.
 
     Args:
-        state, params, prefix, prefix_len: as in :func:`encode_planes_as`.
+        state: ``int64[STATE_SIZE]`` game state.
+        params: ``int64[PARAMS_SIZE]`` variant parameters.
+        prefix: ``int64[>=prefix_len]`` step actions of the move in progress (mover's frame).
+        prefix_len: number of steps already played in that move (0 = none).
         viewer: 0 black, 1 white (not checked).
 
     Returns:
@@ -196,9 +199,11 @@ def view_pieces(state, params, prefix, prefix_len, viewer):
 
 @njit(cache=True)
 def constant_values(state, params, repetitions, viewer, out, at):
-    """The values of the constant planes ``6 .. 21`` (in channel order) into
-    ``out[at : at + N_CONSTANTS]`` (float32 or float64): objectives, player to move,
-    rule flags and the counters scaled to ``[0, 1]``. Allocates nothing."""
+    """Write the values of the constant planes ``6 .. 21`` into ``out[at : at + N_CONSTANTS]``.
+
+    In channel order (``out`` float32 or float64): objectives, player to move, rule flags
+    and the counters scaled to ``[0, 1]``. Allocates nothing.
+    """
     turn = state[ST_TURN]
     out[at + 0] = float(objective(state, params, viewer))
     out[at + 1] = float(objective(state, params, 1 - viewer))

@@ -42,8 +42,9 @@ value or logit, as it does in the torch twin, and the search can refuse it."""
 
 
 class SparseWeights(NamedTuple):
-    """The weights of a sparse network in the layout of the compiled forward pass
-    (C-contiguous float32; F features, A step actions).
+    """The weights of a sparse network in the layout of the compiled forward pass.
+
+    C-contiguous float32; F features, A step actions.
 
     Attributes:
         w1: ``float32[F, H1]``, one row per feature (the transpose of torch's weight).
@@ -94,8 +95,10 @@ def make_scratch(net: SparseWeights) -> SparseScratch:
 
 @njit(cache=True, fastmath=_FAST)
 def hidden(net, scratch, n):
-    """Both hidden layers of the features ``scratch.idx[:n]``, ``scratch.val[:n]``;
-    the second is left in ``scratch.h2``."""
+    """Both hidden layers of the features ``scratch.idx[:n]``, ``scratch.val[:n]``.
+
+    The second is left in ``scratch.h2``.
+    """
     h1 = scratch.h1
     w1 = net.w1
     width = h1.shape[0]
@@ -145,13 +148,19 @@ def logit(net, scratch, a):
 
 @njit(cache=True)
 def evaluate_position(state, params, prefix, prefix_len, repetitions, net, scratch):
-    """Features and hidden layers of a position; returns its value and leaves the second
-    hidden layer in ``scratch`` for :func:`logit`.
+    """Features and hidden layers of a position; returns its value.
+
+    The second hidden layer is left in ``scratch`` for :func:`logit`. The position is
+    given as in :func:`drl.encode.features.active_features`.
 
     Args:
-        state, params, prefix, prefix_len, repetitions: the position, as in
-            :func:`drl.encode.features.active_features`.
-        net: :class:`SparseWeights`; scratch: :class:`SparseScratch` sized for it.
+        state: ``int64[STATE_SIZE]``.
+        params: ``int64[PARAMS_SIZE]`` variant parameters.
+        prefix: ``int64[>= prefix_len]`` steps of the move in progress (mover's frame).
+        prefix_len: steps played in it (0 = none).
+        repetitions: earlier occurrences of the position.
+        net: :class:`SparseWeights`.
+        scratch: :class:`SparseScratch` sized for ``net``.
 
     Returns:
         The value for the player to move, in ``[-1, 1]``.

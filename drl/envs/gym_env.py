@@ -199,8 +199,7 @@ class DraughtsEnv(gym.Env):
         return self._observation(), self._info()
 
     def step(self, action: Any) -> tuple[dict[str, np.ndarray], float, bool, bool, dict]:
-        """Play one step action of the agent, then the opponent's moves if the agent's
-        move is complete.
+        """Play one step action of the agent, then the opponent's moves if that completes a move.
 
         Returns:
             ``(observation, reward, terminated, truncated, info)``.

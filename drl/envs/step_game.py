@@ -98,8 +98,10 @@ class StepGame:
 
     @property
     def prefix(self) -> np.ndarray:
-        """``int64[MAX_STEPS]`` step actions of the move in progress (a view of ``pos``;
-        the first :attr:`plen` are valid)."""
+        """``int64[MAX_STEPS]`` step actions of the move in progress.
+
+        A view of ``pos``; the first :attr:`plen` are valid.
+        """
         return self.pos[G.G_PREFIX : G.G_PREFIX + G.MAX_STEPS]
 
     @property
@@ -130,8 +132,10 @@ class StepGame:
 
     @property
     def board(self) -> Board:
-        """The :class:`~drl.rules.Board` after the completed moves (kept in step, do not
-        modify; use ``.copy()``)."""
+        """The :class:`~drl.rules.Board` after the completed moves.
+
+        It is kept in step with the game: do not modify it; use ``.copy()``.
+        """
         board = self._board
         while self._synced < self.plies:
             board.push_unchecked(
@@ -158,8 +162,10 @@ class StepGame:
         self._bind()
 
     def step(self, action: int, random_opponent: bool = False) -> int:
-        """Play a step action; then, if a move was completed and ``random_opponent``,
-        random replies for the agent's opponent; then refresh mask and planes (mover's view).
+        """Play a step action, then the opponent's random replies if asked for.
+
+        The replies are played if a move was completed and ``random_opponent``; then the
+        mask and planes are refreshed (mover's view).
 
         Returns:
             ``G.STEP_ILLEGAL`` (nothing played), ``G.STEP_IN_PROGRESS`` or
@@ -186,8 +192,9 @@ class StepGame:
         )
 
     def row_of(self, move: Move) -> int:
-        """Index among the legal move rows of a :class:`~drl.rules.Move` (start, end and
-        captured set).
+        """Index among the legal move rows of a :class:`~drl.rules.Move`.
+
+        The move is matched by its start, end and captured set.
 
         Raises:
             ValueError: the move is not legal here.
@@ -229,8 +236,7 @@ class StepGame:
         return f"{a + 1}{sep}{b + 1}"
 
     def jumper(self) -> tuple[int, int]:
-        """(start square, current square) of the piece making the move in progress, or
-        (-1, -1)."""
+        """(start square, current square) of the piece making the move in progress, or (-1, -1)."""
         if not self.plen:
             return -1, -1
         start = int(step_squares(self.prefix[0], self.turn, self.params)[0])
@@ -238,8 +244,10 @@ class StepGame:
         return start, cur
 
     def pdn(self, tags: dict | None = None, result: Outcome | str | None = "*") -> str:
-        """The game as PDN text (``GameType``/``Variant`` and ``FEN`` tags, and the result,
-        as ``drl.rules.pdn.board_to_pdn`` writes them).
+        """The game as PDN text.
+
+        With ``GameType``/``Variant`` and ``FEN`` tags, and the result, as
+        ``drl.rules.pdn.board_to_pdn`` writes them.
 
         Args:
             tags: more tag pairs.

@@ -15,8 +15,10 @@ __all__ = ["StepState", "winners"]
 
 
 def winners(codes: np.ndarray) -> np.ndarray:
-    """Winners of result codes, vectorised: ``int64[B]`` of 0 black, 1 white, 2 draw, -1
-    where the game goes on (``drl.rules.core.end_code`` layout)."""
+    """Winners of result codes, vectorised: ``int64[B]`` of 0 black, 1 white, 2 draw.
+
+    -1 where the game goes on. The codes are in the ``drl.rules.core.end_code`` layout.
+    """
     codes = np.asarray(codes, dtype=np.int64)
     return np.where(codes >= 0, codes % 4, -1)
 

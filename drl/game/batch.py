@@ -21,8 +21,11 @@ __all__ = ["legal_counts", "observe_all", "step_all"]
 
 @njit(cache=True)
 def legal_counts(pos, params, active, count_out, single_out):
-    """The number of legal steps of each game (``int64[B]``) and, where there is exactly
-    one, that step (``single_out[i]``; -1 elsewhere)."""
+    """Write the number of legal steps of each game, and the step where there is only one.
+
+    ``count_out[i]`` (``int64[B]``) receives game i's number of legal steps and
+    ``single_out[i]`` its one legal step, -1 where there is not exactly one.
+    """
     moves = np.empty((MAX_MOVES, MOVE_WIDTH), np.int64)
     steps = np.empty(MAX_MOVES, np.int64)
     for i in range(pos.shape[0]):
@@ -41,7 +44,9 @@ def step_all(pos, params, hist, actions, active, played, result):
     """Play step ``actions[i]`` in every active game (:func:`drl.game.kernels.step`).
 
     Args:
-        pos, params, hist: the games (``hist[i]`` game i's history by ply).
+        pos: ``int64[B, POS_SIZE]`` the games' positions.
+        params: ``int64[B, PARAMS_SIZE]`` their variant parameters.
+        hist: ``int64[B, H]``: ``hist[i]`` is game i's history by ply.
         actions: ``int64[B]`` step actions.
         active: ``bool[B]``.
         played: ``int64[B, MOVE_WIDTH]``, row i receives the move game i completed.
@@ -58,8 +63,10 @@ def step_all(pos, params, hist, actions, active, played, result):
 
 @njit(cache=True)
 def observe_all(pos, params, active, out):
-    """Observation planes of every active game from its player to move
-    (``float32[B, C, n, n]``, rows of the others untouched)."""
+    """Write the observation planes of every active game, from its player to move.
+
+    ``out`` is ``float32[B, C, n, n]``; the rows of the other games are untouched.
+    """
     for i in range(pos.shape[0]):
         if active[i]:
             G.observe(pos[i], params[i], -1, out[i])

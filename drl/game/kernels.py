@@ -168,8 +168,10 @@ def start(pos, state, params, moves, hist):
 
 @njit(cache=True)
 def set_repetitions(pos, params, earlier):
-    """Set the earlier occurrences of a move-boundary position known from elsewhere (a
-    position given without its history) and recompute its result code."""
+    """Set the earlier occurrences of a move-boundary position and recompute its result code.
+
+    For a position known from elsewhere, given without its history.
+    """
     pos[G_REPS] = earlier
     pos[G_CODE] = end_code(pos[:STATE_SIZE], params, pos[G_NMOVES], earlier)
 
@@ -187,8 +189,12 @@ def play_row(pos, params, moves, hist, k, played):
     """Play the legal move ``moves[k]`` as a whole move (a move in progress is dropped).
 
     Args:
-        pos, params, moves, hist: as in :func:`start`; ``moves`` must hold the legal
-            moves of ``pos`` and is refilled with those of the new position.
+        pos: ``int64[POS_SIZE]`` at a move boundary, updated.
+        params: ``int64[PARAMS_SIZE]`` (``Variant.params``).
+        moves: ``int64[MAX_MOVES, MOVE_WIDTH]``, the legal moves of ``pos``; refilled with
+            those of the new position.
+        hist: ``int64[> ply]`` position hashes by ply (see :func:`start`); the new
+            position's entry is written.
         k: row index, ``0 <= k < pos[G_NMOVES]`` (not checked).
         played: ``int64[MOVE_WIDTH]``, receives the row played.
     """
@@ -206,7 +212,11 @@ def step(pos, params, moves, hist, action, played):
     """Play one step action of the player to move.
 
     Args:
-        pos, params, moves, hist: as in :func:`play_row`.
+        pos: ``int64[POS_SIZE]``, updated.
+        params: ``int64[PARAMS_SIZE]`` (``Variant.params``).
+        moves: ``int64[MAX_MOVES, MOVE_WIDTH]``, the legal moves of ``pos``; refilled when
+            the move completes.
+        hist: ``int64[> ply]`` position hashes by ply, as in :func:`play_row`.
         action: step action index (``drl.encode.actions``).
         played: ``int64[MOVE_WIDTH]``, receives the completed move's row.
 
@@ -233,8 +243,10 @@ def step(pos, params, moves, hist, action, played):
 
 @njit(cache=True)
 def legal_mask(pos, params, moves, out):
-    """Legal-step mask of ``pos`` (``bool[A]`` or ``int8[A]``, overwritten); returns the
-    number of legal steps (0 once the game is over)."""
+    """Write the legal-step mask of ``pos`` into ``out`` (``bool[A]`` or ``int8[A]``).
+
+    Returns the number of legal steps (0, and an all-zero mask, once the game is over).
+    """
     if pos[G_CODE] != ONGOING:
         out[:] = 0
         return 0
@@ -251,8 +263,11 @@ def legal_mask(pos, params, moves, out):
 
 @njit(cache=True)
 def legal_step_list(pos, params, moves, out):
-    """The legal steps of ``pos`` in increasing order into ``out`` (``int64[>= G_NMOVES]``);
-    returns their number (0 once the game is over). The list form of :func:`legal_mask`."""
+    """Write the legal steps of ``pos`` in increasing order into ``out``.
+
+    ``out`` is ``int64[>= G_NMOVES]``. Returns the number of steps written (0 once the game
+    is over). The list form of :func:`legal_mask`.
+    """
     if pos[G_CODE] != ONGOING:
         return 0
     return legal_steps(
@@ -268,8 +283,10 @@ def legal_step_list(pos, params, moves, out):
 
 @njit(cache=True)
 def observe(pos, params, viewer, out):
-    """Observation planes ``float32[N_CHANNELS, n, n]`` of ``pos`` from ``viewer``
-    (0 black, 1 white, -1 the player to move), written to ``out``."""
+    """Write the observation planes ``float32[N_CHANNELS, n, n]`` of ``pos`` to ``out``.
+
+    Seen from ``viewer``: 0 black, 1 white, -1 the player to move.
+    """
     who = pos[ST_TURN] if viewer < 0 else viewer
     encode_planes_as(
         pos[:STATE_SIZE],
@@ -284,8 +301,7 @@ def observe(pos, params, viewer, out):
 
 @njit(cache=True, inline="always")
 def value(pos, player):
-    """Result from ``player``'s view (0 black, 1 white): +1 win, -1 loss, 0 draw or
-    going on."""
+    """Result from ``player``'s view (0 black, 1 white): +1 win, -1 loss, 0 draw or going on."""
     return code_value(pos[G_CODE], player)
 
 
@@ -297,8 +313,11 @@ def is_over(pos):
 
 @njit(cache=True, inline="always")
 def truncated(pos, max_plies):
-    """True when a training cap of ``max_plies`` (> 0) is reached at a move boundary of
-    a game that is not over by rule (reported as truncation, never as a draw)."""
+    """True when a training cap of ``max_plies`` (> 0) ends a game not over by rule.
+
+    The cap applies at a move boundary; such a game is reported as truncated, never as a
+    draw.
+    """
     return (
         max_plies > 0 and pos[G_CODE] == ONGOING and pos[G_PLEN] == 0 and pos[ST_PLY] >= max_plies
     )
@@ -306,8 +325,10 @@ def truncated(pos, max_plies):
 
 @njit(cache=True)
 def random_index(rng, n):
-    """Uniform integer in ``0..n-1`` from a splitmix64 generator (``rng`` ``uint64[1]``,
-    advanced in place)."""
+    """Uniform integer in ``0..n-1`` from a splitmix64 generator.
+
+    ``rng`` is the generator's state, ``uint64[1]``, advanced in place.
+    """
     x = rng[0] + np.uint64(0x9E3779B97F4A7C15)
     rng[0] = x
     x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
@@ -318,8 +339,10 @@ def random_index(rng, n):
 
 @njit(cache=True)
 def play_random(pos, params, moves, hist, rng, played):
-    """Play one uniformly random legal move as a whole move; returns its row index
-    (``played`` receives the row). The game must not be over."""
+    """Play one uniformly random legal move as a whole move; returns its row index.
+
+    ``played`` receives the row. The game must not be over.
+    """
     k = random_index(rng, pos[G_NMOVES])
     play_row(pos, params, moves, hist, k, played)
     return k
@@ -330,13 +353,16 @@ def play_random(pos, params, moves, hist, rng, played):
 
 @njit(cache=True)
 def legal_mask_of(state, params, prefix, prefix_len, out):
-    """Legal-step mask of a position given as ``(state, prefix[:prefix_len])``, without a
-    game around it (no history: a position that is over only by repetition still shows
-    its steps).
+    """Legal-step mask of a position given as ``(state, prefix[:prefix_len])``.
+
+    The position has no game around it and no history: a position that is over only by
+    repetition still shows its steps.
 
     Args:
-        state: ``int64[STATE_SIZE]``; params: ``int64[PARAMS_SIZE]``.
+        state: ``int64[STATE_SIZE]``.
+        params: ``int64[PARAMS_SIZE]`` (``Variant.params``).
         prefix: ``int64[>= prefix_len]`` steps of the move in progress.
+        prefix_len: the number of those steps.
         out: ``bool[A]`` or ``int8[A]``, overwritten.
 
     Returns:
@@ -352,8 +378,11 @@ def legal_masks_batch(states, params, prefixes, prefix_lens, out):
     """:func:`legal_mask_of` for B positions of one variant.
 
     Args:
-        states: ``int64[B, STATE_SIZE]``; params: ``int64[PARAMS_SIZE]``;
-        prefixes: ``int64[B, L]``; prefix_lens: ``int64[B]``; out: ``[B, A]`` bool/int8.
+        states: ``int64[B, STATE_SIZE]``.
+        params: ``int64[PARAMS_SIZE]`` (``Variant.params``).
+        prefixes: ``int64[B, L]`` steps of each move in progress.
+        prefix_lens: ``int64[B]`` the number of those steps.
+        out: ``bool[B, A]`` or ``int8[B, A]``, overwritten.
 
     Returns:
         ``int64[B]`` legal steps per position.

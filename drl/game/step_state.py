@@ -1,5 +1,6 @@
-"""``StepState``: an immutable position in step space, ``(game state, steps of the move in
-progress)``, the functional Python front end of the game core.
+"""``StepState``: an immutable position in step space, the game core's functional front end.
+
+A position in step space is ``(game state, steps of the move in progress)``.
 
 Each ``StepState`` holds one position array of :mod:`drl.game.kernels` and its legal
 moves; :meth:`StepState.push` copies both and applies the step with the core's
@@ -87,8 +88,7 @@ class StepState:
 
     @property
     def _position(self) -> np.ndarray:
-        """The game core's position array (set by ``__post_init__`` or given with
-        ``_moves``)."""
+        """The game core's position array (set by ``__post_init__`` or given with ``_moves``)."""
         assert self._pos is not None
         return self._pos
 

@@ -38,8 +38,10 @@ def lowest_square(typingctx, x):
 
 @njit(cache=True, inline="always")
 def step(bb, z, d):
-    """Move every square of bitboard ``bb`` one square in direction ``d`` (off-board bits
-    vanish). ``z`` is the size index."""
+    """Move every square of bitboard ``bb`` one square in direction ``d``.
+
+    Off-board bits vanish. ``z`` is the size index.
+    """
     m0 = SHIFT_MASK[z, d, 0]
     m1 = SHIFT_MASK[z, d, 1]
     a0 = SHIFT_AMOUNT[z, d, 0]

@@ -108,8 +108,10 @@ _RAYX.setflags(write=False)
 
 @njit(cache=True, inline="always")
 def mover(states, lvl, z):
-    """(men, kings, opponent pieces, crowning row, men's forward direction mask) of the
-    side to move in ``states[lvl]``."""
+    """Bitboards of the side to move in ``states[lvl]``.
+
+    Returns (men, kings, opponent pieces, crowning row, men's forward direction mask).
+    """
     if states[lvl, ST_TURN] == 0:
         return (
             states[lvl, ST_BM],
@@ -129,8 +131,10 @@ def mover(states, lvl, z):
 
 @njit(cache=True, inline="always")
 def _first_occupied(z, sq, d, occ):
-    """Index k along ray ``d`` from ``sq`` of the first occupied square (``_RAYX[z, sq, d, k]``,
-    -1 when the ray runs off the board first)."""
+    """Index k along ray ``d`` from ``sq`` of the first occupied square.
+
+    The square is ``_RAYX[z, sq, d, k]``; -1 when the ray runs off the board first.
+    """
     k = 0
     t = _RAYX[z, sq, d, 0]
     while t >= 0 and not (occ >> t) & 1:
@@ -167,9 +171,11 @@ def _piece_has_capture(z, sq, flying, dirs, captured, occ, opp):
 
 @njit(cache=True, inline="always")
 def _path_first(nsteps, moves, lvl, i, ctx):
-    """Whether the path in ``ctx`` comes before the path of ``moves[lvl, i]`` (same
-    length) in the mover's frame: ascending squares for White, descending for Black
-    (whose board is seen turned, square s as NSQ - 1 - s)."""
+    """Whether the path in ``ctx`` comes before the path of ``moves[lvl, i]``.
+
+    Both paths have the same length. The order is the mover's frame: ascending squares
+    for White, descending for Black (whose board is seen turned, square s as NSQ - 1 - s).
+    """
     for j in range(nsteps):
         a = ctx[C_PATH + j]
         b = moves[lvl, i, M_PATH + j]
@@ -184,7 +190,8 @@ def _emit(end, king, crowned, captured, nsteps, moves, lvl, ctx):
 
     Of duplicate sequences (same start, end and captured set) the one kept is the path
     that comes first in the mover's frame (:func:`_path_first`), whatever order the
-    search finds them in, so a position and its turned twin keep the same path."""
+    search finds them in, so a position and its turned twin keep the same path.
+    """
     if ctx[C_MAX_CAPTURE]:
         if nsteps < ctx[C_BEST]:
             return
@@ -343,9 +350,11 @@ def _search(z, start, king0, opp, occ, moves, lvl, ctx):
 
 @njit(_I(RO2, _I, RO1, _I, RW3, _I, RW1), cache=True, _nrt=False)
 def generate_captures(states, slvl, params, cand, moves, lvl, ctx):
-    """Write the legal captures of the pieces in bitboard ``cand`` (position
-    ``states[slvl]``) to ``moves[lvl]``; return their number. ``ctx[C_BEST]`` is left
-    holding the most pieces any of them captures."""
+    """Write the legal captures of the pieces in bitboard ``cand`` to ``moves[lvl]``.
+
+    The position is ``states[slvl]``. Returns their number; ``ctx[C_BEST]`` is left
+    holding the most pieces any of them captures.
+    """
     z = params[P_SIZE_IDX]
     men, kings, opp, crown, fwd = mover(states, slvl, z)
     occ_all = men | kings | opp
@@ -456,8 +465,10 @@ def _jumpers(ctx):
 
 @njit(_I(_I, _I, RO1, RW3, _I, _I, RW1), cache=True, _nrt=False)
 def _write_short_jumps(crown, z, params, moves, lvl, k, ctx):
-    """Append the single jumps found by :func:`_short_jumps` to ``moves[lvl, k:]``;
-    return the new count."""
+    """Append the single jumps found by :func:`_short_jumps` to ``moves[lvl, k:]``.
+
+    Returns the new count.
+    """
     promo_flag = FLAG_REMOVE if params[P_PROMOTION] == PROMOTION_REMOVE else FLAG_CROWN
     for i in range(8):
         bb = ctx[C_JUMPERS + i]
@@ -545,8 +556,10 @@ def _count_quiet(men, kings, opp, fwd, z, params):
 
 @njit(SIG_AT, cache=True, _nrt=False)
 def generate_at(states, slvl, params, moves, lvl, ctx):
-    """All legal moves of ``states[slvl]`` into ``moves[lvl]`` (captures compulsory);
-    returns their number."""
+    """Write all legal moves of ``states[slvl]`` into ``moves[lvl]``; returns their number.
+
+    Captures are compulsory.
+    """
     z = params[P_SIZE_IDX]
     men, kings, opp, crown, fwd = mover(states, slvl, z)
     short = _short_jumps(men, kings, opp, crown, fwd, z, params, ctx)
@@ -588,6 +601,9 @@ def count_inline(states, slvl, params, moves, lvl, ctx):
 
 @njit(SIG_AT, cache=True, _nrt=False)
 def count_at(states, slvl, params, moves, lvl, ctx):
-    """Number of legal moves of ``states[slvl]``; ``moves[lvl]`` is scratch space for
-    captures. Quiet moves and single jumps are counted on bitboards."""
+    """Number of legal moves of ``states[slvl]``.
+
+    ``moves[lvl]`` is scratch space for captures. Quiet moves and single jumps are counted
+    on bitboards.
+    """
     return count_inline(states, slvl, params, moves, lvl, ctx)

@@ -63,8 +63,10 @@ class Color(IntEnum):
 
 
 def as_color(color: object) -> Color:
-    """A colour argument checked: a :class:`Color`, the integers 0 (black) / 1 (white)
-    (numpy integers too) or the names ``"black"`` / ``"white"``.
+    """Check a colour argument and return it as a :class:`Color`.
+
+    Accepted: a :class:`Color`, the integers 0 (black) / 1 (white) (numpy integers too) or
+    the names ``"black"`` / ``"white"``.
 
     The kernels index arrays by colour without checking it, so every Python entry point
     that hands a colour on to them goes through this.
@@ -120,8 +122,10 @@ class Outcome:
 
     @classmethod
     def from_code(cls, code: int) -> Outcome | None:
-        """Decode a kernel result code (``termination * 4 + winner``, winner 2 = draw,
-        ``-1`` = the game goes on; ``drl.rules.core.end_code``).
+        """Decode a kernel result code (``drl.rules.core.end_code``).
+
+        The code is ``termination * 4 + winner`` (winner 2 = draw), or ``-1`` while the
+        game goes on.
 
         Raises:
             ValueError: the code names no termination.
@@ -150,8 +154,9 @@ class IllegalMoveError(ValueError):
 
 
 class AmbiguousMoveError(IllegalMoveError):
-    """Short move text that matches more than one legal move (e.g. ``4x15`` when two
-    different captures lead from 4 to 15); the message lists the candidates.
+    """Short move text that matches more than one legal move; the message lists them.
+
+    For example ``4x15`` when two different captures lead from 4 to 15.
 
     Attributes:
         candidates: the legal moves the text matches.
@@ -313,8 +318,10 @@ class Move:
 
 
 def _squares_tuple(squares: object) -> tuple[int, ...] | None:
-    """``squares`` as a tuple of Python ints (numpy integers converted); None if some
-    item is not an integer."""
+    """``squares`` as a tuple of Python ints, or None if some item is not an integer.
+
+    Numpy integers are converted.
+    """
     if type(squares) is tuple and all(type(sq) is int for sq in squares):
         return squares
     try:
@@ -325,8 +332,10 @@ def _squares_tuple(squares: object) -> tuple[int, ...] | None:
 
 @cache
 def _between(z: int, a: int, b: int) -> tuple[int, ...]:
-    """Squares strictly between ``a`` and ``b`` on their common diagonal (board size
-    index ``z``); empty if they share none."""
+    """Squares strictly between ``a`` and ``b`` on their common diagonal.
+
+    ``z`` is the board size index; the answer is empty if they share no diagonal.
+    """
     for d in range(4):
         ray = RAY[z, a, d, : RAY_LEN[z, a, d]].tolist()
         if b in ray:
@@ -335,8 +344,11 @@ def _between(z: int, a: int, b: int) -> tuple[int, ...]:
 
 
 def _state_from_fen(pos: FenPosition, variant: Variant) -> np.ndarray:
-    """Kernel state for a parsed FEN: bitboards, side to move (``?`` = the variant's first
-    player), the ``H`` no-progress counter, Zobrist hash; other counters 0."""
+    """Kernel state for a parsed FEN.
+
+    Sets the bitboards, the side to move (``?`` = the variant's first player), the ``H``
+    no-progress counter and the Zobrist hash; the other counters are 0.
+    """
     turn = pos.turn if pos.turn is not None else (0 if variant.first_player == "black" else 1)
     black_men, black_kings, white_men, white_kings = (
         sum(1 << s for s in squares)
@@ -458,8 +470,10 @@ class Board:
         return "taker" if self.objective(color) == "take" else "giver"
 
     def repetitions(self) -> int:
-        """How many times the current position (pieces and side to move) has occurred
-        since the last irreversible move (capture or man move), this one included.
+        """How many times the current position has occurred since the last irreversible move.
+
+        A position is the pieces and the side to move; an irreversible move is a capture
+        or a man move; the current occurrence is included.
 
         The window is the kernel's no-progress counter (``ST_NOPROG``: plies since the last
         capture or man move), cut to the moves pushed on this board.
@@ -467,7 +481,9 @@ class Board:
         return 1 + int(core.count_repetitions(self.history(), self._state))
 
     def history(self) -> np.ndarray:
-        """The game's position hashes by ply, the history representation of the kernels
+        """The game's position hashes by ply.
+
+        This is the history representation of the kernels
         (``drl.rules.core.count_repetitions``, ``drl.game``).
 
         Returns:
@@ -567,8 +583,10 @@ class Board:
         )
 
     def _same_capture(self, path: tuple[int, ...], legal: list[Move]) -> list[Move]:
-        """The legal move that ``path`` plays, when ``path`` is a capture sequence of this
-        position other than the one the rules engine kept.
+        """The legal move that ``path`` plays, as a list of none or one move.
+
+        For ``path`` a capture sequence of this position other than the one the rules
+        engine kept.
 
         Duplicate capture sequences (same start, end and captured pieces) are listed once,
         under one path; the other paths are the same move and their full text is accepted.
@@ -614,9 +632,10 @@ class Board:
         self.push_unchecked(legal)
 
     def push_unchecked(self, move: Move) -> None:
-        """Play a legal move without checking its legality (for search). ``move.row``
-        must be the kernel row of a legal move of this position; another legal-looking
-        row corrupts the board.
+        """Play a legal move without checking its legality (for search).
+
+        ``move.row`` must be the kernel row of a legal move of this position; another
+        legal-looking row corrupts the board.
 
         Raises:
             IllegalMoveError: the move is for another board size, or its row has a square
@@ -672,8 +691,11 @@ class Board:
     # ------------------------------------------------------------------ display
 
     def __str__(self) -> str:
-        """Text diagram, top row first: ``b``/``B`` black man/king, ``w``/``W`` white
-        man/king, ``.`` empty dark square, space for light squares."""
+        """Text diagram, top row first.
+
+        ``b``/``B`` black man/king, ``w``/``W`` white man/king, ``.`` empty dark square,
+        space for light squares.
+        """
         n = self._size
         s = self._state
         grid = [[" "] * n for _ in range(n)]
@@ -704,9 +726,12 @@ class Board:
 def _walk_capture(
     state: np.ndarray, params: np.ndarray, path: tuple[int, ...]
 ) -> tuple[frozenset[int], bool] | None:
-    """(captured squares, crowned) if the piece of the side to move on ``path[0]`` can
-    jump along ``path`` hop by hop (see :meth:`Board._same_capture` for the rules
-    checked), else None. Whether the sequence must go on at its end is not checked."""
+    """``(captured squares, crowned)`` of a capture along ``path``, or None if not possible.
+
+    The piece of the side to move on ``path[0]`` must be able to jump along ``path`` hop by
+    hop (see :meth:`Board._same_capture` for the rules checked). Whether the sequence must
+    go on at its end is not checked.
+    """
     if len(path) < 2:
         return None
     z = int(params[P_SIZE_IDX])

@@ -54,8 +54,10 @@ _RANGE = re.compile(r"(\d+)-(\d+)")
 
 
 def _squares(body: str, token: str, board_size: int, fen: str) -> list[int]:
-    """Squares named by one list item without its K prefix (``12``, ``31-50``, ``c3``);
-    ``fen`` is the FEN as quoted in messages."""
+    """Squares named by one list item without its K prefix (``12``, ``31-50``, ``c3``).
+
+    ``fen`` is the FEN as quoted in messages.
+    """
     m = _RANGE.fullmatch(body)
     try:
         if m is None:

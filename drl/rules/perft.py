@@ -80,8 +80,10 @@ def perft(position: Any, depth: int, variant: Variant | str | None = None) -> in
 
 
 def move_text(row: np.ndarray, variant: Variant) -> str:
-    """PDN text of a kernel move row with every landing square (``15x24x31``,
-    ``c3:e5:g3``; quiet moves ``11-15`` / ``c3-d4``)."""
+    """PDN text of a kernel move row with every landing square.
+
+    For example ``15x24x31``, ``c3:e5:g3``; quiet moves ``11-15`` / ``c3-d4``.
+    """
     squares = [int(row[core.M_FROM])] + [
         int(row[core.M_PATH + i]) for i in range(int(row[core.M_NSTEPS]))
     ]

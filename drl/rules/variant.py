@@ -219,8 +219,10 @@ class Variant:
 
     @classmethod
     def preset(cls, name: str) -> Variant:
-        """The named preset (``english``, ``russian``, ``brazilian``, ``international``,
-        ``giveaway``, ``losing``, ``give_and_take``).
+        """The named preset.
+
+        The presets are ``english``, ``russian``, ``brazilian``, ``international``,
+        ``giveaway``, ``losing`` and ``give_and_take``.
 
         Raises:
             VariantError: for an unknown name (the message lists the valid ones).
@@ -279,9 +281,10 @@ class Variant:
         return dataclasses.replace(self, **changes)
 
     def with_taker(self, color: str) -> Variant:
-        """This variant with ``color`` (``"black"`` or ``"white"``) as the Taker, the
-        objectives flipped with it; a variant without one Taker and one Giver is returned
-        unchanged.
+        """This variant with ``color`` (``"black"`` or ``"white"``) as the Taker.
+
+        The objectives are flipped with it; a variant without one Taker and one Giver is
+        returned unchanged.
 
         Raises:
             VariantError: ``color`` is not ``"black"`` or ``"white"``.
@@ -347,9 +350,12 @@ def _color_index(color: Any) -> int:
 
 
 def _parse_count(flag: str, digits: str) -> int:
-    """ASCII digits -> int. A number with more digits than :data:`MAX_COUNT` is over every
-    flag's range and is refused unconverted (``int()`` of thousands of digits is slow,
-    and an error past 4300 digits)."""
+    """ASCII digits -> int.
+
+    A number with more digits than :data:`MAX_COUNT` is over every flag's range and is
+    refused unconverted (``int()`` of thousands of digits is slow, and an error past 4300
+    digits).
+    """
     if len(digits.lstrip("0")) > len(str(MAX_COUNT)):
         if flag in _OPTIONAL_INTS:
             low = 2 if flag == "repetition_draw" else 1

@@ -1,5 +1,6 @@
-"""Gumbel root selection (Danihelka et al., ICLR 2022): Gumbel top-m sampling and
-sequential halving at the root, the improved policy as the training target.
+"""Gumbel root selection: Gumbel top-m sampling and sequential halving at the root.
+
+The improved policy is the training target (Danihelka et al., ICLR 2022).
 
 Each root edge gets a score ``g + log prior`` (``g`` a Gumbel sample when exploring, 0
 otherwise). With m actions considered and n simulations, the simulations are split into
@@ -74,8 +75,9 @@ def halving_schedule(num_considered: int, num_simulations: int) -> np.ndarray:
 
 @njit(cache=True)
 def completed_q(tree, b, out):
-    """Completed, min-max normalised Q of tree ``b``'s root edges (Gumbel MuZero, eq. 10
-    and 33), for the root's player to move.
+    """Completed, min-max normalised Q of tree ``b``'s root edges, for the root's player.
+
+    Gumbel MuZero, eq. 10 and 33.
 
     Unvisited edges get the mixed value ``v_mix`` of the root's network value and the
     prior-weighted mean Q of the visited edges. Writes ``out[i]`` in ``[0, 1]`` for root
@@ -114,8 +116,11 @@ def completed_q(tree, b, out):
 
 @njit(cache=True)
 def draw_root_scores(tree, b):
-    """Score every root edge of tree ``b``: ``root_score[b, i] = g + log prior`` with
-    ``g = gumbel_scale[b] * Gumbel(0, 1)`` (numba's generator, seeded by the caller)."""
+    """Score every root edge of tree ``b``: ``root_score[b, i] = g + log prior``.
+
+    ``g = gumbel_scale[b] * Gumbel(0, 1)``, drawn from numba's generator (seeded by the
+    caller).
+    """
     start = tree.edge_start[b, 0]
     scale = tree.gumbel_scale[b]
     for i in range(tree.edge_count[b, 0]):
@@ -127,9 +132,11 @@ def draw_root_scores(tree, b):
 
 @njit(cache=True)
 def gumbel_root_edge(tree, b, sim, c_visit, c_scale):
-    """The root edge of tree ``b`` to visit at simulation ``sim``: among the edges with
-    ``schedule[b, sim]`` visits, the best ``g + log prior + sigma(completed Q)``; -1 if
-    no edge has that many visits."""
+    """The root edge of tree ``b`` to visit at simulation ``sim``.
+
+    Among the edges with ``schedule[b, sim]`` visits, the best
+    ``g + log prior + sigma(completed Q)``; -1 if no edge has that many visits.
+    """
     q = tree.root_work[b]
     max_visits = completed_q(tree, b, q)
     target = tree.schedule[b, sim]
@@ -215,9 +222,11 @@ class GumbelRoot:
     def finish(
         self, tree: Tree, visits: np.ndarray, explore: np.ndarray, rng: np.random.Generator
     ) -> tuple[np.ndarray, np.ndarray]:
-        """``(action int64[B], policy float32[B, A])``: the halving winner (sampled
-        through the Gumbel noise when exploring) and the improved policy; -1 and zeros
-        where not searched."""
+        """``(action int64[B], policy float32[B, A])``: the halving winner and improved policy.
+
+        The winner is sampled through the Gumbel noise when exploring; -1 and zeros where
+        not searched.
+        """
         policy = np.zeros(visits.shape, np.float32)
         action = np.zeros(len(visits), np.int64)
         gumbel_outputs(tree, self.config.gumbel_c_visit, self.config.gumbel_c_scale, policy, action)

@@ -30,10 +30,12 @@ __all__ = ["search_with_net"]
 
 @njit(cache=True)
 def _evaluate(tree, b, u, params, net, scratch, moves, steps, lg):
-    """Evaluate node ``u`` with the network and expand it (``moves`` holds its legal
-    moves); returns False, changing nothing, when its edges would not fit. Raises
-    FloatingPointError when the value or a logit is not finite (finite weights can still
-    overflow), before anything is expanded."""
+    """Evaluate node ``u`` with the network and expand it.
+
+    ``moves`` holds its legal moves. Returns False, changing nothing, when its edges would
+    not fit. Raises FloatingPointError when the value or a logit is not finite (finite
+    weights can still overflow), before anything is expanded.
+    """
     pos = tree.pos[b, u]
     prm = tree.params[b]
     k = G.legal_step_list(pos, prm, moves, steps)
@@ -124,7 +126,10 @@ def search_with_net(tree, params, net, scratch, done, seed):
 
 @njit(cache=True)
 def _undo_child(tree, b, c):
-    """Remove the node ``c`` just created by a descent (the last node, not expanded, no
-    visits backed up), so the simulation can be run again once the edges have grown."""
+    """Remove the node ``c`` just created by a descent.
+
+    It is the last node, not expanded, with no visits backed up; the simulation can then
+    be run again once the edges have grown.
+    """
     tree.child[b, tree.parent_edge[b, c]] = NO_NODE
     tree.num_nodes[b] = c

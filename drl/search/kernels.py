@@ -46,8 +46,10 @@ def _is_terminal(pos, max_plies):
 
 @njit(cache=True)
 def _backup(tree, b, leaf, v):
-    """Add ``v`` (for the leaf's player to move) to the leaf and every node and edge
-    above it, negated where the player to move differs from the leaf's."""
+    """Add ``v`` (for the leaf's player to move) to the leaf and every node and edge above it.
+
+    ``v`` is negated where the player to move differs from the leaf's.
+    """
     who = tree.pos[b, leaf, ST_TURN]
     tree.visits[b, leaf] += 1
     tree.value_sum[b, leaf] += v
@@ -65,8 +67,10 @@ def _backup(tree, b, leaf, v):
 
 @njit(cache=True)
 def _add_child(tree, b, u, e, moves, played):
-    """Create the node of edge ``e`` of node ``u``: the parent's position with the edge's
-    step played. Leaves ``moves`` holding the child's legal moves."""
+    """Create the node of edge ``e`` of node ``u``: the parent's position, the step played.
+
+    Leaves ``moves`` holding the child's legal moves.
+    """
     c = tree.num_nodes[b]
     tree.num_nodes[b] = c + 1
     child = tree.pos[b, c]
@@ -87,8 +91,10 @@ def _add_child(tree, b, u, e, moves, played):
 
 @njit(cache=True)
 def _queue_leaf(tree, leaves, b, node, slot, moves):
-    """Write node ``node``'s observation and legal-step mask into leaf slot ``slot``
-    (``moves`` holds its legal moves); returns its number of legal steps."""
+    """Write node ``node``'s observation and legal-step mask into leaf slot ``slot``.
+
+    ``moves`` holds its legal moves. Returns its number of legal steps.
+    """
     pos = tree.pos[b, node]
     params = tree.params[b]
     n = G.legal_mask(pos, params, moves, leaves.mask[slot])
@@ -140,8 +146,10 @@ def init_roots(tree, leaves):
 
 @njit(cache=True)
 def descend(tree, b, params, sim, moves, played):
-    """One descent of tree ``b`` at simulation ``sim``: from the root (root selection,
-    then PUCT) to the first edge without a node, whose node it creates.
+    """One descent of tree ``b`` at simulation ``sim``, creating one node.
+
+    The descent goes from the root (root selection, then PUCT) to the first edge without a
+    node, whose node it creates.
 
     Every move-boundary node passed is recorded in the game's history so that
     repetitions along the path count. A terminal node reached (or created) has its value
@@ -213,7 +221,8 @@ def expand(tree, b, u, steps, logits, k, value, params):
 
     Args:
         tree: the trees; ``num_edges[b] + k`` must fit the edge arrays.
-        b, u: the tree and the node (not expanded yet).
+        b: the tree.
+        u: the node (not expanded yet).
         steps: ``int64[>= k]`` the legal step actions, in increasing order.
         logits: ``[>= k]`` their policy logits (softmaxed here into the priors).
         k: number of legal steps (>= 1).
@@ -250,8 +259,9 @@ def expand(tree, b, u, steps, logits, k, value, params):
 
 @njit(cache=True)
 def expand_and_backup(tree, leaves, logits, values, params, seed):
-    """Create the queued leaves' edges from the network output and back its value up
-    (:func:`expand` for each queued leaf).
+    """Create the queued leaves' edges from the network output and back their values up.
+
+    This is :func:`expand` for each queued leaf.
 
     Args:
         tree: the trees; ``num_edges`` must leave room for every queued leaf's steps.

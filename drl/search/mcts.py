@@ -258,8 +258,10 @@ class BatchedMCTS:
     def _search_batched(
         self, n_roots: int, rounds: int, evaluate: Evaluator, rng: np.random.Generator
     ) -> tuple[int, int]:
-        """The simulations in rounds of one network call each; returns (leaves evaluated,
-        network calls)."""
+        """Run the simulations in rounds of one network call each.
+
+        Returns (leaves evaluated, network calls).
+        """
         leaf_evals = batches = 0
         if n_roots:
             self._evaluate_and_expand(n_roots, evaluate, rng)
@@ -273,8 +275,10 @@ class BatchedMCTS:
         return leaf_evals, batches
 
     def _search_inline(self, weights: SparseWeights, rng: np.random.Generator) -> int:
-        """The whole search in compiled code, the network evaluated at each leaf
-        (:func:`drl.search.inline.search_with_net`); returns the leaves evaluated."""
+        """Run the whole search in compiled code; returns the leaves evaluated.
+
+        The network is evaluated at each leaf (:func:`drl.search.inline.search_with_net`).
+        """
         scratch = self._scratch
         if (
             scratch is None

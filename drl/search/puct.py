@@ -24,8 +24,10 @@ __all__ = ["PuctRoot", "add_dirichlet_noise", "puct_edge"]
 
 @njit(cache=True)
 def puct_edge(tree, b, u, c_puct, fpu_reduction):
-    """The edge of node ``u`` (expanded) of tree ``b`` with the best PUCT score; ties go
-    to the first edge."""
+    """The edge of node ``u`` (expanded) of tree ``b`` with the best PUCT score.
+
+    Ties go to the first edge.
+    """
     nv = tree.visits[b, u]
     sqrt_n = math.sqrt(max(nv, 1))
     fpu = (tree.value_sum[b, u] / nv if nv > 0 else 0.0) - fpu_reduction
@@ -44,9 +46,11 @@ def puct_edge(tree, b, u, c_puct, fpu_reduction):
 
 @njit(cache=True)
 def add_dirichlet_noise(tree, b, alpha):
-    """Mix ``Dirichlet(alpha)`` noise into the priors of tree ``b``'s root edges with
-    weight ``tree.noise[b]`` (nothing when 0 or a single edge); draws from numba's
-    generator, seeded by the caller."""
+    """Mix ``Dirichlet(alpha)`` noise into the priors of tree ``b``'s root edges.
+
+    The weight is ``tree.noise[b]`` (nothing when 0 or a single edge); draws from numba's
+    generator, seeded by the caller.
+    """
     eps = tree.noise[b]
     start = tree.edge_start[b, 0]
     k = tree.edge_count[b, 0]

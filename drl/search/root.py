@@ -1,5 +1,7 @@
-"""Root selection behind one interface: PUCT (:mod:`drl.search.puct`) or Gumbel
-(:mod:`drl.search.gumbel`), chosen by ``SearchConfig.root_selection``.
+"""Root selection behind one interface: PUCT or Gumbel.
+
+PUCT is :mod:`drl.search.puct`, Gumbel :mod:`drl.search.gumbel`; the choice is
+``SearchConfig.root_selection``.
 
 A root selection has a compiled half, dispatched on ``SearchParams.root_selection``:
 
@@ -47,9 +49,12 @@ class RootSelection(Protocol):
     def finish(
         self, tree: Tree, visits: np.ndarray, explore: np.ndarray, rng: np.random.Generator
     ) -> tuple[np.ndarray, np.ndarray]:
-        """The action to play (``int64[B']``, -1 where not searched) and the policy target
-        (``float32[B', A]``, rows sum to 1, 0 off the legal steps) of the first B' roots,
-        from their root visits ``float32[B', A]``."""
+        """The action to play and the policy target of the first B' roots.
+
+        From their root visits ``float32[B', A]``: the action ``int64[B']`` (-1 where not
+        searched) and the policy target ``float32[B', A]`` (rows sum to 1, 0 off the legal
+        steps).
+        """
         ...
 
 
@@ -71,8 +76,10 @@ def init_root_edges(tree, b, params):
 
 @njit(cache=True)
 def select_root_edge(tree, b, sim, params):
-    """The root edge of tree ``b`` to descend at simulation ``sim``: Gumbel's halving
-    schedule (PUCT once no edge fits it), else PUCT."""
+    """The root edge of tree ``b`` to descend at simulation ``sim``.
+
+    Gumbel's halving schedule (PUCT once no edge fits it), else PUCT.
+    """
     if params.root_selection == GUMBEL:
         e = gumbel_root_edge(tree, b, sim, params.c_visit, params.c_scale)
         if e >= 0:

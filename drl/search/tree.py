@@ -244,8 +244,10 @@ def with_edge_capacity(tree: Tree, edges: int) -> Tree:
 
 
 def with_history_capacity(tree: Tree, width: int) -> Tree:
-    """The same trees with a history ``hist`` at least ``width`` plies wide (its contents
-    are not kept: the search rewrites it for every search)."""
+    """The same trees with a history ``hist`` at least ``width`` plies wide.
+
+    Its contents are not kept: the search rewrites it for every search.
+    """
     if width <= tree.hist.shape[1]:
         return tree
     return tree._replace(hist=np.zeros((tree.hist.shape[0], width), np.int64))

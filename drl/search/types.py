@@ -44,10 +44,12 @@ class Evaluator(Protocol):
 
 
 def compiled_weights(evaluate: object) -> SparseWeights | None:
-    """The weights of an evaluator whose network runs inside the compiled search: the
-    result of its ``compiled_weights()`` method (a
+    """The weights of an evaluator whose network runs inside the compiled search.
+
+    The result of its ``compiled_weights()`` method (a
     :class:`~drl.encode.sparse_net.SparseWeights`), or None for an evaluator without one
-    (it is called with batches of observation planes)."""
+    (it is called with batches of observation planes).
+    """
     method = getattr(evaluate, "compiled_weights", None)
     return None if method is None else method()
 

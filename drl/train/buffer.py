@@ -319,8 +319,10 @@ class ReplayBuffer:
 
     @staticmethod
     def shard_files(directory: str | os.PathLike) -> list[Path]:
-        """The complete shard files ``shard-NNNNNN.npz`` in ``directory``, oldest first
-        (none if it does not exist); reads and changes nothing."""
+        """The complete shard files ``shard-NNNNNN.npz`` in ``directory``, oldest first.
+
+        Empty if the folder does not exist; reads and changes nothing.
+        """
         d = Path(directory)
         if not d.is_dir():
             return []

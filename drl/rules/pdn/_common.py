@@ -1,5 +1,7 @@
-"""What the PDN reader, writer and replay share: the error, the game record, the official
-GameType numbers and the result spellings."""
+"""What the PDN reader, writer and replay share.
+
+The error, the game record, the official GameType numbers and the result spellings.
+"""
 
 from __future__ import annotations
 
@@ -11,8 +13,10 @@ __all__ = ["GAME_TYPES", "Game", "PDNError", "normalize_result"]
 
 
 class PDNError(ValueError):
-    """Unreadable PDN text or an illegal recorded move; the message names file, game,
-    line or move number, and the reason."""
+    """Unreadable PDN text or an illegal recorded move.
+
+    The message names file, game, line or move number, and the reason.
+    """
 
 
 #: Official PDN GameType numbers of the variants this package plays (PDN 3.0 standard).

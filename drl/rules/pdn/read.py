@@ -1,5 +1,7 @@
-"""Reading PDN: :func:`read_games` and the scanner behind it (see :mod:`drl.rules.pdn` for
-what the reader accepts)."""
+"""Reading PDN: :func:`read_games` and the scanner behind it.
+
+See :mod:`drl.rules.pdn` for what the reader accepts.
+"""
 
 from __future__ import annotations
 
@@ -90,8 +92,10 @@ class _Reader:
         self.out: list[Game] = []  # finished games not yet yielded
 
     def error(self, why: str, line: int | None = None, next_game: bool = False) -> PDNError:
-        """A syntax error of the game being read (of the next one with ``next_game``: a
-        tag after a game's moves starts a new game)."""
+        """A syntax error of the game being read, or of the next one with ``next_game``.
+
+        A tag after a game's moves starts a new game.
+        """
         game = self.game
         index = self.index + 1 if game is None or next_game else game.index
         return PDNError(f"{self.source}: game {index} (line {line or self.line}): {why}")
@@ -170,8 +174,11 @@ class _Reader:
         self.advance((len(self.text) if end < 0 else end) - self.pos)
 
     def read_tag(self, in_header: bool = True) -> None:
-        """Read one tag pair at ``self.pos``; one after a game's moves starts the next
-        game. Errors of a tag in a header are numbered with the game it belongs to."""
+        """Read one tag pair at ``self.pos``.
+
+        A tag pair after a game's moves starts the next game. Errors of a tag in a header
+        are numbered with the game it belongs to.
+        """
         start = self.line
         game = self.game
         starts_game = game is not None and bool(game.moves or game.result is not None)

@@ -1,6 +1,9 @@
-"""Replaying PDN games on a :class:`~drl.rules.Board`: :func:`replay` (one game),
-:func:`replay_file` (a whole file, going on after a failure, with a
-:class:`ReplayReport`) and :func:`variant_for_game` (the rules a game's tags name)."""
+"""Replaying PDN games on a :class:`~drl.rules.Board`.
+
+:func:`replay` replays one game, :func:`replay_file` a whole file (going on after a
+failure, with a :class:`ReplayReport`), and :func:`variant_for_game` gives the rules a
+game's tags name.
+"""
 
 from __future__ import annotations
 
@@ -84,8 +87,9 @@ def _game_type(game: Game, where: str) -> Variant:
 
 
 def variant_for_game(game: Game, default: Variant | str | None = None) -> Variant:
-    """The variant a game is played under: its ``Variant`` tag, else its ``GameType``,
-    else ``default``.
+    """The variant a game is played under.
+
+    Its ``Variant`` tag, else its ``GameType``, else ``default``.
 
     Raises:
         PDNError: an unsupported or malformed GameType (a type number over
@@ -179,8 +183,11 @@ MAX_TRIAL_PLIES = 100_000
 
 @dataclass
 class _Choice:
-    """An ambiguous move being resolved: the board before it, its index, its error, and
-    the boards of the candidates tried so far with which the whole game replayed."""
+    """An ambiguous move being resolved.
+
+    Holds the board before it, its index, its error, and the boards of the candidates
+    tried so far with which the whole game replayed.
+    """
 
     board: Board
     index: int

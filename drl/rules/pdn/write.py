@@ -1,6 +1,9 @@
-"""Writing PDN: :func:`write_game`, :func:`board_to_pdn`, the GameType / Variant tags of a
-variant (:func:`game_type_tag`) and the result conventions of the files
-(:func:`result_for_white`, :func:`result_for_file`)."""
+"""Writing PDN: games, boards, a variant's tags and the files' result conventions.
+
+:func:`write_game`, :func:`board_to_pdn`, the GameType / Variant tags of a variant
+(:func:`game_type_tag`) and the result conventions of the files
+(:func:`result_for_white`, :func:`result_for_file`).
+"""
 
 from __future__ import annotations
 
@@ -37,9 +40,10 @@ def _swap(result: str) -> str:
 
 
 def result_for_white(text: str, variant: Variant) -> str:
-    """A result as written in a file of ``variant`` -> ``"1-0"`` White (light pieces) won,
-    ``"0-1"`` Black won, ``"1/2-1/2"``, ``"0-0"`` or ``"*"`` (the convention of
-    :attr:`drl.rules.Outcome.result`).
+    """A result as written in a file of ``variant``, turned to White's score first.
+
+    Answers ``"1-0"`` White (light pieces) won, ``"0-1"`` Black won, ``"1/2-1/2"``,
+    ``"0-0"`` or ``"*"`` (the convention of :attr:`drl.rules.Outcome.result`).
 
     The PDN standard gives White's score first, and so do International, Russian and
     Brazilian files; English/American files (GameType 21: CheckerBoard, the ACF) give
