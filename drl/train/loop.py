@@ -621,16 +621,7 @@ def _train(
     if checkpoint is None:
         checkpoint = save(0)  # before any game: replay data always has a checkpoint
     runtime = make_runtime(
-        cfg.runtime.name,
-        variants,
-        search_config(cfg),
-        selfplay_config(cfg),
-        net,
-        device,
-        cfg.seed,
-        cfg.runtime.actors,
-        cfg.runtime.address,
-        cfg.runtime.cpus_per_actor,
+        cfg.runtime, variants, search_config(cfg), selfplay_config(cfg), net, device, cfg.seed
     )
     runtime.set_next_game_index(buffer.next_game_index)
     loss_cfg = loss_config(cfg)
