@@ -88,7 +88,7 @@ from drl.rules import Variant
 from drl.train.buffer import GameBatch, ReplayBuffer, load_shard
 from drl.train.config import (
     Config,
-    EvalCfg,
+    TrainEvalCfg,
     loss_config,
     network_config,
     search_config,
@@ -277,7 +277,7 @@ def _save_eval(run_dir: Path, tag: str, results: list[BaselineResult]) -> None:
 
 
 def _evaluate(
-    cfg: Config, net: PolicyValueModel, device: torch.device, ev: EvalCfg, seed: int
+    cfg: Config, net: PolicyValueModel, device: torch.device, ev: TrainEvalCfg, seed: int
 ) -> list[BaselineResult]:
     if ev.games < 1 or not ev.baselines:
         return []
