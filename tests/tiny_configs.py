@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from drl.train.config import Config, EvalCfg, ModelCfg, SearchCfg, TrainCfg, VariantCfg
+from drl.train.config import Config, ModelCfg, SearchCfg, TrainCfg, TrainEvalCfg, VariantCfg
 
 
 def tiny_config(iterations: int = 2, variant: str = "give_and_take", **train) -> Config:
     """Config small enough to train in seconds: 4 games per iteration, 2 learner steps."""
-    ev = EvalCfg(every=0, baselines=["random"], games=4, simulations=4, max_plies=40, openings=0)
+    ev = TrainEvalCfg(
+        every=0, baselines=["random"], games=4, simulations=4, max_plies=40, openings=0
+    )
     t = TrainCfg(
         name="tiny",
         iterations=iterations,

@@ -61,6 +61,36 @@ def results_table(results: list, title: str):
     return table
 
 
+def _failing_node(node: DictConfig, group: str = "") -> tuple[str, DictConfig]:
+    """The innermost node of ``node`` that OmegaConf cannot build, with its dotted key."""
+    for name in map(str, node):
+        child = node[name]
+        if isinstance(child, DictConfig):
+            try:
+                OmegaConf.to_object(child)
+            except ValueError:
+                return _failing_node(child, f"{group}.{name}" if group else name)
+    return group, node
+
+
+def _typed(cfg: DictConfig) -> Config:
+    """The composed config as the base_config schema's dataclass (:class:`Config`).
+
+    Raises:
+        ValueError: from a node's own checks, under its key
+            (``config runtime.actors=0: must lie in [1, 1024]``).
+    """
+    from drl.train.config import config_error
+
+    try:
+        return cast("Config", OmegaConf.to_object(cfg))
+    except ValueError as err:
+        group, node = _failing_node(cfg)
+        prefix = f"{group}." if group else ""
+        keys = {n: (f"{prefix}{n}", node[n]) for n in map(str, node)}
+        raise config_error(err, keys, group) from None
+
+
 def _run(cfg: DictConfig) -> None:
     from hydra.core.hydra_config import HydraConfig
     from hydra.types import RunMode
@@ -72,10 +102,10 @@ def _run(cfg: DictConfig) -> None:
     from drl.train.loop import resolve_run_dir, train
 
     console = Console()
-    conf = cast("Config", OmegaConf.to_object(cfg))  # the base_config schema's dataclass
     hc = HydraConfig.get()
     job = hc.job.num if hc.mode == RunMode.MULTIRUN else None
     try:
+        conf = _typed(cfg)
         validate(conf)
         run_dir = resolve_run_dir(conf, job=job)
     except (ValueError, FileNotFoundError) as err:

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal, get_args
 
-__all__ = ["ROOT_SELECTIONS", "SearchConfig"]
+from drl._checks import INT32_MAX, check_choice, check_range
 
-ROOT_SELECTIONS = ("puct", "gumbel")
+__all__ = ["ROOT_SELECTIONS", "RootSelection", "SearchConfig"]
+
+RootSelection = Literal["puct", "gumbel"]
+ROOT_SELECTIONS: tuple[str, ...] = get_args(RootSelection)
 
 
 @dataclass(frozen=True)
@@ -31,10 +35,18 @@ class SearchConfig:
             ``temperature_plies``, then it is the most visited step; 0 = always the most
             visited. Gumbel samples its action through its Gumbel noise instead.
         temperature_plies: see ``temperature`` (plies of the game, ``ST_PLY``).
+
+    Raises:
+        ValueError: ``name=value: must ...`` for a value out of its range: the counts
+            ``num_simulations``, ``gumbel_max_considered`` in [1, 2**31 - 1] and
+            ``temperature_plies`` in [0, 2**31 - 1]; ``c_puct``, ``gumbel_c_scale``,
+            ``temperature`` >= 0; ``dirichlet_alpha``, ``gumbel_c_visit`` > 0;
+            ``dirichlet_epsilon`` in [0, 1]; every float finite; ``root_selection`` one of
+            :data:`ROOT_SELECTIONS`.
     """
 
     num_simulations: int = 48
-    root_selection: str = "gumbel"
+    root_selection: RootSelection = "gumbel"
     c_puct: float = 1.5
     fpu_reduction: float = 0.2
     dirichlet_alpha: float = 0.5
@@ -46,17 +58,14 @@ class SearchConfig:
     temperature_plies: int = 16
 
     def __post_init__(self) -> None:
-        if self.num_simulations < 1:
-            raise ValueError(f"num_simulations must be >= 1, got {self.num_simulations}")
-        if self.root_selection not in ROOT_SELECTIONS:
-            raise ValueError(
-                f"root_selection must be one of {ROOT_SELECTIONS}, got {self.root_selection!r}"
-            )
-        if self.gumbel_max_considered < 1:
-            raise ValueError("gumbel_max_considered must be >= 1")
-        if not 0.0 <= self.dirichlet_epsilon <= 1.0:
-            raise ValueError("dirichlet_epsilon must lie in [0, 1]")
-        if self.dirichlet_alpha <= 0.0:
-            raise ValueError("dirichlet_alpha must be > 0")
-        if self.temperature < 0:
-            raise ValueError(f"temperature must be >= 0, got {self.temperature}")
+        check_range("num_simulations", self.num_simulations, 1, INT32_MAX)
+        check_choice("root_selection", self.root_selection, ROOT_SELECTIONS)
+        check_range("c_puct", self.c_puct, 0)
+        check_range("fpu_reduction", self.fpu_reduction)
+        check_range("dirichlet_alpha", self.dirichlet_alpha, 0, open_low=True)
+        check_range("dirichlet_epsilon", self.dirichlet_epsilon, 0, 1)
+        check_range("gumbel_max_considered", self.gumbel_max_considered, 1, INT32_MAX)
+        check_range("gumbel_c_visit", self.gumbel_c_visit, 0, open_low=True)
+        check_range("gumbel_c_scale", self.gumbel_c_scale, 0)
+        check_range("temperature", self.temperature, 0)
+        check_range("temperature_plies", self.temperature_plies, 0, INT32_MAX)

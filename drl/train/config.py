@@ -4,8 +4,12 @@ dataclasses the code uses.
 ``drl-train`` composes ``configs/config.yaml`` with the groups ``variant``, ``model``,
 ``search``, ``train`` and ``runtime`` on top of :class:`Config`, registered with
 Hydra's ConfigStore as ``base_config``, so that a misspelt key or a value of the wrong
-type is reported by Hydra when the config is composed. :func:`validate` then checks the
-values that types cannot (choices, ranges, the variant string).
+type is reported by Hydra when the config is composed. Each setting's range (or choices)
+is checked once, by the dataclass that holds it, in its ``__post_init__``;
+:func:`validate` builds those dataclasses from the config, reports their errors under
+the config key (``config search.c_puct=-1.0: must be >= 0``), and checks what spans
+several keys (the variant string, the learning settings together, the evaluation's
+openings and baselines, the memory the run needs).
 
 Each default lives in one place, the dataclass the code uses; the schema of a group is
 derived from it field by field (:func:`schema`) and the YAML files in ``configs/`` state
@@ -28,14 +32,15 @@ only what differs:
 from __future__ import annotations
 
 import dataclasses
-import math
 import re
 import types
 import typing
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, make_dataclass
-from typing import TYPE_CHECKING, Any, Optional, Union
+from typing import TYPE_CHECKING, Any, Literal, Optional, Union
 
+from drl._checks import INT32_MAX, INT64_MAX, check_choice, check_range
 from drl._configs import VariantCfg
 from drl.nn import DEFAULT_ARCH, INPUT_FIELDS, arch_config_class, make_config, registered_archs
 from drl.search import SearchConfig
@@ -44,18 +49,24 @@ from drl.train.selfplay import SelfPlayConfig
 
 __all__ = [
     "Config",
-    "EvalCfg",
+    "DEVICES",
+    "Device",
     "LoopCfg",
     "ModelCfg",
-    "RANGES",
     "ModelNode",
+    "OPTIMIZERS",
+    "Optimizer",
+    "RUNTIMES",
     "RuntimeCfg",
+    "RuntimeName",
     "SearchCfg",
     "TrainCfg",
+    "TrainEvalCfg",
     "VariantCfg",
     "MEMORY_KEYS",
     "available_memory",
     "check_memory",
+    "config_error",
     "memory_estimate",
     "loss_config",
     "model_node",
@@ -147,9 +158,26 @@ def _named(default: str) -> tuple:
     return (("name", str, field(default=default)),)
 
 
+Optimizer = Literal["adamw", "sgd"]
+Device = Literal["auto", "cpu", "cuda"]
+RuntimeName = Literal["local", "ray"]
+OPTIMIZERS: tuple[str, ...] = typing.get_args(Optimizer)
+DEVICES: tuple[str, ...] = typing.get_args(Device)
+RUNTIMES: tuple[str, ...] = typing.get_args(RuntimeName)
+if TYPE_CHECKING:
+    _Device: typing.TypeAlias = Device
+    _RuntimeName: typing.TypeAlias = RuntimeName
+else:
+    # OmegaConf reads the annotations of Config and RuntimeCfg itself and knows no
+    # Literal: there these fields are str, and __post_init__ checks the choice.
+    _Device = _RuntimeName = str
+
+
 @dataclass
-class EvalCfg:
-    """Evaluation of the trained network (with search) against baseline agents.
+class TrainEvalCfg:
+    """Evaluation of the trained network (with search) against baseline agents
+    (``train.eval``, ``train.final_eval``; ``drl-eval``'s settings are
+    ``drl.cli.eval.EvalConfig``).
 
     Attributes:
         every: evaluate every this many iterations (0 = never during training).
@@ -160,6 +188,11 @@ class EvalCfg:
         max_plies: games longer than this are truncated (half a point each).
         openings: plies of the distinct seeded random openings, one per two games (0 =
             start position; 4 plies give every preset at least 400 distinct ones).
+
+    Raises:
+        ValueError: ``name=value: must ...`` for a count out of its range: ``every``,
+            ``games`` in [0, 2**31 - 1], ``simulations``, ``max_plies`` in
+            [1, 2**31 - 1], ``openings`` in [0, 1000].
     """
 
     every: int = 0
@@ -168,6 +201,13 @@ class EvalCfg:
     simulations: int = 32
     max_plies: int = 200
     openings: int = 4
+
+    def __post_init__(self) -> None:
+        check_range("every", self.every, 0, INT32_MAX)
+        check_range("games", self.games, 0, INT32_MAX)
+        check_range("simulations", self.simulations, 1, INT32_MAX)
+        check_range("max_plies", self.max_plies, 1, INT32_MAX)
+        check_range("openings", self.openings, 0, 1000)
 
 
 @dataclass
@@ -192,6 +232,16 @@ class LoopCfg:
             number of iterations everywhere.
         eval: periodic evaluation.
         final_eval: evaluation at the end (printed as a table).
+
+    Raises:
+        ValueError: ``name=value: must ...`` for a value out of its range: the counts
+            ``iterations``, ``games_per_iteration``, ``shard_games``, ``batch_size``,
+            ``keep_checkpoints`` in [1, 2**31 - 1], ``steps_per_iteration`` in
+            [0, 2**31 - 1], ``replay_window`` in [1, 2**63 - 1], ``min_replay`` >= 0;
+            ``lr`` > 0; ``weight_decay``, ``max_minutes`` >= 0; ``momentum`` in [0, 1);
+            every float finite; ``optimizer`` one of :data:`OPTIMIZERS`. What depends on
+            two of them (``min_replay <= replay_window``, ``lr * weight_decay`` with
+            ``adamw``, ``momentum`` with ``sgd``) is checked by :func:`validate`.
     """
 
     iterations: int = 1000
@@ -201,18 +251,36 @@ class LoopCfg:
     batch_size: int = 256
     replay_window: int = 200000
     min_replay: int = 512
-    optimizer: str = "adamw"
+    optimizer: Optimizer = "adamw"
     lr: float = 2e-3
     weight_decay: float = 1e-4
     momentum: float = 0.9
     keep_checkpoints: int = 3
     max_minutes: float = 12.0
-    eval: EvalCfg = field(default_factory=lambda: EvalCfg(every=10))
-    final_eval: EvalCfg = field(
-        default_factory=lambda: EvalCfg(
+    eval: TrainEvalCfg = field(default_factory=lambda: TrainEvalCfg(every=10))
+    final_eval: TrainEvalCfg = field(
+        default_factory=lambda: TrainEvalCfg(
             baselines=["random", "alphabeta:depth=4"], games=16, simulations=800
         )
     )
+
+    def __post_init__(self) -> None:
+        for name in (
+            "iterations",
+            "games_per_iteration",
+            "shard_games",
+            "batch_size",
+            "keep_checkpoints",
+        ):
+            check_range(name, getattr(self, name), 1, INT32_MAX)
+        check_range("steps_per_iteration", self.steps_per_iteration, 0, INT32_MAX)
+        check_range("replay_window", self.replay_window, 1, INT64_MAX)
+        check_range("min_replay", self.min_replay, 0)  # <= replay_window: validate
+        check_choice("optimizer", self.optimizer, OPTIMIZERS)
+        check_range("lr", self.lr, 0, open_low=True)
+        check_range("weight_decay", self.weight_decay, 0)
+        check_range("momentum", self.momentum, 0, 1, open_high=True)
+        check_range("max_minutes", self.max_minutes, 0)
 
 
 @dataclass
@@ -290,12 +358,21 @@ class RuntimeCfg:
         actors: Ray self-play actors (each plays ``games_in_flight / actors`` games).
         address: Ray cluster address (None: start a local one).
         cpus_per_actor: CPUs reserved per Ray actor.
+
+    Raises:
+        ValueError: ``name=value: must ...``: ``name`` not one of :data:`RUNTIMES`,
+            ``actors`` outside [1, 1024], ``cpus_per_actor`` outside (0, 1024].
     """
 
-    name: str = "local"
+    name: _RuntimeName = "local"
     actors: int = 1
     address: str | None = None
     cpus_per_actor: float = 1.0
+
+    def __post_init__(self) -> None:
+        check_choice("name", self.name, RUNTIMES)
+        check_range("actors", self.actors, 1, 1024)
+        check_range("cpus_per_actor", self.cpus_per_actor, 0, 1024, open_low=True)
 
 
 @dataclass
@@ -317,6 +394,11 @@ class Config:
         threads: torch CPU threads (0 = the CPUs this process may use).
         progress: show a progress bar.
         tensorboard: write TensorBoard scalars under ``<run_dir>/tb``.
+
+    Raises:
+        ValueError: ``name=value: must ...``: ``seed`` outside [0, 2**63 - 1],
+            ``threads`` outside [0, 1024], ``device`` not one of :data:`DEVICES` (the
+            groups check their own fields).
     """
 
     variant: VariantCfg = field(default_factory=VariantCfg)
@@ -327,10 +409,15 @@ class Config:
     run_dir: str | None = None
     resume: bool = False
     seed: int = 0
-    device: str = "auto"
+    device: _Device = "auto"
     threads: int = 0
     progress: bool = True
     tensorboard: bool = True
+
+    def __post_init__(self) -> None:
+        check_range("seed", self.seed, 0, INT64_MAX)
+        check_range("threads", self.threads, 0, 1024)
+        check_choice("device", self.device, DEVICES)
 
 
 def register_configs() -> None:
@@ -400,107 +487,80 @@ def _check(ok: bool, key: str, message: str, value: Any) -> None:
         raise ValueError(f"config {key}={value!r}: {message}")
 
 
-def _convert(group: str, node: Any, make: Any) -> None:
-    """Build a code object from config node ``group``; its own range checks' errors are
-    reported under the key they name (``config model.channels=0: ...``)."""
-    try:
-        make()
-    except (TypeError, ValueError) as err:
-        text = str(err)
-        for f in dataclasses.fields(node):
-            if re.search(rf"(?<![\w.])(?:\w+\.)?{re.escape(f.name)}\b", text):
-                value = getattr(node, f.name)
-                raise ValueError(f"config {group}.{f.name}={value!r}: {text}") from None
-        raise ValueError(f"config {group}: {text}") from None
+# -- each dataclass's own checks, reported by config key -------------------------------
+
+# ``{field name: (dotted config key, value)}``: the keyword arguments of a code dataclass
+# built from the config, and where each one comes from.
+_Keys = dict[str, tuple[str, Any]]
 
 
-# The machine's limits on integers: a seed must fit the int64 that numpy's and torch's
-# generators take; a count or a size goes into int32 / int64 arrays and loops of the
-# compiled kernels. How far a count that allocates memory may go is also limited by the
-# memory this machine has (:func:`check_memory`).
-INT32_MAX = 2**31 - 1
-INT64_MAX = 2**63 - 1
+def config_error(err: Exception, keys: Mapping[str, tuple[str, Any]], group: str) -> ValueError:
+    """The config error for ``err``, raised by a dataclass built from config values.
+
+    Args:
+        err: the dataclass's error; its own checks say ``name=value: must ...``
+            (``drl._checks``), others name the field somewhere in the text.
+        keys: ``{field name: (dotted config key, value)}`` of the values it was built from.
+        group: the config group, named when the text names none of the fields.
+
+    Returns:
+        ``ValueError("config KEY=VALUE: MESSAGE")`` for the first field the text names
+        (``config search.c_puct=-1.0: must be >= 0``), else ``config GROUP: TEXT``.
+    """
+    text = str(err)
+    for name, (key, value) in keys.items():
+        own = f"{name}={value!r}: "
+        if text.startswith(own):
+            return ValueError(f"config {key}={value!r}: {text[len(own) :]}")
+    for name, (key, value) in keys.items():
+        if re.search(rf"(?<![\w.])(?:\w+\.)?{re.escape(name)}\b", text):
+            return ValueError(f"config {key}={value!r}: {text}")
+    return ValueError(f"config {group}: {text}" if group else f"config: {text}")
 
 
-def _ge(bound: float) -> tuple[Callable[[Any], bool], str]:
-    return (lambda v: v >= bound), f"must be >= {bound}"
+def _keys(group: str, node: Any, target: type) -> _Keys:
+    """The :data:`_Keys` of the ``init`` fields of dataclass ``target`` in ``node``."""
+    prefix = f"{group}." if group else ""
+    return {name: (prefix + name, value) for name, value in _fields_for(node, target).items()}
 
 
-def _gt(bound: float) -> tuple[Callable[[Any], bool], str]:
-    return (lambda v: v > bound), f"must be > {bound}"
+def _parts(cfg: Config, board_size: int) -> list[tuple[str, _Keys, Callable[..., object]]]:
+    """``(group, keys, build)`` of every code dataclass the config holds: ``build(**kw)``
+    with the values of ``keys`` runs that dataclass's own checks."""
+    t = cfg.train
+    arch, net = network_config(cfg, board_size)
+    selfplay = _keys("train", t, SelfPlayConfig)
+    selfplay["max_plies"] = ("variant.max_plies", cfg.variant.max_plies)
+    model = {k: (f"model.{k}", v) for k, v in net.items()}
+    return [
+        ("", _keys("", cfg, Config), Config),
+        ("model", model, lambda **kw: make_config(arch, **kw)),
+        ("search", _keys("search", cfg.search, SearchConfig), SearchConfig),
+        ("train", _keys("train", t, LoopCfg), LoopCfg),
+        ("train", selfplay, SelfPlayConfig),
+        ("train", _keys("train", t, LossConfig), LossConfig),
+        ("train.eval", _keys("train.eval", t.eval, TrainEvalCfg), TrainEvalCfg),
+        ("train.final_eval", _keys("train.final_eval", t.final_eval, TrainEvalCfg), TrainEvalCfg),
+        ("runtime", _keys("runtime", cfg.runtime, RuntimeCfg), RuntimeCfg),
+    ]
 
 
-def _within(lo: float, hi: float, hi_open: bool = False) -> tuple[Callable[[Any], bool], str]:
-    if hi_open:
-        return (lambda v: lo <= v < hi), f"must lie in [{lo}, {hi})"
-    return (lambda v: lo <= v <= hi), f"must lie in [{lo}, {hi}]"
-
-
-def _count(lo: int = 1, hi: int = INT32_MAX) -> tuple[Callable[[Any], bool], str]:
-    return _within(lo, hi)
-
-
-def _eval_ranges(key: str) -> dict[str, tuple[Callable[[Any], bool], str]]:
-    return {
-        f"{key}.every": _count(0),
-        f"{key}.games": _count(0),
-        f"{key}.simulations": _count(1),
-        f"{key}.max_plies": _count(1),
-        f"{key}.openings": _count(0, 1000),
-    }
-
-
-# The allowed range of every number in the configuration (the model's size fields are
-# checked by the architecture's config class, see _convert). Every int has an upper bound
-# (above); a float must also be finite (the machine's bound), and those whose meaning
-# bounds them have that bound here. The counts that size arrays (games in flight,
-# simulations, plies, batch, replay window, shards, evaluation games, the network) are
-# then checked together against the memory available (check_memory).
-RANGES: dict[str, tuple[Callable[[Any], bool], str]] = {
-    "seed": _count(0, INT64_MAX),
-    "threads": _count(0, 1024),
-    "variant.max_plies": _count(1),
-    "search.num_simulations": _count(1),
-    "search.c_puct": _ge(0),
-    "search.dirichlet_alpha": _gt(0),
-    "search.dirichlet_epsilon": _within(0, 1),
-    "search.gumbel_max_considered": _count(1),
-    "search.gumbel_c_visit": _gt(0),
-    "search.gumbel_c_scale": _ge(0),
-    "search.temperature": _ge(0),
-    "search.temperature_plies": _count(0),
-    **{
-        f"train.{k}": _count(1)
-        for k in (
-            "iterations",
-            "games_per_iteration",
-            "games_in_flight",
-            "shard_games",
-            "batch_size",
-            "keep_checkpoints",
-            "fast_simulations",
-        )
-    },
-    "train.replay_window": _count(1, INT64_MAX),
-    "train.steps_per_iteration": _count(0),
-    "train.min_replay": _ge(0),  # at most train.replay_window (_check_learning)
-    "train.lr": _gt(0),
-    "train.weight_decay": _ge(0),
-    "train.momentum": _within(0, 1, hi_open=True),
-    "train.full_search_prob": ((lambda v: 0.0 < v <= 1.0), "must lie in (0, 1]"),
-    "train.value_loss_weight": _ge(0),
-    "train.aux_loss_weight": _ge(0),
-    "train.plies_scale": _gt(0),
-    "train.grad_clip": _ge(0),
-    "train.search_value_weight": _within(0, 1),
-    "train.adjudicate_depth": _within(0, 20),
-    "train.adjudicate_margin": _within(1, 100_000),
-    "train.max_minutes": _ge(0),
-    **_eval_ranges("train.eval"),
-    **_eval_ranges("train.final_eval"),
-    "runtime.actors": _count(1, 1024),
-    "runtime.cpus_per_actor": ((lambda v: 0.0 < v <= 1024), "must lie in (0, 1024]"),
-}
+def _check_parts(
+    parts: list[tuple[str, _Keys, Callable[..., object]]],
+    override: Mapping[str, Any] | None = None,
+) -> None:
+    """Build every part (:func:`_parts`); with ``override``, only those holding one of
+    its dotted keys, with its value. The first error is raised under its config key
+    (:func:`config_error`)."""
+    for group, keys, build in parts:
+        if override is not None:
+            if not any(key in override for key, _ in keys.values()):
+                continue
+            keys = {n: (k, override.get(k, v)) for n, (k, v) in keys.items()}
+        try:
+            build(**{name: value for name, (_, value) in keys.items()})
+        except (TypeError, ValueError) as err:
+            raise config_error(err, keys, group) from None
 
 
 def _numbers(node: Any, prefix: str = "") -> list[tuple[str, Any]]:
@@ -519,8 +579,8 @@ def _numbers(node: Any, prefix: str = "") -> list[tuple[str, Any]]:
 def _check_learning(t: Any) -> None:
     """Refuse ``train`` settings that make the learner diverge or do nothing by
     construction (each message names the key and its allowed range)."""
-    # The loss settings, lr > 0, weight_decay >= 0 and finiteness are in RANGES; here
-    # what depends on two keys.
+    # Each key's own range (lr > 0, weight_decay >= 0, ...) is checked by the dataclass
+    # that holds it (_parts); here what depends on two keys.
     if t.optimizer == "adamw":
         # AdamW multiplies every weight by (1 - lr * weight_decay) at each step.
         _check(
@@ -780,12 +840,13 @@ def check_memory(cfg: Config, board_size: int, available: tuple[int, str] | None
     if total <= room:
         return
 
+    checked = _parts(cfg, board_size)
+
     def fits(key: str, value: int) -> bool:
-        if key in RANGES and not RANGES[key][0](value):
-            return False
         try:
+            _check_parts(checked, {key: value})  # a value out of the key's own range
             return sum(memory_estimate(cfg, board_size, {key: value}).values()) <= room
-        except (TypeError, ValueError):  # a size the network's config class refuses
+        except (TypeError, ValueError):
             return False
 
     best: tuple[float, str, int, int] | None = None
@@ -826,17 +887,20 @@ def check_memory(cfg: Config, board_size: int, available: tuple[int, str] | None
 
 
 def validate(cfg: Config) -> None:
-    """Check values that the schema's types cannot.
+    """Check the configuration before anything is written.
 
-    Every number must lie in its range (:data:`RANGES`; every int has an upper bound, a
-    float must be finite), the code's own dataclasses are built from the config, so their
-    range checks apply too (reported under the key they concern), and the arrays the run
-    allocates must fit in the memory available (:func:`check_memory`). All of it before
-    anything is written.
+    The code's dataclasses are built from it (:func:`_parts`: ``Config``'s own fields,
+    the network's config class, ``SearchConfig``, :class:`LoopCfg`, ``SelfPlayConfig``
+    with ``variant.max_plies``, ``LossConfig``, :class:`TrainEvalCfg`,
+    :class:`RuntimeCfg`), so that each one's range and choice checks apply (every int has
+    an upper bound, a float must be finite); then what spans several keys: the variant
+    string, the learning settings together (``_check_learning``), the distinct openings
+    and the baseline specs of the evaluations, and the memory the run's arrays need
+    (:func:`check_memory`).
 
     Raises:
         ValueError: naming the key (dotted, e.g. ``train.eval.games``), its value and
-            what is wrong.
+            what is wrong: ``config KEY=VALUE: MESSAGE``.
     """
     from drl.rules import Variant
 
@@ -844,28 +908,14 @@ def validate(cfg: Config) -> None:
         variant = Variant.parse(cfg.variant.spec)
     except ValueError as err:
         raise ValueError(f"config variant.spec={cfg.variant.spec!r}: {err}") from None
-    t, s, m, r = cfg.train, cfg.search, cfg.model, cfg.runtime
-    _check(
-        s.root_selection in ("puct", "gumbel"),
-        "search.root_selection",
-        "must be puct or gumbel",
-        s.root_selection,
-    )
+    t, m = cfg.train, cfg.model
     _check(
         m.arch in registered_archs(),
         "model.arch",
         f"not a registered architecture; registered: {', '.join(registered_archs())}",
         m.arch,
     )
-    _check(cfg.device in ("auto", "cpu", "cuda"), "device", "must be auto, cpu or cuda", cfg.device)
-    _check(r.name in ("local", "ray"), "runtime.name", "must be local or ray", r.name)
-    _check(t.optimizer in ("adamw", "sgd"), "train.optimizer", "must be adamw or sgd", t.optimizer)
-    for key, value in _numbers(cfg):
-        if isinstance(value, float):
-            _check(math.isfinite(value), key, "must be a finite number", value)
-        if key in RANGES:
-            ok, message = RANGES[key]
-            _check(ok(value), key, message, value)
+    _check_parts(_parts(cfg, variant.board_size))
     _check_learning(t)
     for key, ev in (("train.eval", t.eval), ("train.final_eval", t.final_eval)):
         if (
@@ -880,11 +930,6 @@ def validate(cfg: Config) -> None:
                 check_distinct_openings(variant, ev.openings, ev.games)
             except ValueError as err:
                 raise ValueError(f"config {key}.openings={ev.openings}: {err}") from None
-    _convert("search", s, lambda: search_config(cfg))
-    _convert("train", t, lambda: selfplay_config(cfg))
-    _convert("train", t, lambda: loss_config(cfg))
-    arch, net_fields = network_config(cfg, variant.board_size)
-    _convert("model", m, lambda: make_config(arch, **net_fields))
     check_memory(cfg, variant.board_size)
     from drl.agents import spec_name
 
@@ -895,3 +940,23 @@ def validate(cfg: Config) -> None:
             except ValueError as err:
                 first = str(err).splitlines()[0]
                 raise ValueError(f"config {key}.baselines: {first}") from None
+
+
+def __getattr__(name: str) -> Any:
+    """The names this module had before: ``EvalCfg`` (now :class:`TrainEvalCfg`) with a
+    DeprecationWarning; ``RANGES`` is gone (each dataclass checks its own ranges)."""
+    if name == "EvalCfg":
+        warnings.warn(
+            "drl.train.config.EvalCfg is renamed TrainEvalCfg (drl-eval's settings are "
+            "drl.cli.eval.EvalConfig)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return TrainEvalCfg
+    if name == "RANGES":
+        raise AttributeError(
+            "drl.train.config.RANGES is gone: each setting's range is checked by the "
+            "dataclass that holds it (its __post_init__, e.g. drl.search.SearchConfig), "
+            "and validate() reports it under the config key"
+        )
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

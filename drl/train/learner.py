@@ -42,6 +42,7 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
+from drl._checks import check_range
 from drl.nn import PolicyValueModel, TrainingDiverged, masked_log_softmax
 from drl.train.buffer import SampleBatch
 
@@ -86,26 +87,24 @@ class LossConfig:
     search_value_weight: float = 0.5
 
     def __post_init__(self) -> None:
-        w = self.search_value_weight
-        if not (math.isfinite(w) and 0.0 <= w <= 1.0):
-            raise ValueError(
-                f"search_value_weight={w!r}: must lie in [0, 1] (the share of the search's "
-                "root value in the value target)"
-            )
-        for name, low, strict in (
-            ("value_loss_weight", 0.0, False),
-            ("aux_loss_weight", 0.0, False),
-            ("plies_scale", 0.0, True),
-            ("grad_clip", 0.0, False),
-        ):
-            v = getattr(self, name)
-            if not (math.isfinite(v) and (v > low if strict else v >= low)):
-                rule = f"a finite number {'>' if strict else '>='} {low:g}"
-                why = {
-                    "plies_scale": " (the plies-left targets are divided by it)",
-                    "grad_clip": " (0 = no clipping)",
-                }.get(name, " (a negative weight maximises its loss)")
-                raise ValueError(f"{name}={v!r}: must be {rule}{why}")
+        weight = " (a negative weight maximises its loss)"
+        check_range("value_loss_weight", self.value_loss_weight, 0, why=weight)
+        check_range("aux_loss_weight", self.aux_loss_weight, 0, why=weight)
+        check_range(
+            "plies_scale",
+            self.plies_scale,
+            0,
+            open_low=True,
+            why=" (the plies-left targets are divided by it)",
+        )
+        check_range("grad_clip", self.grad_clip, 0, why=" (0 = no clipping)")
+        check_range(
+            "search_value_weight",
+            self.search_value_weight,
+            0,
+            1,
+            why=" (the share of the search's root value in the value target)",
+        )
 
 
 def _tensor(x: np.ndarray, device: torch.device) -> torch.Tensor:

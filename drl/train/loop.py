@@ -88,7 +88,7 @@ from drl.rules import Variant
 from drl.train.buffer import GameBatch, ReplayBuffer, load_shard
 from drl.train.config import (
     Config,
-    EvalCfg,
+    TrainEvalCfg,
     loss_config,
     network_config,
     search_config,
@@ -277,7 +277,7 @@ def _save_eval(run_dir: Path, tag: str, results: list[BaselineResult]) -> None:
 
 
 def _evaluate(
-    cfg: Config, net: PolicyValueModel, device: torch.device, ev: EvalCfg, seed: int
+    cfg: Config, net: PolicyValueModel, device: torch.device, ev: TrainEvalCfg, seed: int
 ) -> list[BaselineResult]:
     if ev.games < 1 or not ev.baselines:
         return []
@@ -621,16 +621,7 @@ def _train(
     if checkpoint is None:
         checkpoint = save(0)  # before any game: replay data always has a checkpoint
     runtime = make_runtime(
-        cfg.runtime.name,
-        variants,
-        search_config(cfg),
-        selfplay_config(cfg),
-        net,
-        device,
-        cfg.seed,
-        cfg.runtime.actors,
-        cfg.runtime.address,
-        cfg.runtime.cpus_per_actor,
+        cfg.runtime, variants, search_config(cfg), selfplay_config(cfg), net, device, cfg.seed
     )
     runtime.set_next_game_index(buffer.next_game_index)
     loss_cfg = loss_config(cfg)

@@ -22,7 +22,7 @@ import signal
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 
@@ -31,6 +31,9 @@ from drl.rules import Variant
 from drl.search import SearchConfig
 from drl.train.buffer import GameBatch
 from drl.train.selfplay import SelfPlayActor, SelfPlayConfig, SelfPlayStats, renumber_games
+
+if TYPE_CHECKING:
+    from drl.train.config import RuntimeCfg
 
 __all__ = ["ActorReport", "LocalRuntime", "RayRuntime", "make_runtime"]
 
@@ -395,25 +398,42 @@ class _RayActor:
 
 
 def make_runtime(
-    name: str,
+    runtime: RuntimeCfg,
     variants: Sequence[Variant],
     search: SearchConfig,
     config: SelfPlayConfig,
     net: PolicyValueModel,
     device: torch.device,
     seed: int,
-    actors: int = 1,
-    address: str | None = None,
-    cpus_per_actor: float = 1.0,
 ) -> LocalRuntime | RayRuntime:
-    """Build the runtime named ``local`` or ``ray``.
+    """Build the runtime ``runtime.name`` names.
+
+    Args:
+        runtime: the ``runtime`` settings: ``name`` (``local`` or ``ray``) and, for Ray,
+            ``actors``, ``address`` and ``cpus_per_actor``.
+        variants: the variants self-play alternates between (both role assignments in
+            Give and Take).
+        search: the search settings.
+        config: the self-play settings.
+        net: the network (Ray actors get a copy of its weights).
+        device: where the local runtime evaluates the network.
+        seed: the self-play seed.
 
     Raises:
         ValueError: for another name.
         RuntimeError: ``ray`` without Ray installed.
     """
-    if name == "local":
+    if runtime.name == "local":
         return LocalRuntime(variants, search, config, device, seed)
-    if name == "ray":
-        return RayRuntime(variants, search, config, net, actors, address, cpus_per_actor, seed)
-    raise ValueError(f"runtime must be local or ray, got {name!r}")
+    if runtime.name == "ray":
+        return RayRuntime(
+            variants,
+            search,
+            config,
+            net,
+            runtime.actors,
+            runtime.address,
+            runtime.cpus_per_actor,
+            seed,
+        )
+    raise ValueError(f"runtime must be local or ray, got {runtime.name!r}")

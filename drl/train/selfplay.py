@@ -27,6 +27,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from drl._checks import INT32_MAX, check_range
 from drl.agents.alphabeta import AlphaBetaAgent
 from drl.encode.actions import num_actions as _num_actions
 from drl.encode.planes import N_CHANNELS
@@ -84,6 +85,13 @@ class SelfPlayConfig:
         adjudicate_margin: the adjudicating search's score (centi-men for the player to
             move, a man = 100) from which the side ahead is judged the winner; below it
             the game is a draw. A forced win or loss the search finds is exact.
+
+    Raises:
+        ValueError: ``name=value: must ...`` for a value out of its range: the counts
+            ``games_in_flight``, ``max_plies`` and ``fast_simulations`` in
+            [1, 2**31 - 1]; ``full_search_prob`` in (0, 1]; ``adjudicate_depth`` in
+            [0, 20]; ``adjudicate_margin`` in [1, 100000] (a forced result scores about
+            1,000,000: a margin near it would judge a forced win a draw).
     """
 
     games_in_flight: int = 128
@@ -95,22 +103,12 @@ class SelfPlayConfig:
     adjudicate_margin: int = 100
 
     def __post_init__(self) -> None:
-        if self.games_in_flight < 1:
-            raise ValueError(f"games_in_flight must be >= 1, got {self.games_in_flight}")
-        if self.max_plies < 1:
-            raise ValueError(f"max_plies must be >= 1, got {self.max_plies}")
-        if not 0.0 < self.full_search_prob <= 1.0:
-            raise ValueError(f"full_search_prob must lie in (0, 1], got {self.full_search_prob}")
-        if self.fast_simulations < 1:
-            raise ValueError(f"fast_simulations must be >= 1, got {self.fast_simulations}")
-        if not 0 <= self.adjudicate_depth <= 20:
-            raise ValueError(f"adjudicate_depth must lie in [0, 20], got {self.adjudicate_depth}")
-        if not 1 <= self.adjudicate_margin <= 100_000:
-            # a forced result scores about 1,000,000: a margin near it would judge a
-            # forced win a draw
-            raise ValueError(
-                f"adjudicate_margin must lie in [1, 100000], got {self.adjudicate_margin}"
-            )
+        check_range("games_in_flight", self.games_in_flight, 1, INT32_MAX)
+        check_range("max_plies", self.max_plies, 1, INT32_MAX)
+        check_range("full_search_prob", self.full_search_prob, 0, 1, open_low=True)
+        check_range("fast_simulations", self.fast_simulations, 1, INT32_MAX)
+        check_range("adjudicate_depth", self.adjudicate_depth, 0, 20)
+        check_range("adjudicate_margin", self.adjudicate_margin, 1, 100_000)
 
 
 @dataclass

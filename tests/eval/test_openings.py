@@ -5,12 +5,12 @@ import pytest
 from drl.cli.eval import EvalConfig
 from drl.eval.arena import check_distinct_openings, make_openings, match_tasks
 from drl.rules import Board
-from drl.train.config import EvalCfg
+from drl.train.config import TrainEvalCfg
 
 VARIANTS = ["english", "give_and_take", "international", "russian", "giveaway"]
 
 
-@pytest.mark.parametrize("plies", sorted({EvalCfg().openings, EvalConfig().openings}))
+@pytest.mark.parametrize("plies", sorted({TrainEvalCfg().openings, EvalConfig().openings}))
 @pytest.mark.parametrize("variant", VARIANTS)
 @pytest.mark.parametrize("games", [64, 200])
 def test_default_openings_give_a_distinct_opening_per_two_games(variant, games, plies):
