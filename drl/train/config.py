@@ -26,7 +26,9 @@ only what differs:
 - ``variant``: :class:`drl._configs.VariantCfg` (shared with ``drl-eval``).
 
 :func:`search_config`, :func:`selfplay_config`, :func:`loss_config` and
-:func:`network_config` turn a config into the code's objects, passing every field by name.
+:func:`network_config` turn a config into the code's objects, passing every field by name;
+:func:`train_settings` turns a whole config into them at once (:class:`TrainSettings`),
+which is all the training loop reads.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ from typing import TYPE_CHECKING, Any, Literal, Optional, Union
 from drl._checks import INT32_MAX, INT64_MAX, check_choice, check_range
 from drl._configs import VariantCfg
 from drl.nn import DEFAULT_ARCH, INPUT_FIELDS, arch_config_class, make_config, registered_archs
+from drl.rules import Variant
 from drl.search import SearchConfig
 from drl.train.learner import LossConfig
 from drl.train.selfplay import SelfPlayConfig
@@ -62,6 +65,7 @@ __all__ = [
     "SearchCfg",
     "TrainCfg",
     "TrainEvalCfg",
+    "TrainSettings",
     "VariantCfg",
     "MEMORY_KEYS",
     "available_memory",
@@ -75,7 +79,9 @@ __all__ = [
     "schema",
     "search_config",
     "selfplay_config",
+    "train_settings",
     "validate",
+    "variants_of",
 ]
 
 _PRIMITIVES = (int, float, bool, str)
@@ -480,6 +486,117 @@ def network_config(cfg: Config, board_size: int) -> tuple[str, dict[str, Any]]:
     }
     fields.update(encoding(board_size).net_fields())
     return m.arch, fields
+
+
+def variants_of(variant: VariantCfg) -> tuple[Variant, ...]:
+    """The variants self-play alternates between: ``variant.spec``, or in Give and Take
+    with ``alternate_roles`` both Taker colours (black first).
+
+    Raises:
+        ValueError: ``variant.spec`` does not parse.
+    """
+    v = Variant.parse(variant.spec)
+    if v.is_asymmetric and variant.alternate_roles:
+        return (v.with_taker("black"), v.with_taker("white"))
+    return (v,)
+
+
+@dataclass(frozen=True)
+class TrainSettings:
+    """The training configuration as the code's objects, converted once from a
+    :class:`Config` by :func:`train_settings`: nothing below ``drl.train.loop.train``
+    reads the config itself. The pieces are copies, so changing the config afterwards
+    changes nothing here.
+
+    Attributes:
+        variant_spec: ``variant.spec``, as checkpoints record it.
+        variant_name: ``variant.name`` (the progress bar's label).
+        variants: the variants self-play alternates between (:func:`variants_of`).
+        search: the self-play search (``search``).
+        selfplay: the self-play settings (``train`` and ``variant.max_plies``).
+        loss: the learner's loss (``train``).
+        arch: the network's architecture (``model.arch``).
+        net_fields: the keyword arguments of :func:`drl.nn.build` after ``arch``: the
+            ``model`` fields and the input fields of the board size's encoding.
+        model: the ``model`` node as a plain dict (as ``config.yaml`` records it).
+        loop: the loop's own numbers, optimiser and evaluations (``train``).
+        runtime: where self-play runs (``runtime``).
+        seed: the master seed.
+        device: ``auto``, ``cpu`` or ``cuda``.
+        threads: torch CPU threads (0: the CPUs this process may use).
+        progress: show a progress bar.
+        tensorboard: write TensorBoard scalars.
+        config_yaml: the resolved configuration as YAML (``config.yaml``, checkpoints).
+    """
+
+    variant_spec: str
+    variant_name: str
+    variants: tuple[Variant, ...]
+    search: SearchConfig
+    selfplay: SelfPlayConfig
+    loss: LossConfig
+    arch: str
+    net_fields: dict[str, Any]
+    model: dict[str, Any]
+    loop: LoopCfg
+    runtime: RuntimeCfg
+    seed: int
+    device: str
+    threads: int
+    progress: bool
+    tensorboard: bool
+    config_yaml: str
+
+    @property
+    def board_size(self) -> int:
+        """The board's side (8 or 10)."""
+        return self.variants[0].board_size
+
+
+def _eval_copy(ev: Any) -> TrainEvalCfg:
+    return TrainEvalCfg(**{**_fields_for(ev, TrainEvalCfg), "baselines": list(ev.baselines)})
+
+
+def train_settings(cfg: Config) -> TrainSettings:
+    """Convert a training configuration into :class:`TrainSettings`.
+
+    Args:
+        cfg: a :class:`Config`, or the structured (Hydra) config of its schema; check it
+            with :func:`validate` first, whose errors name the key.
+
+    Returns:
+        The settings, each field by name (:func:`search_config`,
+        :func:`selfplay_config`, :func:`loss_config`, :func:`network_config`).
+
+    Raises:
+        ValueError: ``variant.spec`` does not parse, or a value the code's dataclasses
+            refuse.
+    """
+    from omegaconf import OmegaConf
+
+    variants = variants_of(cfg.variant)
+    arch, net_fields = network_config(cfg, variants[0].board_size)
+    t = cfg.train
+    evals = {"eval": _eval_copy(t.eval), "final_eval": _eval_copy(t.final_eval)}
+    return TrainSettings(
+        variant_spec=cfg.variant.spec,
+        variant_name=cfg.variant.name,
+        variants=variants,
+        search=search_config(cfg),
+        selfplay=selfplay_config(cfg),
+        loss=loss_config(cfg),
+        arch=arch,
+        net_fields=net_fields,
+        model=typing.cast(dict, OmegaConf.to_container(OmegaConf.structured(cfg.model))),
+        loop=LoopCfg(**{**_fields_for(t, LoopCfg), **evals}),
+        runtime=RuntimeCfg(**_fields_for(cfg.runtime, RuntimeCfg)),
+        seed=cfg.seed,
+        device=cfg.device,
+        threads=cfg.threads,
+        progress=cfg.progress,
+        tensorboard=cfg.tensorboard,
+        config_yaml=OmegaConf.to_yaml(OmegaConf.structured(cfg)),
+    )
 
 
 def _check(ok: bool, key: str, message: str, value: Any) -> None:

@@ -61,6 +61,7 @@ What a run folder guarantees, however often the process is killed:
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import os
@@ -70,30 +71,24 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from omegaconf import OmegaConf
 
-from drl._atomic import remove_partials, set_aside, write_atomic
+from drl._atomic import write_atomic
 from drl._system import usable_cpus
-from drl.encode.dims import encoding as encoding_of_size
+from drl.encode import encoding
 from drl.eval.arena import write_pdn
 from drl.nn import NetworkEvaluator, PolicyValueModel, TrainingDiverged, build, describe
-from drl.nn.checkpoint import (
-    CheckpointError,
-    list_checkpoints,
-    load_checkpoint,
-    load_latest,
-    save_checkpoint,
-)
+from drl.nn.checkpoint import CheckpointError, save_checkpoint
 from drl.rules import Variant
-from drl.train.buffer import GameBatch, ReplayBuffer, load_shard
+from drl.train.buffer import GameBatch, ReplayBuffer
 from drl.train.config import (
     Config,
+    LoopCfg,
     TrainEvalCfg,
-    loss_config,
+    TrainSettings,
     network_config,
-    search_config,
-    selfplay_config,
+    train_settings,
     validate,
+    variants_of,
 )
 from drl.train.evaluate import (
     BaselineResult,
@@ -103,18 +98,14 @@ from drl.train.evaluate import (
 )
 from drl.train.learner import check_network, train_step
 from drl.train.run_folder import (
+    Resumed,
     RunFolderError,
     RunLock,
-    check_checkpoint,
-    check_config_file,
-    json_count,
+    RunSpec,
     lock_run_dir,
-    refuse_without_checkpoint,
-    sessions_after,
-    start_session,
-    work_in,
+    open_run,
 )
-from drl.train.runtime import make_runtime
+from drl.train.runtime import LocalRuntime, RayRuntime, make_runtime
 from drl.train.selfplay import SelfPlayStats, renumber_games
 
 __all__ = ["TrainResult", "build_network", "run_variants", "train"]
@@ -153,11 +144,9 @@ class TrainResult:
 
 
 def run_variants(cfg: Config) -> list[Variant]:
-    """The variants self-play alternates between (both Taker colours in Give and Take)."""
-    v = Variant.parse(cfg.variant.spec)
-    if v.is_asymmetric and cfg.variant.alternate_roles:
-        return [v.with_taker("black"), v.with_taker("white")]
-    return [v]
+    """The variants self-play alternates between (both Taker colours in Give and Take);
+    see :func:`drl.train.config.variants_of`."""
+    return list(variants_of(cfg.variant))
 
 
 def build_network(cfg: Config, board_size: int) -> PolicyValueModel:
@@ -199,21 +188,29 @@ class _Clock:
         return self.cpu0 + (_cpu_seconds() - self.start_cpu) / 60.0
 
 
-def _write_text_atomic(path: Path, text: str) -> None:
-    write_atomic(path, text)
-
-
-def _optimizer(cfg: Config, net: PolicyValueModel) -> torch.optim.Optimizer:
-    t = cfg.train
-    if t.optimizer == "sgd":
+def _optimizer(loop: LoopCfg, net: PolicyValueModel) -> torch.optim.Optimizer:
+    if loop.optimizer == "sgd":
         return torch.optim.SGD(
             net.parameters(),
-            lr=t.lr,
-            momentum=t.momentum,
-            weight_decay=t.weight_decay,
+            lr=loop.lr,
+            momentum=loop.momentum,
+            weight_decay=loop.weight_decay,
             nesterov=True,
         )
-    return torch.optim.AdamW(net.parameters(), lr=t.lr, weight_decay=t.weight_decay)
+    return torch.optim.AdamW(net.parameters(), lr=loop.lr, weight_decay=loop.weight_decay)
+
+
+def _restore(
+    net: PolicyValueModel, optimizer: torch.optim.Optimizer, found: Resumed, loop: LoopCfg
+) -> None:
+    """Load the state of the checkpoint the run continues from; the optimiser keeps this
+    session's settings (``lr``, ``weight_decay``, ``momentum``), not the checkpoint's."""
+    assert found.payload is not None
+    net.load_state_dict(found.payload["model"])
+    optimizer.load_state_dict(found.payload["optimizer"])
+    for group in optimizer.param_groups:
+        group.update(_optimizer(loop, net).defaults)
+    torch.set_rng_state(found.payload["rng"]["torch"].cpu())
 
 
 class _Logger:
@@ -270,23 +267,23 @@ def _save_eval(run_dir: Path, tag: str, results: list[BaselineResult]) -> None:
     d = run_dir / "eval"
     d.mkdir(parents=True, exist_ok=True)
     data = {r.baseline: {k: w.to_dict() for k, w in r.summary.items()} for r in results}
-    _write_text_atomic(d / f"{tag}.json", json.dumps(data, indent=2))
+    write_atomic(d / f"{tag}.json", json.dumps(data, indent=2))
     for r in results:
         safe = "".join(c if c.isalnum() else "_" for c in r.baseline)
         write_pdn(r.records, d / f"{tag}-{safe}.pdn")
 
 
 def _evaluate(
-    cfg: Config, net: PolicyValueModel, device: torch.device, ev: TrainEvalCfg, seed: int
+    s: TrainSettings, net: PolicyValueModel, device: torch.device, ev: TrainEvalCfg, seed: int
 ) -> list[BaselineResult]:
     if ev.games < 1 or not ev.baselines:
         return []
     evaluator = NetworkEvaluator(net, device)
     return evaluate_against(
         evaluator,
-        search_config(cfg, ev.simulations),
+        dataclasses.replace(s.search, num_simulations=ev.simulations),
         list(ev.baselines),
-        cfg.variant.spec,
+        s.variant_spec,
         ev.games,
         ev.openings,
         seed,
@@ -318,90 +315,105 @@ def _diverged_in_run(
     )
 
 
-def _checkpoint_number(path: Path) -> int:
-    """The number in ``ckpt-<number>.pt`` (also of ``ckpt-<number>.pt.corrupt``)."""
-    return int(path.name.split("-", 1)[1].split(".", 1)[0])
+@dataclass
+class _Run:
+    """What the phases of a training session share: its settings and folder, the
+    network, the replay buffer, and the counters as they stand."""
 
+    s: TrainSettings
+    run_dir: Path
+    lock: RunLock | None
+    device: torch.device
+    net: PolicyValueModel
+    optimizer: torch.optim.Optimizer
+    replay: ReplayBuffer
+    session: int
+    clock: _Clock
+    iteration: int
+    learner_steps: int
+    games_at_ckpt: int  # games finished before the iteration in progress
+    checkpoint: Path | None  # the newest checkpoint written or continued from
 
-def _set_aside(path: Path) -> None:
-    log.warning("setting damaged checkpoint %s aside as %s.corrupt", path, path.name)
-    set_aside(path, overwrite=True)
+    def save(self, iteration: int) -> Path:
+        """Checkpoint the network, the optimiser and the counters as of ``iteration``."""
+        if self.lock is not None:
+            self.lock.check()
+        replay, clock = self.replay, self.clock
+        counters = {
+            "iteration": iteration,
+            "learner_steps": self.learner_steps,
+            "games": replay.num_games,
+            "positions": replay.num_positions,
+            "shards": replay.num_shards,
+            "next_game_index": replay.next_game_index,
+            "session": self.session,
+            "wall_minutes": clock.wall_minutes(),
+            "cpu_minutes": clock.cpu_minutes(),
+        }
+        payload = {
+            "model": self.net.state_dict(),
+            "optimizer": self.optimizer.state_dict(),
+            **describe(self.net),
+            "encoding": encoding(self.s.board_size).as_dict(),
+            "counters": counters,
+            "rng": {"torch": torch.get_rng_state(), "seed": self.s.seed},
+            "variant": self.s.variant_spec,
+            "config_yaml": self.s.config_yaml,
+        }
+        keep = self.s.loop.keep_checkpoints
+        return save_checkpoint(self.run_dir / "checkpoints", iteration, payload, keep=keep)
 
-
-def _number_by_iteration(directory: Path) -> None:
-    """Give checkpoints named by learner steps (the naming of earlier versions) the
-    iteration names, so that the newest is again the largest number. Hard links first,
-    then the old names go: a kill leaves both names of a good checkpoint, never none."""
-    for p in list_checkpoints(directory):
+    def on_games(self, batch: GameBatch, pdns: list[str]) -> None:
+        """Write a chunk of finished games: their shard, then their PDN."""
+        if self.lock is not None:
+            self.lock.check()
+        # The buffer's game count is the one numbering of the run's games.
+        batch, pdns = renumber_games(batch, pdns, self.replay.next_game_index, session=self.session)
+        # The PDN goes into place after its shard: a PDN in place always has its shard.
+        pdn = self.run_dir / "games" / f"selfplay-{self.replay.num_shards:06d}.pdn"
+        tmp = write_atomic(pdn, "".join(pdns), rename=False)
         try:
-            it = int(load_checkpoint(p)["counters"]["iteration"])
-        except (CheckpointError, KeyError, TypeError, ValueError):
-            continue
-        target = p.with_name(f"ckpt-{it:08d}.pt")
-        if target == p:
-            continue
-        digest, new_digest = (q.with_name(q.name + ".sha256") for q in (p, target))
-        if target.exists() and not os.path.samefile(p, target):
-            os.replace(p, p.with_name(p.name + ".old"))  # out of the way of the ordering
-            digest.unlink(missing_ok=True)
-            continue
-        if not target.exists():
-            os.link(p, target)
-        if not new_digest.exists():
-            os.link(digest, new_digest)
-        digest.unlink()
-        p.unlink()
-        log.info("renamed checkpoint %s to %s (numbered by iteration)", p.name, target.name)
+            self.replay.add(batch, {"session": np.array(self.session, np.int64)})
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+        os.replace(tmp, pdn)
 
 
-def _trim_metrics(path: Path, iteration: int) -> None:
-    """Drop the metrics lines of iterations after ``iteration`` (redone from there) and
-    lines cut short by a kill."""
-    if not path.exists():
-        return
-    keep, dropped = [], 0
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if 0 <= json_count(line, "iteration") <= iteration:
-            keep.append(line + "\n")
-        else:
-            dropped += 1
-    if dropped:
-        _write_text_atomic(path, "".join(keep))
+class _Progress:
+    """The progress bar, in games. With a time budget the iteration cap is rarely what
+    ends the run: the bar then counts games without a total (no hours-long ETA) and its
+    postfix shows the budget used."""
+
+    def __init__(self, s: TrainSettings, clock: _Clock, iteration: int) -> None:
+        from tqdm.auto import tqdm
+
+        loop = s.loop
+        planned = loop.iterations * loop.games_per_iteration
+        self.bar = tqdm(
+            total=None if loop.max_minutes > 0 else planned,
+            unit="game",
+            disable=not s.progress,
+            desc=f"{s.variant_name}",
+            dynamic_ncols=True,
+        )
+        self.bar.update(min(iteration * loop.games_per_iteration, planned))
+        self.max_minutes, self.clock = loop.max_minutes, clock
+        self.postfix()
+
+    def postfix(self, **extra: str) -> None:
+        if self.max_minutes > 0:
+            extra["budget"] = f"{self.clock.wall_minutes():.1f}/{self.max_minutes:g} min"
+        self.bar.set_postfix(refresh=False, **extra)
+
+    def close(self) -> None:
+        self.bar.close()
 
 
-def _settle_pdns(games_dir: Path, replay_dir: Path) -> None:
-    """Finish or remove the PDN writes a kill cut short. A shard's PDN is renamed into
-    place only after the shard is: a ``selfplay-N.pdn.tmp`` whose shard N was written is
-    complete and is renamed into place; one without its shard is of games never saved
-    and is removed. A PDN in place is never removed (its shard was written; if the shard
-    is gone, the PDN is the only record of its games)."""
-
-    def shard_written(tmp: Path) -> bool:
-        stem = tmp.name[: -len(".pdn.tmp")]
-        if not (stem.startswith("selfplay-") and tmp.name.endswith(".pdn.tmp")):
-            return False
-        shard = replay_dir / f"shard-{stem.split('-', 1)[1]}.npz"
-        done = shard.exists() or any(replay_dir.glob(shard.name + ".*corrupt"))
-        return done and not games_dir.joinpath(stem + ".pdn").exists()
-
-    for tmp in sorted(games_dir.glob("selfplay-*.pdn.tmp")):
-        if shard_written(tmp):
-            os.replace(tmp, tmp.with_name(tmp.name[: -len(".tmp")]))
-            log.info("completed %s (its shard was written before a kill)", tmp.name[:-4])
-    remove_partials(games_dir)
-
-
-def _final_eval_recorded(path: Path, iteration: int) -> bool:
-    """Whether ``metrics.jsonl`` holds the final evaluation of ``iteration``."""
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError:
-        return False
-    for line in lines:
-        if json_count(line, "iteration") == iteration and any(
-            key.startswith("final_eval/") for key in json.loads(line)
-        ):
-            return True
+def _out_of_time(loop: LoopCfg, minutes: float) -> bool:
+    if loop.max_minutes > 0 and minutes >= loop.max_minutes:
+        log.info("training time budget of %g min reached", loop.max_minutes)
+        return True
     return False
 
 
@@ -410,7 +422,8 @@ def train(cfg: Config, run_dir: str | os.PathLike, progress: bool | None = None)
     run folder guarantees.
 
     Args:
-        cfg: the configuration (validated here).
+        cfg: the configuration (validated here, then converted once into
+            :class:`~drl.train.config.TrainSettings`, which is all the loop reads).
         run_dir: the run folder; created if missing, continued if it holds a checkpoint.
         progress: show a progress bar (default ``cfg.progress``).
 
@@ -432,331 +445,221 @@ def train(cfg: Config, run_dir: str | os.PathLike, progress: bool | None = None)
             resumes from the last good checkpoint (the message says which).
     """
     validate(cfg)
+    settings = train_settings(cfg)
+    if progress is not None:
+        settings = dataclasses.replace(settings, progress=progress)
     preflight_evaluations(cfg)  # engines start, checkpoints load: before the folder
     with lock_run_dir(run_dir) as lock:
-        return _train(cfg, lock.run_dir, progress, lock)
+        return _train(settings, lock.run_dir, lock)
 
 
-def _train(
-    cfg: Config, run_dir: Path, progress: bool | None, lock: RunLock | None = None
-) -> TrainResult:
-    t = cfg.train
+def _train(s: TrainSettings, run_dir: Path, lock: RunLock | None = None) -> TrainResult:
+    # -- setup: the session's clock, torch, the network and its optimiser
     clock = _Clock()
-    torch.set_num_threads(cfg.threads if cfg.threads > 0 else usable_cpus())
-    torch.manual_seed(cfg.seed)
-    device = _device(cfg.device)
+    torch.set_num_threads(s.threads if s.threads > 0 else usable_cpus())
+    torch.manual_seed(s.seed)
+    device = _device(s.device)
+    net = build(s.arch, **s.net_fields).to(device)
+    optimizer = _optimizer(s.loop, net)
 
-    variants = run_variants(cfg)
-    board_size = variants[0].board_size
-    enc = encoding_of_size(board_size)
-    n_actions, encoding = enc.actions, enc.as_dict()
-    net = build_network(cfg, board_size).to(device)
-    optimizer = _optimizer(cfg, net)
-    want = describe(net)
-    ckpt_dir = run_dir / "checkpoints"
-    config_file = run_dir / "config.yaml"
-
-    # -- what the folder holds, checked before anything is written -----------------------
-    damaged: list[str] = []
-    try:
-        found = load_latest(ckpt_dir, map_location=device)
-    except CheckpointError as err:
-        found = None
-        damaged = str(err).splitlines()[1:]
-    if found is not None:
-        check_checkpoint(
-            found[0], found[1], cfg.variant.spec, encoding, want["arch"], want["net_config"]
-        )
-    elif config_file.exists():
-        model = OmegaConf.to_container(OmegaConf.structured(cfg.model))
-        check_config_file(config_file, cfg.variant.spec, model)  # type: ignore[arg-type]
-    if found is None:
-        # Games, metrics or evaluations without a checkpoint: the checkpoints were lost
-        # (the first is written before the first game), not a run that never began.
-        work = work_in(run_dir)
-        bad = list_checkpoints(ckpt_dir)
-        set_aside = sorted(ckpt_dir.glob("ckpt-*.pt.corrupt")) if ckpt_dir.is_dir() else []
-        if work or any(_checkpoint_number(p) > 0 for p in bad + set_aside):
-            refuse_without_checkpoint(run_dir, work, [d.strip() for d in damaged], set_aside)
-        # Only the first checkpoint was cut short: nothing was trained or played yet.
-        for p in bad:
-            _set_aside(p)
-
-    # -- the checks passed: this process continues (or starts) the run -------------------
-    if found is not None:
-        c = found[1]["counters"]
-        done = int(c["iteration"]) >= t.iterations or (
-            t.max_minutes > 0 and float(c.get("wall_minutes", 0.0)) >= t.max_minutes
-        )
-        evaluated = t.final_eval.games < 1 or not t.final_eval.baselines
-        if done and (evaluated or _final_eval_recorded(run_dir / "metrics.jsonl", c["iteration"])):
-            log.info(
-                "nothing to do: the run is finished (iteration %d of %d)",
-                c["iteration"],
-                t.iterations,
-            )
-            return TrainResult(
-                run_dir=run_dir,
-                iterations=int(c["iteration"]),
-                learner_steps=int(c["learner_steps"]),
-                games=int(c["games"]),
-                positions=int(c.get("positions", 0)),
-                checkpoint=found[0],
-                resumed_from=found[0],
-                session=int(c.get("session", 0)),
-                finished_before=True,
-            )
-    # Writes cut short by a kill or a full disk, before this start writes anything.
-    for d in (run_dir, ckpt_dir, run_dir / "replay", run_dir / "eval"):
-        remove_partials(d)
-    if (run_dir / "games").is_dir():
-        _settle_pdns(run_dir / "games", run_dir / "replay")
-    config_text = OmegaConf.to_yaml(OmegaConf.structured(cfg))
-    try:
-        _write_text_atomic(config_file, config_text)
-        (run_dir / "games").mkdir(exist_ok=True)
-    except OSError as err:
-        raise RunFolderError(f"cannot write in run folder {run_dir}: {err}") from None
-    iteration, learner_steps, games_at_ckpt, last_session = 0, 0, 0, -1
-    resumed_from = None
-    if found is not None:
-        resumed_from, payload = found
-        for p in list_checkpoints(ckpt_dir):
-            if _checkpoint_number(p) > _checkpoint_number(resumed_from):
-                _set_aside(p)
-        c = payload["counters"]
-        iteration, learner_steps, games_at_ckpt = c["iteration"], c["learner_steps"], c["games"]
-        last_session = int(c.get("session", -1))
-        clock = _Clock(float(c.get("wall_minutes", 0.0)), float(c.get("cpu_minutes", 0.0)))
-        if _checkpoint_number(resumed_from) != iteration:
-            _number_by_iteration(ckpt_dir)
-            resumed_from = ckpt_dir / f"ckpt-{iteration:08d}.pt"
-        net.load_state_dict(payload["model"])
-        optimizer.load_state_dict(payload["optimizer"])
-        for group in optimizer.param_groups:  # this session's settings, not the checkpoint's
-            group.update(_optimizer(cfg, net).defaults)
-        torch.set_rng_state(payload["rng"]["torch"].cpu())
-        _trim_metrics(run_dir / "metrics.jsonl", iteration)
-        log.info(
-            "resumed from %s (iteration %d, %d learner steps)",
-            resumed_from,
-            iteration,
-            learner_steps,
-        )
-    buffer = ReplayBuffer(run_dir / "replay", t.replay_window, n_actions)
-    # What the games written since the checkpoint record: the sessions that played them
-    # (so that a deleted sessions.jsonl cannot make the session number go back and replay
-    # their seeds) and their numbers (a PDN whose shard was deleted keeps its Rounds).
-    ckpt_shards = int(c["shards"]) if found is not None and "shards" in c else buffer.num_shards
-    after = sessions_after(run_dir, ckpt_shards)
-    buffer.num_shards = max(buffer.num_shards, after.next_shard)  # never over an old file
-    buffer.next_game_index = max(
-        buffer.next_game_index,
-        after.next_game_index,
-        int(c.get("next_game_index", 0)) if found is not None else 0,
-    )
-    if found is not None and "shards" in c:
-        missing = int(c["shards"]) - sum(
-            1 for p in buffer.shard_paths() if int(p.name[6:-4]) < int(c["shards"])
-        )
-        if missing > 0:
-            log.warning(
-                "%s holds %d of the %d replay shards written before %s (%d missing, deleted "
-                "or set aside): the learner trains on the %d positions found",
-                run_dir / "replay",
-                int(c["shards"]) - missing,
-                int(c["shards"]),
-                resumed_from.name if resumed_from is not None else "the checkpoint",
-                missing,
-                buffer.num_positions,
-            )
-        # The games of the iteration in progress are those in the shards written after
-        # the checkpoint (older shards deleted to free space do not count).
-        games_at_ckpt = buffer.num_games - sum(
-            load_shard(p).num_games
-            for p in buffer.shard_paths()
-            if int(p.name[6:-4]) >= ckpt_shards
-        )
-    session = start_session(
-        run_dir,
-        max(last_session, after.session) + 1,
-        {
-            "resumed_from": None if resumed_from is None else resumed_from.name,
-            "iteration": iteration,
-            "learner_steps": learner_steps,
-            "games": buffer.num_games,
-        },
-    )
-
-    def save(it: int) -> Path:
-        if lock is not None:
-            lock.check()
-        return save_checkpoint(
-            ckpt_dir,
-            it,
-            {
-                "model": net.state_dict(),
-                "optimizer": optimizer.state_dict(),
-                **describe(net),
-                "encoding": encoding,
-                "counters": {
-                    "iteration": it,
-                    "learner_steps": learner_steps,
-                    "games": buffer.num_games,
-                    "positions": buffer.num_positions,
-                    "shards": buffer.num_shards,
-                    "next_game_index": buffer.next_game_index,
-                    "session": session,
-                    "wall_minutes": clock.wall_minutes(),
-                    "cpu_minutes": clock.cpu_minutes(),
-                },
-                "rng": {"torch": torch.get_rng_state(), "seed": cfg.seed},
-                "variant": cfg.variant.spec,
-                "config_yaml": config_text,
-            },
-            keep=t.keep_checkpoints,
-        )
-
-    checkpoint = resumed_from
-    if checkpoint is None:
-        checkpoint = save(0)  # before any game: replay data always has a checkpoint
-    runtime = make_runtime(
-        cfg.runtime, variants, search_config(cfg), selfplay_config(cfg), net, device, cfg.seed
-    )
-    runtime.set_next_game_index(buffer.next_game_index)
-    loss_cfg = loss_config(cfg)
-    logger = _Logger(run_dir, cfg.tensorboard)
-
-    def on_games(batch: GameBatch, pdns: list[str]) -> None:
-        if lock is not None:
-            lock.check()
-        # The buffer's game count is the one numbering of the run's games.
-        batch, pdns = renumber_games(batch, pdns, buffer.next_game_index, session=session)
-        # The PDN goes into place after its shard: a PDN in place always has its shard.
-        pdn = run_dir / "games" / f"selfplay-{buffer.num_shards:06d}.pdn"
-        tmp = write_atomic(pdn, "".join(pdns), rename=False)
-        try:
-            buffer.add(batch, {"session": np.array(session, np.int64)})
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
-        os.replace(tmp, pdn)
-
-    from tqdm.auto import tqdm
-
-    show = cfg.progress if progress is None else progress
-    # With a time budget the iteration cap is rarely what ends the run: the bar then counts
-    # games without a total (no hours-long ETA) and its postfix shows the budget used.
-    planned = t.iterations * t.games_per_iteration
-    bar = tqdm(
-        total=None if t.max_minutes > 0 else planned,
-        unit="game",
-        disable=not show,
-        desc=f"{cfg.variant.name}",
-        dynamic_ncols=True,
-    )
-    bar.update(min(iteration * t.games_per_iteration, planned))
-
-    def postfix(**extra: str) -> None:
-        if t.max_minutes > 0:
-            extra["budget"] = f"{clock.wall_minutes():.1f}/{t.max_minutes:g} min"
-        bar.set_postfix(refresh=False, **extra)
-
-    postfix()
-
-    def out_of_time(minutes: float) -> bool:
-        if t.max_minutes > 0 and minutes >= t.max_minutes:
-            log.info("training time budget of %g min reached", t.max_minutes)
-            return True
-        return False
-
-    # Checked after each iteration, and at the start against the earlier sessions' time.
-    spent = out_of_time(clock.wall0)
-    try:
-        while iteration < t.iterations and not spent:
-            # Games finished after the last checkpoint belong to this iteration already.
-            done_before = max(0, buffer.num_games - games_at_ckpt)
-            todo = t.games_per_iteration - done_before
-            bar.update(min(done_before, t.games_per_iteration))
-            scalars: dict[str, float] = {}
-            t_sp = time.perf_counter()
-            if todo > 0:
-                base = bar.n
-
-                def advance_bar(k: int, base: int = base) -> None:  # k games of this call done
-                    bar.update(base + k - bar.n)
-
-                st = runtime.play(
-                    net,
-                    todo,
-                    [cfg.seed, iteration, session, 0],
-                    on_games,
-                    t.shard_games,
-                    advance_bar,
-                )
-                scalars.update(_selfplay_scalars(st, runtime.net_seconds, t.games_in_flight))
-            scalars["time/selfplay_s"] = time.perf_counter() - t_sp
-            scalars["replay/positions"] = buffer.num_positions
-            scalars["replay/games"] = buffer.num_games
-            if len(buffer) >= t.min_replay and t.steps_per_iteration > 0:
-                rng = np.random.default_rng([cfg.seed, iteration, session, 1])
-                sums: dict[str, float] = {}
-                t0 = time.perf_counter()
-                for _ in range(t.steps_per_iteration):
-                    batch = buffer.sample(t.batch_size, rng, n_actions)
-                    out = train_step(net, optimizer, batch, loss_cfg, device, learner_steps + 1)
-                    for k, v in out.items():
-                        sums[k] = sums.get(k, 0.0) + v
-                    learner_steps += 1
-                # before it is saved, on the last batch: finite outputs, a loss not exploded
-                check_network(
-                    net, batch.obs, device, learner_steps, t.lr, batch=batch, loss=loss_cfg
-                )
-                scalars.update({f"loss/{k}": v / t.steps_per_iteration for k, v in sums.items()})
-                scalars["time/learner_s"] = time.perf_counter() - t0
-                scalars["learner/steps_per_s"] = t.steps_per_iteration / scalars["time/learner_s"]
-                postfix(loss=f"{scalars['loss/loss']:.3f}")
-            scalars["learner/steps"] = learner_steps
-            iteration += 1
-            games_at_ckpt = buffer.num_games
-            if t.eval.every > 0 and iteration % t.eval.every == 0 and iteration < t.iterations:
-                t_ev = time.perf_counter()
-                results = _evaluate(cfg, net, device, t.eval, cfg.seed + iteration)
-                scalars.update(_eval_scalars(results, "eval"))
-                scalars["time/eval_s"] = time.perf_counter() - t_ev
-                _save_eval(run_dir, f"iter-{iteration:04d}", results)
-            scalars["wall_minutes"] = clock.wall_minutes()
-            scalars["cpu_minutes"] = clock.cpu_minutes()
-            # The line goes first: a kill before the checkpoint redoes the iteration, and
-            # the next start drops the line again.
-            logger.log(iteration, scalars)
-            checkpoint = save(iteration)
-            spent = out_of_time(scalars["wall_minutes"])
-    except TrainingDiverged as err:
-        raise _diverged_in_run(err, iteration + 1, checkpoint) from err
-    finally:
-        bar.close()
-        runtime.close()
-    t_ev = time.perf_counter()
-    final = _evaluate(cfg, net, device, t.final_eval, cfg.seed + 10_000)
-    if final:
-        _save_eval(run_dir, "final", final)
-        logger.log(
-            iteration,
-            {**_eval_scalars(final, "final_eval"), "time/final_eval_s": time.perf_counter() - t_ev},
-        )
-    logger.close()
-    return TrainResult(
+    # -- the run folder: checked before anything is written, then continued (or started)
+    found = open_run(run_dir, _run_spec(s, net), device)
+    if found.finished:
+        return _finished(run_dir, found)
+    if found.checkpoint is not None:
+        _restore(net, optimizer, found, s.loop)
+        clock.wall0, clock.cpu0 = found.wall_minutes, found.cpu_minutes  # earlier sessions'
+    assert found.replay is not None
+    run = _Run(
+        s=s,
         run_dir=run_dir,
-        iterations=iteration,
-        learner_steps=learner_steps,
-        games=buffer.num_games,
-        positions=buffer.num_positions,
-        checkpoint=checkpoint,
+        lock=lock,
+        device=device,
+        net=net,
+        optimizer=optimizer,
+        replay=found.replay,
+        session=found.session,
+        clock=clock,
+        iteration=found.iteration,
+        learner_steps=found.learner_steps,
+        games_at_ckpt=found.games,
+        checkpoint=found.checkpoint,
+    )
+    if run.checkpoint is None:
+        run.checkpoint = run.save(0)  # before any game: replay data always has a checkpoint
+
+    # -- the self-play runtime, the metrics and the progress bar
+    runtime = _runtime(run)
+    logger = _Logger(run_dir, s.tensorboard)
+    progress = _Progress(s, clock, run.iteration)
+
+    # -- the iterations, to the last or to the time budget (checked after each, and at
+    # the start against the earlier sessions' time)
+    spent = _out_of_time(s.loop, clock.wall0)
+    try:
+        while run.iteration < s.loop.iterations and not spent:
+            spent = _iterate(run, runtime, logger, progress)
+    except TrainingDiverged as err:
+        raise _diverged_in_run(err, run.iteration + 1, run.checkpoint) from err
+    finally:
+        progress.close()
+        runtime.close()
+
+    # -- the final evaluation
+    final = _final_eval(run, logger)
+    logger.close()
+    return _result(run, found.checkpoint, final)
+
+
+def _runtime(run: _Run) -> LocalRuntime | RayRuntime:
+    """The self-play runtime, numbering games on from the replay folder's."""
+    s, r = run.s, run.s.runtime
+    runtime = make_runtime(r, s.variants, s.search, s.selfplay, run.net, run.device, s.seed)
+    runtime.set_next_game_index(run.replay.next_game_index)
+    return runtime
+
+
+def _run_spec(s: TrainSettings, net: PolicyValueModel) -> RunSpec:
+    """What the run asks of its folder: its game, encoding and network, its config, and
+    when it is finished."""
+    want = describe(net)
+    loop = s.loop
+    return RunSpec(
+        variant_spec=s.variant_spec,
+        encoding=encoding(s.board_size).as_dict(),
+        arch=want["arch"],
+        net_config=want["net_config"],
+        model=s.model,
+        config_yaml=s.config_yaml,
+        iterations=loop.iterations,
+        max_minutes=loop.max_minutes,
+        final_eval=loop.final_eval.games >= 1 and bool(loop.final_eval.baselines),
+        replay_window=loop.replay_window,
+    )
+
+
+def _result(run: _Run, resumed_from: Path | None, final: list[BaselineResult]) -> TrainResult:
+    return TrainResult(
+        run_dir=run.run_dir,
+        iterations=run.iteration,
+        learner_steps=run.learner_steps,
+        games=run.replay.num_games,
+        positions=run.replay.num_positions,
+        checkpoint=run.checkpoint,
         resumed_from=resumed_from,
         final_eval=final,
-        session=session,
+        session=run.session,
     )
+
+
+def _finished(run_dir: Path, found: Resumed) -> TrainResult:
+    """The result of a start that found the run finished: nothing played or written."""
+    return TrainResult(
+        run_dir=run_dir,
+        iterations=found.iteration,
+        learner_steps=found.learner_steps,
+        games=found.games,
+        positions=found.positions,
+        checkpoint=found.checkpoint,
+        resumed_from=found.checkpoint,
+        session=found.session,
+        finished_before=True,
+    )
+
+
+def _iterate(
+    run: _Run, runtime: LocalRuntime | RayRuntime, logger: _Logger, progress: _Progress
+) -> bool:
+    """One iteration: self-play, the learner, the evaluation when due, the metrics line
+    and the checkpoint. Returns whether the training time budget is spent."""
+    loop = run.s.loop
+    # -- self-play: the iteration's games (those finished since the checkpoint count)
+    scalars = _selfplay(run, runtime, progress)
+
+    # -- the learner, once the replay buffer holds min_replay positions
+    if len(run.replay) >= loop.min_replay and loop.steps_per_iteration > 0:
+        scalars.update(_learn(run))
+        progress.postfix(loss=f"{scalars['loss/loss']:.3f}")
+    scalars["learner/steps"] = run.learner_steps
+    run.iteration += 1
+    run.games_at_ckpt = run.replay.num_games
+
+    # -- the evaluation, every eval.every iterations (the last one gets the final one)
+    ev = loop.eval
+    if ev.every > 0 and run.iteration % ev.every == 0 and run.iteration < loop.iterations:
+        t_ev = time.perf_counter()
+        results = _evaluate(run.s, run.net, run.device, ev, run.s.seed + run.iteration)
+        scalars.update(_eval_scalars(results, "eval"))
+        scalars["time/eval_s"] = time.perf_counter() - t_ev
+        _save_eval(run.run_dir, f"iter-{run.iteration:04d}", results)
+    scalars["wall_minutes"] = run.clock.wall_minutes()
+    scalars["cpu_minutes"] = run.clock.cpu_minutes()
+
+    # -- the metrics line, then the checkpoint: a kill between them redoes the
+    # iteration, and the next start drops the line again
+    logger.log(run.iteration, scalars)
+    run.checkpoint = run.save(run.iteration)
+    return _out_of_time(loop, scalars["wall_minutes"])
+
+
+def _selfplay(
+    run: _Run, runtime: LocalRuntime | RayRuntime, progress: _Progress
+) -> dict[str, float]:
+    """Play the games the iteration still needs; the self-play and replay scalars."""
+    loop, bar = run.s.loop, progress.bar
+    # Games finished after the last checkpoint belong to this iteration already.
+    done_before = max(0, run.replay.num_games - run.games_at_ckpt)
+    todo = loop.games_per_iteration - done_before
+    bar.update(min(done_before, loop.games_per_iteration))
+    scalars: dict[str, float] = {}
+    t_sp = time.perf_counter()
+    if todo > 0:
+        base = bar.n
+
+        def advance_bar(k: int) -> None:  # k games of this call done
+            bar.update(base + k - bar.n)
+
+        seed = [run.s.seed, run.iteration, run.session, 0]
+        st = runtime.play(run.net, todo, seed, run.on_games, loop.shard_games, advance_bar)
+        in_flight = run.s.selfplay.games_in_flight
+        scalars.update(_selfplay_scalars(st, runtime.net_seconds, in_flight))
+    scalars["time/selfplay_s"] = time.perf_counter() - t_sp
+    scalars["replay/positions"] = run.replay.num_positions
+    scalars["replay/games"] = run.replay.num_games
+    return scalars
+
+
+def _learn(run: _Run) -> dict[str, float]:
+    """The iteration's learner steps; their mean losses and speed."""
+    loop, loss, device = run.s.loop, run.s.loss, run.device
+    n_actions = encoding(run.s.board_size).actions
+    rng = np.random.default_rng([run.s.seed, run.iteration, run.session, 1])
+    sums: dict[str, float] = {}
+    t0 = time.perf_counter()
+    for _ in range(loop.steps_per_iteration):
+        batch = run.replay.sample(loop.batch_size, rng, n_actions)
+        out = train_step(run.net, run.optimizer, batch, loss, device, run.learner_steps + 1)
+        for k, v in out.items():
+            sums[k] = sums.get(k, 0.0) + v
+        run.learner_steps += 1
+    # before it is saved, on the last batch: finite outputs, a loss not exploded
+    check_network(run.net, batch.obs, device, run.learner_steps, loop.lr, batch=batch, loss=loss)
+    scalars = {f"loss/{k}": v / loop.steps_per_iteration for k, v in sums.items()}
+    scalars["time/learner_s"] = time.perf_counter() - t0
+    scalars["learner/steps_per_s"] = loop.steps_per_iteration / scalars["time/learner_s"]
+    return scalars
+
+
+def _final_eval(run: _Run, logger: _Logger) -> list[BaselineResult]:
+    """The final evaluation (none when switched off), saved as ``eval/final*`` and
+    logged under the last iteration."""
+    t_ev = time.perf_counter()
+    final = _evaluate(run.s, run.net, run.device, run.s.loop.final_eval, run.s.seed + 10_000)
+    if final:
+        _save_eval(run.run_dir, "final", final)
+        scalars = _eval_scalars(final, "final_eval")
+        logger.log(run.iteration, {**scalars, "time/final_eval_s": time.perf_counter() - t_ev})
+    return final
 
 
 def resolve_run_dir(

@@ -173,7 +173,7 @@ def test_old_shards_deleted_to_free_space_do_not_change_the_games_per_iteration(
         train(cfg, run)
     monkeypatch.undo()
     (run / "replay" / "shard-000000.npz").unlink()  # an old shard, deleted to free space
-    with caplog.at_level(logging.WARNING, logger="drl.train.loop"):
+    with caplog.at_level(logging.WARNING, logger="drl.train.run_folder"):
         result = train(cfg, run)
     games = _all_games(run)
     assert sorted(r for r, _ in games) == list(range(1, 9))  # 2 more, not 4
