@@ -65,7 +65,7 @@ import json
 import logging
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -96,6 +96,7 @@ from drl.train.config import (
     validate,
 )
 from drl.train.evaluate import (
+    EVALUATION_SETTINGS,
     BaselineResult,
     elo_for_log,
     evaluate_against,
@@ -288,9 +289,9 @@ def _evaluate(
         list(ev.baselines),
         cfg.variant.spec,
         ev.games,
-        ev.openings,
-        seed,
-        ev.max_plies,
+        settings=replace(
+            EVALUATION_SETTINGS, openings=ev.openings, seed=seed, max_plies=ev.max_plies
+        ),
     )
 
 
