@@ -54,6 +54,7 @@ from drl._atomic import error_line
 from drl._configs import VariantCfg
 from drl.cli._configs import config_dir
 from drl.cli._output_folder import (
+    LOCK_NAME,
     claim_output_dir,
     fresh_folder,
     refuse_earlier_results,
@@ -70,6 +71,7 @@ if TYPE_CHECKING:
     from drl.eval.records import GameRecord
 
 __all__ = [
+    "LOCK_NAME",
     "EvalConfig",
     "OutputDirCheck",
     "Terminated",
@@ -379,7 +381,7 @@ def main() -> None:
         sys.exit(status)
 
 
-# Names this module had, now elsewhere: name -> (the object, where it is now).
+# Renamed: old name -> (the object, where it is now); reading the old name warns.
 _MOVED = {
     "VariantNode": (VariantCfg, "drl._configs.VariantCfg"),
     "SPRTNode": (SPRTSettings, "drl.eval.sprt.SPRTSettings"),
@@ -391,6 +393,10 @@ def __getattr__(name: str) -> Any:
         value, where = _MOVED[name]
         warnings.warn(f"drl.cli.eval.{name} is now {where}", DeprecationWarning, stacklevel=2)
         return value
+    if name in ("SAVE_EVERY_S", "interrupted_after"):  # (loads the arena: read when asked)
+        from drl.eval import journal
+
+        return getattr(journal, name)
     if name == "FORMATS":  # the format names (their runners: drl.eval.runners.FORMATS)
         from drl.eval.runners import FORMATS
 

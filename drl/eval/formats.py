@@ -256,9 +256,9 @@ def pool_tournament(
         life_lost_by: ``"loser"`` (default) or ``"winner"`` (the literal seed text).
         max_rounds: stop after this many pool rounds, in ``[1, MAX_ROUNDS]``.
         settings: as in :func:`drl.eval.arena.play_match`; each round gets its own
-            random opening of ``settings.openings`` plies (a number of plies or None
-            here), and the PDN file holds every round's games (``Event`` tag
-            ``drl pool`` by default).
+            random opening of ``settings.openings`` plies (given FENs: they are played
+            in turn in every round), and the PDN file holds every round's games
+            (``Event`` tag ``drl pool`` by default).
         on_record: called with each finished game (in completion order).
 
     Raises:
