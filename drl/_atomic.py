@@ -19,6 +19,7 @@ from typing import BinaryIO
 __all__ = [
     "CORRUPT_SUFFIX",
     "TMP_SUFFIX",
+    "error_line",
     "remove_partials",
     "set_aside",
     "tmp_path",
@@ -33,6 +34,14 @@ def tmp_path(path: str | os.PathLike) -> Path:
     """The temporary name ``path`` is written under: ``<name>.tmp`` beside it."""
     p = Path(path)
     return p.with_name(p.name + TMP_SUFFIX)
+
+
+def error_line(err: BaseException) -> str:
+    """An error for one line of a message: ``PATH: reason`` for a file that could not be
+    read or written (an ``OSError`` naming its file), else ``str(err)``."""
+    if isinstance(err, OSError) and err.filename and err.strerror:
+        return f"{err.filename}: {err.strerror}"
+    return str(err)
 
 
 def write_atomic(

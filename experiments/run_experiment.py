@@ -34,6 +34,7 @@ import subprocess
 import sys
 import threading
 import time
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -137,7 +138,7 @@ def stage_eval(args: argparse.Namespace, out: Path) -> list[dict]:
     from drl.agents.az import search_config_from_checkpoint
     from drl.nn import load
     from drl.nn.checkpoint import load_latest
-    from drl.train.evaluate import NET_NAME, play_lockstep
+    from drl.train.evaluate import EVALUATION_SETTINGS, NET_NAME, play_against_baseline
 
     torch.set_num_threads(1)
     found = load_latest(out / "run" / "checkpoints")
@@ -166,8 +167,9 @@ def stage_eval(args: argparse.Namespace, out: Path) -> list[dict]:
     for k, opponent in enumerate(args.opponents):
         t0 = time.perf_counter()
         clock.update(s=0.0, moves=0)
-        games = play_lockstep(NetworkEvaluator(net, "cpu"), search, opponent, args.variant,
-                              args.games, args.openings, args.seed + 7919 * k)
+        settings = replace(EVALUATION_SETTINGS, openings=args.openings, seed=args.seed + 7919 * k)
+        games = play_against_baseline(NetworkEvaluator(net, "cpu"), search, opponent, args.variant,
+                                      args.games, settings=settings)
         timing[opponent] = round(time.perf_counter() - t0, 1)
         per_move[opponent] = round(clock["s"] / max(clock["moves"], 1), 5)
         # Search without noise is close to deterministic: say how many games differ.

@@ -90,6 +90,7 @@ Moves are written in the variant's standard notation (``str(Move)``).
 from drl.analysis.games import PlayedGame, as_games, game_fens, mean_ci, rate, sample_game
 from drl.analysis.material import (
     CLIP,
+    MaterialSettings,
     Probe,
     ValueFn,
     material_probes,
@@ -116,6 +117,7 @@ from drl.analysis.style import style_stats
 __all__ = [
     "CLIP",
     "FirstMoves",
+    "MaterialSettings",
     "PlayedGame",
     "Probe",
     "ValueFn",

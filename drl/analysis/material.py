@@ -41,6 +41,7 @@ __all__ = [
     "CLIP",
     "ENDGAME_SHARE",
     "OPENING_SHARE",
+    "MaterialSettings",
     "Probe",
     "ValueFn",
     "material_probes",
@@ -48,6 +49,21 @@ __all__ = [
     "phase_of",
     "summarize_probes",
 ]
+
+
+@dataclass(frozen=True)
+class MaterialSettings:
+    """How many probes :func:`material_values` takes and how many bootstrap resamples
+    its intervals use.
+
+    Attributes:
+        max_probes: most probed positions.
+        n_boot: bootstrap resamples.
+    """
+
+    max_probes: int = 400
+    n_boot: int = 2000
+
 
 CLIP = 0.999
 """Values are clipped to ``[-CLIP, CLIP]`` before ``atanh`` (``atanh(0.999) ≈ 3.8``)."""

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from drl.analysis.games import as_games, parse_variant, sample_game
-from drl.analysis.material import ValueFn, material_values
+from drl.analysis.material import MaterialSettings, ValueFn, material_values
 from drl.analysis.openings import (
     compare_first_moves,
     first_move_counts,
@@ -18,9 +18,11 @@ from drl.analysis.openings import (
 )
 from drl.analysis.outcomes import outcome_rates
 from drl.analysis.style import style_stats
+from drl.eval.settings import MatchSettings, moved_keywords
 from drl.rules import Board, Variant
 
 __all__ = [
+    "ANALYSIS_SETTINGS",
     "analyze_games",
     "analyze_run",
     "load_source",
@@ -246,47 +248,47 @@ def _base(variant: str) -> Variant:
     return parse_variant(variant).with_taker("black")
 
 
+ANALYSIS_SETTINGS = MatchSettings(max_plies=200, workers=1, progress=False)
+"""What :func:`analyze_run` plays its self-play games with when given no settings."""
+
+
+@moved_keywords(settings=MatchSettings, material=MaterialSettings)
 def analyze_run(
     source: str | os.PathLike,
     *,
     simulations: int = 64,
     games: int = 32,
-    openings: int = 4,
-    max_plies: int = 200,
-    seed: int = 0,
-    workers: int = 1,
-    progress: bool = False,
-    human_games_dir: str | os.PathLike | None = None,
+    settings: MatchSettings = ANALYSIS_SETTINGS,
     variant: Variant | str | None = None,
     device: str = "auto",
-    max_probes: int = 400,
-    n_boot: int = 2000,
+    human_games_dir: str | os.PathLike | None = None,
+    material: MaterialSettings | None = None,
 ) -> dict[str, Any]:
     """Analyse a trained agent: its self-play at ``simulations`` search simulations per
     step, its value function's material values, its first-move preferences and its style.
 
     The agent plays itself ``games`` games, one per distinct seeded random opening of
-    ``openings`` plies (the same player on both sides would replay the second game of an
-    arena pair), the Taker's colour alternating from game to game in Give and Take
-    (:func:`drl.eval.arena.match_tasks`, every other task).
+    ``settings.openings`` plies (the same player on both sides would replay the second
+    game of an arena pair), the Taker's colour alternating from game to game in Give and
+    Take (:func:`drl.eval.arena.match_tasks`, every other task).
 
     Args:
         source: a run folder (made by ``drl-train run_dir=...``; its newest good
             checkpoint) or a checkpoint file.
         simulations: search simulations per step (>= 1).
         games: self-play games (>= 1).
-        openings: plies of each random opening (0: every game from the start position).
-        max_plies: per-game cap; longer games count as truncated.
-        seed: seeds the openings, the agents and the bootstraps.
-        workers: worker processes for the arena (network games are played in this
-            process in any case).
-        progress: show a progress bar.
-        human_games_dir: folder with one folder of PDN files per variant (default
-            ``<shared>/data/games``).
+        settings: the self-play's openings (a number of plies; 0: every game from the
+            start position), max_plies (longer games count as truncated), seed (also of
+            the agents and the bootstraps), workers (network games are played in this
+            process in any case), progress bar, PDN file of the games and ``Event`` tag
+            (default ``drl analysis``).
         variant: analyse under this variant instead of the one trained on (its board
             must fit the network).
         device: ``cpu``, ``cuda`` or ``auto``.
-        max_probes, n_boot: see :func:`drl.analysis.material.material_values`.
+        human_games_dir: folder with one folder of PDN files per variant (default
+            ``<shared>/data/games``).
+        material: probes and bootstrap resamples of the material values (see
+            :func:`drl.analysis.material.material_values`).
 
     Returns:
         The summary dict described in the package docstring (JSON-serialisable).
@@ -294,42 +296,32 @@ def analyze_run(
     Raises:
         ValueError: a missing path, a folder with no checkpoint, a damaged checkpoint,
             an unknown variant (trained on or asked for), a network that does not fit
-            the variant, or counts out of range.
+            the variant, FENs as ``settings.openings``, or counts out of range.
     """
     from drl.agents.az import AZAgent
-    from drl.eval.arena import check_count, match_tasks, run_games
+    from drl.eval.arena import check_count
 
     check_count(simulations, "simulations", 1, 1_000_000)
     check_count(games, "games", 1, 100_000)
+    if not isinstance(settings.openings, (int, type(None))):
+        raise ValueError("settings.openings: the analysis plays random openings, not FENs")
     path, payload = load_source(source)
-    trained_on = payload.get("variant")
-    spec = variant if variant is not None else trained_on
-    if spec is None:
-        raise ValueError(f"checkpoint {path} names no variant: pass variant=")
-    v = parse_variant(spec)
-    agent = AZAgent(str(path), sims=simulations, device=device, seed=seed, variant=v)
-    tasks = match_tasks(
-        agent,
-        agent,
-        v,
-        2 * games,
-        openings=openings,
-        seed=seed,
-        max_plies=max_plies,
-        names=("agent", "agent (other side)"),
-        event="drl analysis",
+    v = _variant_to_analyse(path, payload, variant)
+    agent = AZAgent(str(path), sims=simulations, device=device, seed=settings.seed, variant=v)
+    played = as_games(_self_play(agent, v, games, settings))
+    m = MaterialSettings() if material is None else material
+    summary = analyze_games(
+        played,
+        evaluate=network_values(agent),
+        max_probes=m.max_probes,
+        n_boot=m.n_boot,
+        seed=settings.seed,
     )
-    chosen = [tasks[i] for i in range(0, 2 * games, 2)]
-    records = run_games(chosen, workers=workers, progress=progress, description="self-play")
-    played = as_games(records)
     counters = payload.get("counters", {})
     src = Path(source)
-    name = src.name if src.is_dir() else src.stem
-    summary = analyze_games(
-        played, evaluate=network_values(agent), max_probes=max_probes, n_boot=n_boot, seed=seed
-    )
+    trained_on = payload.get("variant")
     return {
-        "name": name,
+        "name": src.name if src.is_dir() else src.stem,
         "source": str(source),
         "checkpoint": str(path),
         "variant": str(v),
@@ -339,9 +331,9 @@ def analyze_run(
         "simulations": int(simulations),
         "self_play": {
             "games": int(games),
-            "opening_plies": int(openings),
-            "max_plies": int(max_plies),
-            "seed": int(seed),
+            "opening_plies": int(settings.openings or 0),
+            "max_plies": int(settings.max_plies),
+            "seed": int(settings.seed),
         },
         "outcomes": summary["outcomes"],
         "material": summary["material"],
@@ -349,3 +341,32 @@ def analyze_run(
         "style": summary["style"],
         "sample_games": summary["sample_games"],
     }
+
+
+def _variant_to_analyse(
+    path: Path, payload: dict[str, Any], asked: Variant | str | None
+) -> Variant:
+    """The variant asked for, else the one the checkpoint was trained on."""
+    spec = asked if asked is not None else payload.get("variant")
+    if spec is None:
+        raise ValueError(f"checkpoint {path} names no variant: pass variant=")
+    return parse_variant(spec)
+
+
+def _self_play(agent: Any, v: Variant, games: int, s: MatchSettings) -> list[Any]:
+    """``games`` games of ``agent`` against itself, each from its own opening."""
+    from drl.eval.arena import match_tasks, play_tasks
+
+    tasks = match_tasks(
+        agent,
+        agent,
+        v,
+        2 * games,
+        openings=s.openings,
+        seed=s.seed,
+        max_plies=s.max_plies,
+        names=("agent", "agent (other side)"),
+        event=s.event_or("drl analysis"),
+    )
+    chosen = [tasks[i] for i in range(0, 2 * games, 2)]
+    return play_tasks(chosen, s.workers, s.progress, "self-play", None, s.pdn_path)[0]

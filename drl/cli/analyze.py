@@ -205,6 +205,7 @@ def main(argv: list[str] | None = None) -> None:
 
         from drl.analysis import analyze_run
         from drl.analysis.report import write_report
+        from drl.eval.settings import MatchSettings
 
         console = Console(stderr=True)
         for k, run in enumerate(args.runs, 1):
@@ -213,15 +214,18 @@ def main(argv: list[str] | None = None) -> None:
                 f"[{k}/{len(args.runs)}] {run}: {args.games} games at {args.sims} simulations ..."
             )
             try:
+                settings = MatchSettings(
+                    openings=args.openings,
+                    seed=args.seed,
+                    workers=args.workers,
+                    max_plies=args.max_plies,
+                    progress=sys.stderr.isatty(),
+                )
                 summary = analyze_run(
                     run,
                     simulations=args.sims,
                     games=args.games,
-                    openings=args.openings,
-                    max_plies=args.max_plies,
-                    seed=args.seed,
-                    workers=args.workers,
-                    progress=sys.stderr.isatty(),
+                    settings=settings,
                     human_games_dir=args.human_games,
                 )
             except (ValueError, RuntimeError) as err:  # RuntimeError: TrainingDiverged

@@ -1,8 +1,8 @@
 """Evaluation: the arena, ratings, SPRT and tournament formats.
 
->>> from drl.eval import play_match, summarize
+>>> from drl.eval import MatchSettings, play_match, summarize
 >>> m = play_match("alphabeta:depth=2", "random", "give_and_take", games=4,
-...                workers=1, progress=False)
+...                settings=MatchSettings(workers=1, progress=False))
 >>> len(m.records)
 4
 >>> sorted(summarize(m.records, "alphabeta:depth=2"))
@@ -21,6 +21,12 @@
 - :mod:`drl.eval.tournament`: round robins and gauntlets.
 - :mod:`drl.eval.formats`: roles switched at halftime, pool play with lives (the rules
   in ``docs/rules.md``, "Match formats").
+- :mod:`drl.eval.settings`: :class:`MatchSettings`, the options every match function
+  above takes (openings, seed, workers, max_plies, progress, PDN file, event).
+- ``drl-eval``'s parts: :mod:`~drl.eval.config` (its config schema),
+  :mod:`~drl.eval.checks` (the config's checks), :mod:`~drl.eval.runners` (one runner per
+  format, in ``FORMATS``), :mod:`~drl.eval.journal` (the results kept on disk as games
+  finish) and :mod:`~drl.eval.evaluation` (from the config to the files, stopped or not).
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ if TYPE_CHECKING:
     from drl.eval.openings import make_openings
     from drl.eval.play import play_game, play_in_flight, run_games
     from drl.eval.records import GameRecord
+    from drl.eval.settings import MatchSettings
     from drl.eval.sprt import SPRTMatch, SPRTResult, play_sprt
     from drl.eval.stats import WDL, summarize, wdl, wilson_interval
     from drl.eval.tasks import GameTask
@@ -45,6 +52,7 @@ __all__ = [
     "GameTask",
     "HalftimeResult",
     "MatchResult",
+    "MatchSettings",
     "PoolResult",
     "Ratings",
     "SPRTMatch",
@@ -93,6 +101,7 @@ _WHERE = {
     "play_in_flight": "play",
     "run_games": "play",
     "GameRecord": "records",
+    "MatchSettings": "settings",
     "SPRTMatch": "sprt",
     "SPRTResult": "sprt",
     "play_sprt": "sprt",
@@ -106,13 +115,19 @@ _WHERE = {
 }
 _SUBMODULES = {
     "arena",
+    "checks",
+    "config",
     "elo",
+    "evaluation",
     "formats",
+    "journal",
     "limits",
     "openings",
     "play",
     "records",
     "report",
+    "runners",
+    "settings",
     "stats",
     "tasks",
     "tournament",

@@ -53,6 +53,7 @@ from drl.eval.play import close_agents as close_agents
 from drl.eval.play import default_workers as default_workers
 from drl.eval.records import GameRecord, PDNWriter, write_pdn
 from drl.eval.records import record_game as record_game
+from drl.eval.settings import DEFAULT_SETTINGS, MatchSettings, moved_keywords
 from drl.eval.tasks import GameTask, TaskList, _unique_names, match_tasks
 from drl.rules import Variant
 
@@ -140,36 +141,26 @@ def play_tasks(
     return records, write_pdn(records, pdn_path)
 
 
+@moved_keywords(settings=MatchSettings)
 def play_match(
     agent_a_spec: str | Agent,
     agent_b_spec: str | Agent,
     variant: Variant | str = "english",
     games: int = 20,
     *,
-    openings: int | Sequence[str] | None = 4,
-    seed: int = 0,
-    workers: int | None = None,
-    max_plies: int = 400,
-    pdn_path: str | os.PathLike | None = None,
-    progress: bool = True,
-    event: str = "drl arena",
+    settings: MatchSettings = DEFAULT_SETTINGS,
     on_record: Callable[[GameRecord], None] | None = None,
 ) -> MatchResult:
     """Play a match A vs B with colours (and Give and Take roles) swapped.
 
     Args:
         agent_a_spec, agent_b_spec: agent specs (e.g. ``"alphabeta:depth=4"``), or agent
-            objects (those of non-batched agents with ``workers=1``).
+            objects (those of non-batched agents with ``settings.workers=1``).
         variant: variant string (``"give_and_take:max_capture=true"``...).
         games: number of games (see :func:`match_tasks` for the schedule).
-        openings: random-opening plies, a list of FENs, or None for the start position.
-        seed: match seed.
-        workers: processes (default min(2, CPUs)).
-        max_plies: per-game cap; longer games are reported as truncated.
-        pdn_path: write every game to this PDN file as it finishes (the file is
-            rewritten in game order at the end; see :class:`PDNWriter`).
-        progress: show a progress bar.
-        event: PDN ``Event`` tag.
+        settings: openings, seed, workers, max_plies, progress, the PDN file (written
+            game by game as they finish, rewritten in game order at the end; see
+            :class:`PDNWriter`) and the PDN ``Event`` tag (default ``drl arena``).
         on_record: called with each finished game (in completion order).
 
     Returns:
@@ -178,15 +169,24 @@ def play_match(
     Raises:
         ValueError: bad specs (listing the valid agents), variant, openings or counts, or
             an agent that cannot play the variant (:func:`check_agents`).
-        OSError: ``pdn_path`` cannot be written (before the first game).
+        OSError: ``settings.pdn_path`` cannot be written (before the first game).
     """
+    s = settings
     names = _unique_names(spec_name(agent_a_spec), spec_name(agent_b_spec))  # checks specs
     v = Variant.parse(variant)
     check_agents([agent_a_spec, agent_b_spec], v)
     tasks = match_tasks(
-        agent_a_spec, agent_b_spec, v, games, openings, seed, max_plies, names=names, event=event
+        agent_a_spec,
+        agent_b_spec,
+        v,
+        games,
+        s.openings,
+        s.seed,
+        s.max_plies,
+        names=names,
+        event=s.event_or("drl arena"),
     )
     records, written = play_tasks(
-        tasks, workers, progress, f"{names[0]} vs {names[1]}", on_record, pdn_path
+        tasks, s.workers, s.progress, f"{names[0]} vs {names[1]}", on_record, s.pdn_path
     )
     return MatchResult(players=names, variant=str(v), records=records, pdn_path=written)

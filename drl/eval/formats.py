@@ -24,7 +24,6 @@ points).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -40,15 +39,15 @@ from drl.eval.arena import (
     check_agents,
     check_count,
     check_games,
-    check_max_plies,
-    check_openings,
     make_openings,
     match_tasks,
     play_tasks,
     role_variant,
     write_pdn,
 )
+from drl.eval.limits import MAX_LIVES, MAX_ROUNDS, POOL_ROUNDS
 from drl.eval.records import GameRecord
+from drl.eval.settings import DEFAULT_SETTINGS, MatchSettings, moved_keywords
 from drl.rules import Variant
 
 __all__ = [
@@ -61,15 +60,6 @@ __all__ = [
     "MAX_ROUNDS",
     "POOL_ROUNDS",
 ]
-
-MAX_LIVES = 1000
-"""Most lives per player in a pool (a player loses at most one per round)."""
-
-MAX_ROUNDS = 10_000
-"""Most rounds of a pool."""
-
-POOL_ROUNDS = 50
-"""Default cap on a pool's rounds (:func:`pool_tournament`'s ``max_rounds``)."""
 
 
 @dataclass
@@ -98,18 +88,14 @@ class HalftimeResult:
         return (self.first_half[0] + self.second_half[0], self.first_half[1] + self.second_half[1])
 
 
+@moved_keywords(settings=MatchSettings)
 def halftime_match(
     agent_a: str,
     agent_b: str,
     variant: Variant | str = "give_and_take",
     games_per_half: int = 10,
     *,
-    openings: int | Sequence[str] | None = 4,
-    seed: int = 0,
-    workers: int | None = None,
-    max_plies: int = 400,
-    pdn_path: str | os.PathLike | None = None,
-    progress: bool = True,
+    settings: MatchSettings = DEFAULT_SETTINGS,
     on_record: Callable[[GameRecord], None] | None = None,
 ) -> HalftimeResult:
     """Play a Give and Take match with roles switched at halftime.
@@ -120,12 +106,13 @@ def halftime_match(
         agent_a, agent_b: agent specs; A takes in the first half.
         variant: a Give and Take variant with one Taker and one Giver.
         games_per_half: k, in ``[1, MAX_GAMES / 2]``.
-        openings, seed, workers, max_plies, pdn_path, progress, on_record: as in
-            :func:`drl.eval.arena.play_match`.
+        settings: as in :func:`drl.eval.arena.play_match` (the ``Event`` tag is
+            ``drl halftime match`` by default).
+        on_record: called with each finished game (in completion order).
 
     Raises:
         ValueError: a variant without a Taker and a Giver, bad specs or counts.
-        OSError: ``pdn_path`` cannot be written (before the first game).
+        OSError: ``settings.pdn_path`` cannot be written (before the first game).
     """
     v = Variant.parse(variant)
     if not v.is_asymmetric:
@@ -135,37 +122,63 @@ def halftime_match(
         )
     games_per_half = check_games(games_per_half, "games_per_half")
     check_games(2 * games_per_half, "2 * games_per_half")
-    check_max_plies(max_plies)
-    check_openings(openings)
     a, b = spec_name(agent_a), spec_name(agent_b)
     check_agents([agent_a, agent_b], v)
     if a == b:
         a, b = f"{a}#1", f"{b}#2"
-    n_open = -(-games_per_half // 2)
-    fens: Sequence[str | None]
-    if isinstance(openings, int) and openings > 0:
-        fens = _Openings(v, n_open, openings, seed)
+    tasks = _halftime_tasks((agent_a, agent_b), (a, b), v, games_per_half, settings)
+    records, _ = play_tasks(
+        tasks,
+        settings.workers,
+        settings.progress,
+        f"{a} vs {b} (halftime)",
+        on_record,
+        settings.pdn_path,
+    )
+    halves = [
+        (sum(r.score_of(a) for r in part), sum(r.score_of(b) for r in part))
+        for part in (records[:games_per_half], records[games_per_half:])
+    ]
+    total_a, total_b = halves[0][0] + halves[1][0], halves[0][1] + halves[1][1]
+    winner = a if total_a > total_b else b if total_b > total_a else None
+    both = (
+        a if all(h[0] > h[1] for h in halves) else b if all(h[1] > h[0] for h in halves) else None
+    )
+    return HalftimeResult((a, b), halves[0], halves[1], records, winner, both)
+
+
+def _half_openings(v: Variant, count: int, s: MatchSettings) -> Sequence[str | None]:
+    """The openings of each half: ``count`` seeded random ones, the FENs given, or the
+    start position alone."""
+    if isinstance(s.openings, int) and s.openings > 0:
+        fens = _Openings(v, count, s.openings, s.seed)
         fens[0]  # noqa: B018 - fails now if no live opening of this length exists
-    elif openings is None or isinstance(openings, int):
-        fens = [None]
-    else:
-        fens = list(openings)
-        if not fens:
-            raise ValueError("openings: the list of FENs is empty")
-    game_seeds = np.random.SeedSequence(seed).generate_state(2 * games_per_half, np.uint32)
+        return fens
+    if s.openings is None or isinstance(s.openings, int):
+        return [None]
+    if not s.openings:
+        raise ValueError("openings: the list of FENs is empty")
+    return list(s.openings)
+
+
+def _halftime_tasks(
+    specs: tuple[str, str],
+    names: tuple[str, str],
+    v: Variant,
+    games_per_half: int,
+    s: MatchSettings,
+) -> TaskList:
+    """Game ``i`` of each half: A plays Black for even ``i``; opening ``i // 2``; A is
+    the Taker in the first half and the Giver in the second."""
+    fens = _half_openings(v, -(-games_per_half // 2), s)
+    game_seeds = np.random.SeedSequence(s.seed).generate_state(2 * games_per_half, np.uint32)
     # the variant string of each (half, A plays Black) pair, made once (str() is costly)
     takers = {
-        (half, a_black): str(
-            role_variant(
-                v,
-                ("black" if a_black else "white")
-                if half == 0
-                else ("white" if a_black else "black"),
-            )
-        )
+        (half, a_black): str(role_variant(v, "black" if a_black == (half == 0) else "white"))
         for half in range(2)
         for a_black in (True, False)
     }
+    event = s.event_or("drl halftime match")
 
     def build(g: int) -> GameTask:
         half, i = divmod(g, games_per_half)
@@ -173,32 +186,20 @@ def halftime_match(
         o = (i // 2) % len(fens)
         return GameTask(
             index=g,
-            black_spec=agent_a if a_black else agent_b,
-            white_spec=agent_b if a_black else agent_a,
-            black_name=a if a_black else b,
-            white_name=b if a_black else a,
+            black_spec=specs[0] if a_black else specs[1],
+            white_spec=specs[1] if a_black else specs[0],
+            black_name=names[0] if a_black else names[1],
+            white_name=names[1] if a_black else names[0],
             variant=takers[half, a_black],
             opening=fens[o],
             opening_index=o,
             seed=int(game_seeds[g]),
-            max_plies=max_plies,
-            event="drl halftime match",
+            max_plies=s.max_plies,
+            event=event,
             round=f"{half + 1}.{i + 1}",
         )
 
-    tasks = TaskList.lazy(2 * games_per_half, build)
-    records, _ = play_tasks(tasks, workers, progress, f"{a} vs {b} (halftime)", on_record, pdn_path)
-    halves = []
-    for half in range(2):
-        part = records[half * games_per_half : (half + 1) * games_per_half]
-        halves.append((sum(r.score_of(a) for r in part), sum(r.score_of(b) for r in part)))
-    total_a = halves[0][0] + halves[1][0]
-    total_b = halves[0][1] + halves[1][1]
-    winner = a if total_a > total_b else b if total_b > total_a else None
-    both = (
-        a if all(h[0] > h[1] for h in halves) else b if all(h[1] > h[0] for h in halves) else None
-    )
-    return HalftimeResult((a, b), halves[0], halves[1], records, winner, both)
+    return TaskList.lazy(2 * games_per_half, build)
 
 
 @dataclass
@@ -232,6 +233,7 @@ class PoolResult:
     records: list[GameRecord] = field(default_factory=list)
 
 
+@moved_keywords(settings=MatchSettings)
 def pool_tournament(
     specs: Sequence[str],
     variant: Variant | str = "losing",
@@ -239,13 +241,8 @@ def pool_tournament(
     *,
     games_per_round: int = 2,
     life_lost_by: str = "loser",
-    openings: int | None = 4,
     max_rounds: int = POOL_ROUNDS,
-    seed: int = 0,
-    workers: int | None = None,
-    max_plies: int = 400,
-    pdn_path: str | os.PathLike | None = None,
-    progress: bool = True,
+    settings: MatchSettings = DEFAULT_SETTINGS,
     on_record: Callable[[GameRecord], None] | None = None,
 ) -> PoolResult:
     """Pool play with lives (``docs/rules.md``, "Match formats"; the rules chosen are in
@@ -257,16 +254,18 @@ def pool_tournament(
         lives: lives per player, in ``[1, MAX_LIVES]``.
         games_per_round: games of each one-on-one round (>= 1; 2 swaps colours).
         life_lost_by: ``"loser"`` (default) or ``"winner"`` (the literal seed text).
-        openings: random-opening plies (each round gets its own opening), or None.
         max_rounds: stop after this many pool rounds, in ``[1, MAX_ROUNDS]``.
-        seed, workers, max_plies, pdn_path, progress, on_record: as in
-            :func:`drl.eval.arena.play_match` (the PDN file holds every round's games).
+        settings: as in :func:`drl.eval.arena.play_match`; each round gets its own
+            random opening of ``settings.openings`` plies (given FENs: they are played
+            in turn in every round), and the PDN file holds every round's games
+            (``Event`` tag ``drl pool`` by default).
+        on_record: called with each finished game (in completion order).
 
     Raises:
         ValueError: fewer than three players, duplicate names, bad counts or options.
-        OSError: ``pdn_path`` cannot be written (before the first game).
+        OSError: ``settings.pdn_path`` cannot be written (before the first game).
     """
-    names = [spec_name(s) for s in specs]
+    names = [spec_name(x) for x in specs]
     if len(names) < 3:
         raise ValueError(f"pool play needs three or more players, got {names}")
     if len(set(names)) != len(names):
@@ -281,110 +280,109 @@ def pool_tournament(
     )
     if life_lost_by not in ("loser", "winner"):
         raise ValueError(f"life_lost_by must be 'loser' or 'winner', got {life_lost_by!r}")
-    check_max_plies(max_plies)
-    check_openings(openings)
     v = Variant.parse(variant)
     check_agents(specs, v)
-    by_name = dict(zip(names, specs, strict=True))
-    table = {n: PoolStanding(n, lives) for n in names}
-    played = {n: 0 for n in names}
-    rng = np.random.default_rng(seed)
-    result = PoolResult([], None)
-    writer = PDNWriter(pdn_path) if pdn_path is not None else None
+    pool = _Pool(dict(zip(names, specs, strict=True)), v, lives, settings)
+    writer = PDNWriter(settings.pdn_path) if settings.pdn_path is not None else None
+    each_game = _calls(writer.add if writer is not None else None, on_record)
     try:
-        _pool_rounds(
-            result,
-            names,
-            by_name,
-            table,
-            played,
-            rng,
-            v,
-            openings,
-            games_per_round,
-            max_rounds,
-            max_plies,
-            life_lost_by,
-            workers,
-            progress,
-            _calls(writer.add if writer else None, on_record),
-        )
+        for rnd in range(1, max_rounds + 1):
+            if not pool.play_round(rnd, games_per_round, life_lost_by, each_game):
+                break
     finally:
         if writer is not None:
             writer.close()
-    alive = [n for n in names if table[n].lives > 0]
-    result.winner = alive[0] if len(alive) == 1 else None
-    result.standings = sorted(
-        table.values(), key=lambda s: (-s.lives, -(s.out_in_round or max_rounds + 1), -s.points)
+    alive = [n for n in names if pool.table[n].lives > 0]
+    pool.result.winner = alive[0] if len(alive) == 1 else None
+    pool.result.standings = sorted(
+        pool.table.values(),
+        key=lambda p: (-p.lives, -(p.out_in_round or max_rounds + 1), -p.points),
     )
-    if pdn_path is not None:
-        write_pdn(result.records, pdn_path)
-    return result
+    if settings.pdn_path is not None:
+        write_pdn(pool.result.records, settings.pdn_path)
+    return pool.result
 
 
-def _pool_rounds(
-    result: PoolResult,
-    names: list[str],
-    by_name: dict[str, str],
-    table: dict[str, PoolStanding],
-    played: dict[str, int],
-    rng: np.random.Generator,
-    v: Variant,
-    openings: int | None,
-    games_per_round: int,
-    max_rounds: int,
-    max_plies: int,
-    life_lost_by: str,
-    workers: int | None,
-    progress: bool,
-    on_record: Callable[[GameRecord], None],
-) -> None:
-    """The pool's rounds, played into ``result``, ``table`` and ``played``."""
-    for rnd in range(1, max_rounds + 1):
-        alive = [n for n in names if table[n].lives > 0]
+class _Pool:
+    """A pool being played: the players (name -> spec), their standings, the rounds each
+    has played, the games so far (``result``) and the pool's random generator."""
+
+    def __init__(self, by_name: dict[str, str], v: Variant, lives: int, s: MatchSettings):
+        self.by_name, self.variant, self.settings = by_name, v, s
+        self.table = {n: PoolStanding(n, lives) for n in by_name}
+        self.played = {n: 0 for n in by_name}
+        self.rng = np.random.default_rng(s.seed)
+        self.result = PoolResult([], None)
+
+    def play_round(
+        self,
+        rnd: int,
+        games_per_round: int,
+        life_lost_by: str,
+        on_record: Callable[[GameRecord], None],
+    ) -> bool:
+        """Pair the players alive, those with the fewest rounds first (random order among
+        equals), and play pool round ``rnd``; False (nothing played) when at most one
+        player is alive."""
+        alive = [n for n in self.by_name if self.table[n].lives > 0]
         if len(alive) <= 1:
-            break
-        order = sorted(alive, key=lambda n: (played[n], rng.random()))
-        pairs = [(order[i], order[i + 1]) for i in range(0, len(order) - 1, 2)]
+            return False
+        order = sorted(alive, key=lambda n: (self.played[n], self.rng.random()))
+        s, v = self.settings, self.variant
         tasks = TaskList()
         spans = []
-        for a, b in pairs:
-            opening = make_openings(v, 1, openings, int(rng.integers(2**31))) if openings else None
+        for a, b in zip(order[::2], order[1::2], strict=False):
             start = len(tasks)
             tasks += match_tasks(
-                by_name[a],
-                by_name[b],
+                self.by_name[a],
+                self.by_name[b],
                 v,
                 games_per_round,
-                opening,
-                int(rng.integers(2**31)),
-                max_plies,
+                self._opening(),
+                int(self.rng.integers(2**31)),
+                s.max_plies,
                 names=(a, b),
-                event="drl pool",
-                first_index=len(result.records) + start,
+                event=s.event_or("drl pool"),
+                first_index=len(self.result.records) + start,
             )
             spans.append((a, b, start, len(tasks)))
-        records, _ = play_tasks(tasks, workers, progress, f"pool round {rnd}", on_record)
-        result.records += records
-        log = []
-        for a, b, lo, hi in spans:
-            part = records[lo:hi]
-            pa = sum(r.score_of(a) for r in part)
-            pb = sum(r.score_of(b) for r in part)
-            log.append((a, b, pa, pb))
-            played[a] += 1
-            played[b] += 1
-            table[a].points += pa
-            table[b].points += pb
-            if pa == pb:
-                table[a].rounds_tied += 1
-                table[b].rounds_tied += 1
-                continue
-            win, lose = (a, b) if pa > pb else (b, a)
-            table[win].rounds_won += 1
-            table[lose].rounds_lost += 1
-            hit = lose if life_lost_by == "loser" else win
-            table[hit].lives -= 1
-            if table[hit].lives == 0:
-                table[hit].out_in_round = rnd
-        result.rounds.append(log)
+        records, _ = play_tasks(tasks, s.workers, s.progress, f"pool round {rnd}", on_record)
+        self.result.records += records
+        self.result.rounds.append(
+            [self._score(a, b, records[lo:hi], rnd, life_lost_by) for a, b, lo, hi in spans]
+        )
+        return True
+
+    def _opening(self) -> Sequence[str] | None:
+        """A round's opening: one random opening of ``settings.openings`` plies (drawn
+        from the pool's generator), the FENs given, or None (the start position)."""
+        plies = self.settings.openings
+        if not isinstance(plies, int):
+            return plies
+        if not plies:
+            return None
+        return make_openings(self.variant, 1, plies, int(self.rng.integers(2**31)))
+
+    def _score(
+        self, a: str, b: str, part: list[GameRecord], rnd: int, life_lost_by: str
+    ) -> tuple[str, str, float, float]:
+        """Count one round of ``a`` against ``b``: points, rounds won, lost or tied, and
+        the life lost."""
+        pa = sum(r.score_of(a) for r in part)
+        pb = sum(r.score_of(b) for r in part)
+        table = self.table
+        for n, points in ((a, pa), (b, pb)):
+            self.played[n] += 1
+            table[n].points += points
+        if pa == pb:
+            table[a].rounds_tied += 1
+            table[b].rounds_tied += 1
+            return (a, b, pa, pb)
+        win, lose = (a, b) if pa > pb else (b, a)
+        table[win].rounds_won += 1
+        table[lose].rounds_lost += 1
+        hit = lose if life_lost_by == "loser" else win
+        table[hit].lives -= 1
+        if table[hit].lives == 0:
+            table[hit].out_in_round = rnd
+        return (a, b, pa, pb)

@@ -10,9 +10,12 @@ import numpy as np
 
 __all__ = [
     "MAX_GAMES",
+    "MAX_LIVES",
     "MAX_OPENING_PLIES",
     "MAX_PLIES",
+    "MAX_ROUNDS",
     "MAX_WORKERS",
+    "POOL_ROUNDS",
     "check_count",
     "check_games",
     "check_max_plies",
@@ -31,6 +34,15 @@ MAX_PLIES = 100_000
 
 MAX_WORKERS = 256
 """Most worker processes."""
+
+MAX_LIVES = 1000
+"""Most lives per player in a pool (a player loses at most one per round)."""
+
+MAX_ROUNDS = 10_000
+"""Most rounds of a pool."""
+
+POOL_ROUNDS = 50
+"""Default cap on a pool's rounds (``drl.eval.formats.pool_tournament``'s ``max_rounds``)."""
 
 
 def check_count(value: object, name: str, minimum: int, maximum: int) -> int:

@@ -119,7 +119,7 @@ def _push(board: Board, agent: Agent, move: object) -> None:
         ) from None
 
 
-class _Game:
+class _GameInFlight:
     """A game in flight: its board, its two agents and whether it has ended."""
 
     def __init__(self, task: GameTask, players: tuple[Agent, Agent]) -> None:
@@ -193,7 +193,7 @@ class _InFlight:
             raise ValueError(f"in_flight must be >= 1, got {in_flight}")
         self.limit = in_flight
         self.agents = _Instances()
-        self.live: list[_Game] = []
+        self.live: list[_GameInFlight] = []
 
     def room(self) -> bool:
         return len(self.live) < self.limit
@@ -201,7 +201,7 @@ class _InFlight:
     def add(self, t: GameTask) -> None:
         black = self.agents.acquire(t.black_spec, t.seed * 2)
         white = self.agents.acquire(t.white_spec, t.seed * 2 + 1)
-        self.live.append(_Game(t, (black, white)))
+        self.live.append(_GameInFlight(t, (black, white)))
 
     def step(self) -> list[GameRecord]:
         """One round: every game moves until a batched agent is to move, each batched agent
@@ -210,7 +210,7 @@ class _InFlight:
             while not g.over and not g.to_move().batched:
                 agent = g.to_move()
                 g.push(agent, agent.select_move(g.board))
-        waiting: dict[int, tuple[Agent, list[_Game]]] = {}
+        waiting: dict[int, tuple[Agent, list[_GameInFlight]]] = {}
         for g in self.live:
             if not g.over:
                 agent = g.to_move()

@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from drl.eval.settings import DEFAULT_SETTINGS, MatchSettings, moved_keywords
+
 if TYPE_CHECKING:
     from drl.agents import Agent
     from drl.eval.records import GameRecord
@@ -233,40 +235,34 @@ class SPRTSettings:
     max_games: int = 1000
 
 
+@moved_keywords(settings=MatchSettings, test=SPRTSettings)
 def play_sprt(
     agent_a: str | Agent,
     agent_b: str | Agent,
     variant: Variant | str,
     batch_games: int,
     *,
-    elo0: float = SPRTSettings.elo0,
-    elo1: float = SPRTSettings.elo1,
-    alpha: float = SPRTSettings.alpha,
-    beta: float = SPRTSettings.beta,
-    max_games: int = SPRTSettings.max_games,
-    openings: int | Sequence[str] | None = 4,
-    seed: int = 0,
-    workers: int | None = None,
-    max_plies: int = 400,
-    progress: bool = True,
+    test: SPRTSettings | None = None,
+    settings: MatchSettings = DEFAULT_SETTINGS,
     on_batch: Callable[[SPRTResult, int], None] | None = None,
     on_record: Callable[[GameRecord], None] | None = None,
 ) -> SPRTMatch:
     """Play A against B in batches until the pentanomial SPRT decides.
 
     Batch ``k`` is the match :func:`drl.eval.arena.play_match` plays with seed
-    ``seed + k`` (its own openings, colours and roles swapped per opening); batches are
-    played while fewer than ``max_games`` games have been played and the test says
-    ``"continue"``.
+    ``settings.seed + k`` (its own openings, colours and roles swapped per opening);
+    batches are played while fewer than ``test.max_games`` games have been played and
+    the test says ``"continue"``.
 
     Args:
         agent_a, agent_b: agent specs (or agents, see :func:`~drl.eval.arena.play_match`).
         variant: the variant.
         batch_games: games per batch, an even number (game pairs).
-        elo0, elo1, alpha, beta: the test (see :func:`sprt`), Elo of A over B.
-        max_games: game budget (the last batch may end past it).
-        openings, seed, workers, max_plies, progress: as in
-            :func:`~drl.eval.arena.play_match`.
+        test: the hypotheses and error rates (see :func:`sprt`), in Elo of A over B, and
+            the game budget ``max_games`` (the last batch may end past it); default
+            :class:`SPRTSettings`'s.
+        settings: as in :func:`~drl.eval.arena.play_match`; the PDN file holds every
+            batch's games, indexed as in :attr:`SPRTMatch.records`.
         on_batch: called after each batch with the test so far and the games played.
         on_record: called with each finished game (in completion order), indexed as in
             :attr:`SPRTMatch.records`.
@@ -278,48 +274,77 @@ def play_sprt(
         ValueError: an odd ``batch_games`` or one outside ``[2, MAX_GAMES]``,
             ``max_games`` outside ``[1, MAX_GAMES]``, or what :func:`sprt` and
             :func:`~drl.eval.arena.play_match` raise.
+        OSError: ``settings.pdn_path`` cannot be written (before the first game).
     """
-    from drl.eval.arena import check_games, play_match
+    from drl.eval.arena import check_games
+    from drl.eval.records import PDNWriter, write_pdn
 
+    t = SPRTSettings() if test is None else test
     if batch_games < 2 or batch_games % 2:
         raise ValueError(f"batch_games must be an even number >= 2 (game pairs), got {batch_games}")
     check_games(batch_games, "batch_games")
-    check_games(max_games, "max_games")
-    sprt([0, 0, 0], elo0, elo1, alpha, beta)  # checks the test's arguments before playing
-    records: list[GameRecord] = []
-    history: list[SPRTResult] = []
-    players: tuple[str, ...] = ()
-    counts: list[int] = []
-    batch = 0
-    while len(records) < max_games:
-        offset = len(records)
-
-        def reindexed(r: GameRecord, offset: int = offset) -> None:
-            if on_record is not None:
-                on_record(dataclasses.replace(r, index=offset + r.index))
-
-        m = play_match(
-            agent_a,
-            agent_b,
-            variant,
-            batch_games,
-            openings=openings,
-            seed=seed + batch,
-            workers=workers,
-            max_plies=max_plies,
-            progress=progress,
-            on_record=reindexed,
-        )
-        batch += 1
-        for r in m.records:
-            records.append(dataclasses.replace(r, index=len(records)))
-        players = m.players
-        counts = pentanomial_counts(records, players[0])
-        history.append(sprt(counts, elo0, elo1, alpha, beta))
-        if on_batch:
-            on_batch(history[-1], len(records))
-        if history[-1].decision != "continue":
-            break
+    check_games(t.max_games, "max_games")
+    sprt([0, 0, 0], *_hypotheses(t))  # checks the test's arguments before playing
+    writer = None if settings.pdn_path is None else PDNWriter(settings.pdn_path)
+    match = _SPRTBatches(t, writer.add if writer is not None else None, on_record)
+    try:
+        while len(match.records) < t.max_games:
+            batch = dataclasses.replace(
+                settings, seed=settings.seed + len(match.history), pdn_path=None
+            )
+            match.play(agent_a, agent_b, variant, batch_games, batch)
+            if on_batch:
+                on_batch(match.history[-1], len(match.records))
+            if match.history[-1].decision != "continue":
+                break
+    finally:
+        if writer is not None:
+            writer.close()
+    if settings.pdn_path is not None:
+        write_pdn(match.records, settings.pdn_path)
+    a, b = match.players
     return SPRTMatch(
-        (players[0], players[1]), records, counts, history[-1], history, elo0, elo1, alpha, beta
+        (a, b), match.records, match.counts, match.history[-1], match.history, *_hypotheses(t)
     )
+
+
+def _hypotheses(t: SPRTSettings) -> tuple[float, float, float, float]:
+    """``(elo0, elo1, alpha, beta)``."""
+    return t.elo0, t.elo1, t.alpha, t.beta
+
+
+class _SPRTBatches:
+    """The games of an SPRT match so far, batch after batch, indexed in playing order."""
+
+    def __init__(self, test: SPRTSettings, *on_record: Callable[[GameRecord], None] | None) -> None:
+        self.test = test
+        self.callbacks = [c for c in on_record if c is not None]
+        self.records: list[GameRecord] = []
+        self.history: list[SPRTResult] = []
+        self.players: tuple[str, ...] = ()
+        self.counts: list[int] = []
+
+    def play(
+        self,
+        agent_a: str | Agent,
+        agent_b: str | Agent,
+        variant: Variant | str,
+        games: int,
+        settings: MatchSettings,
+    ) -> None:
+        """Play one batch and the test after it."""
+        from drl.eval.arena import play_match
+
+        offset = len(self.records)
+
+        def reindexed(r: GameRecord) -> None:
+            r = dataclasses.replace(r, index=offset + r.index)
+            for call in self.callbacks:
+                call(r)
+
+        m = play_match(agent_a, agent_b, variant, games, settings=settings, on_record=reindexed)
+        for r in m.records:
+            self.records.append(dataclasses.replace(r, index=len(self.records)))
+        self.players = m.players
+        self.counts = pentanomial_counts(self.records, self.players[0])
+        self.history.append(sprt(self.counts, *_hypotheses(self.test)))

@@ -4,7 +4,6 @@ of worker processes, then Elo by maximum likelihood over all of them."""
 from __future__ import annotations
 
 import itertools
-import os
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -19,6 +18,7 @@ from drl.eval.arena import (
     play_tasks,
 )
 from drl.eval.records import GameRecord
+from drl.eval.settings import DEFAULT_SETTINGS, MatchSettings, moved_keywords
 from drl.rules import Variant
 
 __all__ = ["pairings", "play_tournament"]
@@ -52,6 +52,7 @@ def pairings(
     raise ValueError(f"schedule must be 'round_robin' or 'gauntlet', got {schedule!r}")
 
 
+@moved_keywords(settings=MatchSettings)
 def play_tournament(
     specs: Sequence[str],
     variant: Variant | str = "english",
@@ -59,13 +60,7 @@ def play_tournament(
     *,
     schedule: str = "round_robin",
     hero: str | None = None,
-    openings: int | Sequence[str] | None = 4,
-    seed: int = 0,
-    workers: int | None = None,
-    max_plies: int = 400,
-    pdn_path: str | os.PathLike | None = None,
-    progress: bool = True,
-    event: str = "drl tournament",
+    settings: MatchSettings = DEFAULT_SETTINGS,
     on_record: Callable[[GameRecord], None] | None = None,
 ) -> MatchResult:
     """Play every scheduled pair, colours and roles swapped as in
@@ -77,10 +72,9 @@ def play_tournament(
         games_per_pair: games of each pairing (multiples of 4 balance Give and Take).
         schedule: ``"round_robin"`` or ``"gauntlet"``.
         hero: the gauntlet's spec (default: the first).
-        openings, seed, workers, max_plies, progress, event: as in
-            :func:`drl.eval.arena.play_match`; each pairing gets its own seed.
-        pdn_path: write every game to this PDN file as it finishes (in game order at
-            the end).
+        settings: as in :func:`drl.eval.arena.play_match` (each pairing gets its own
+            seed, drawn from ``settings.seed``; the PDN file holds every game; the
+            ``Event`` tag is ``drl tournament`` by default).
         on_record: called with each finished game (in completion order).
 
     Returns:
@@ -90,30 +84,33 @@ def play_tournament(
         ValueError: bad specs (listing the valid agents), schedule, or counts (more than
             :data:`~drl.eval.arena.MAX_GAMES` games in all), or an agent that cannot
             play the variant.
-        OSError: ``pdn_path`` cannot be written (before the first game).
+        OSError: ``settings.pdn_path`` cannot be written (before the first game).
     """
-    names = [spec_name(s) for s in specs]
+    s = settings
+    names = [spec_name(x) for x in specs]
     hero_name = spec_name(hero) if hero is not None else None
     pairs = pairings(names, schedule, hero_name)
     by_name = dict(zip(names, specs, strict=True))
     v = Variant.parse(variant)
     check_agents(specs, v)
-    seeds = np.random.SeedSequence(seed).generate_state(len(pairs), dtype=np.uint32)
+    seeds = np.random.SeedSequence(s.seed).generate_state(len(pairs), dtype=np.uint32)
     check_games(games_per_pair, "games_per_pair")
     check_games(games_per_pair * len(pairs), f"games_per_pair * {len(pairs)} pairs")
     tasks = TaskList()
-    for (a, b), s in zip(pairs, seeds, strict=True):
+    for (a, b), seed in zip(pairs, seeds, strict=True):
         tasks += match_tasks(
             by_name[a],
             by_name[b],
             v,
             games_per_pair,
-            openings,
-            int(s),
-            max_plies,
+            s.openings,
+            int(seed),
+            s.max_plies,
             names=(a, b),
-            event=event,
+            event=s.event_or("drl tournament"),
             first_index=len(tasks),
         )
-    records, written = play_tasks(tasks, workers, progress, f"{schedule} {v}", on_record, pdn_path)
+    records, written = play_tasks(
+        tasks, s.workers, s.progress, f"{schedule} {v}", on_record, s.pdn_path
+    )
     return MatchResult(players=tuple(names), variant=str(v), records=records, pdn_path=written)

@@ -11,16 +11,19 @@ both roles from every opening and every colour/role pairing over four games. Res
 
 from __future__ import annotations
 
+import dataclasses
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from drl.agents import make, spec_name
 from drl.agents.az import NetworkAgent, NetworkPlayer
-from drl.eval.play import run_games
+from drl.eval.arena import play_tasks
 from drl.eval.records import GameRecord
+from drl.eval.settings import MatchSettings, moved_keywords
 from drl.eval.stats import WDL, summarize
 from drl.eval.tasks import match_tasks
 from drl.rules import Variant
@@ -31,8 +34,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BaselineResult",
+    "EVALUATION_SETTINGS",
     "evaluate_against",
-    "play_lockstep",
+    "play_against_baseline",
     "preflight_baselines",
     "preflight_evaluations",
 ]
@@ -55,17 +59,21 @@ class BaselineResult:
     records: list[GameRecord]
 
 
-def play_lockstep(
+EVALUATION_SETTINGS = MatchSettings(max_plies=200, workers=1, progress=False)
+"""What an evaluation plays with when given no settings: 200-ply games, no progress bar."""
+
+
+@moved_keywords(settings=MatchSettings, positional=("openings", "seed", "max_plies"))
+def play_against_baseline(
     evaluate: Evaluator,
     search: SearchConfig,
     baseline: str,
     variant: Variant | str,
     games: int,
-    openings: int = 4,
-    seed: int = 0,
-    max_plies: int = 200,
+    *,
+    settings: MatchSettings = EVALUATION_SETTINGS,
 ) -> list[GameRecord]:
-    """Play ``games`` games of the network against ``baseline``, many in flight together.
+    """Play ``games`` games of the network against ``baseline``, all in flight together.
 
     Args:
         evaluate: the network.
@@ -73,10 +81,9 @@ def play_lockstep(
         baseline: agent spec of the opponent.
         variant: the variant (Give and Take: roles and colours are swapped per game).
         games: number of games (>= 1).
-        openings: plies of distinct seeded random openings, one per two games (0 = start
-            position).
-        seed: match seed.
-        max_plies: truncation (half a point each).
+        settings: openings (0 = the start position), seed, max_plies (truncation: half
+            a point each), progress, a PDN file and the ``Event`` tag (default
+            ``drl evaluation``); see :class:`~drl.eval.settings.MatchSettings`.
 
     Returns:
         Records sorted by game index; the network is named ``"az"``. The baseline is
@@ -84,42 +91,66 @@ def play_lockstep(
 
     Raises:
         ValueError: bad baseline spec, variant or counts.
+        OSError: ``settings.pdn_path`` cannot be written (before the first game).
     """
+    s = settings
     base_name = spec_name(baseline)
     names = (NET_NAME, base_name if base_name != NET_NAME else f"{base_name}#2")
-    net = NetworkAgent(NetworkPlayer(evaluate, search, seed), NET_NAME)
+    net = NetworkAgent(NetworkPlayer(evaluate, search, s.seed), NET_NAME)
     tasks = match_tasks(
         net,
         baseline,
         variant,
         games,
-        openings or None,
-        seed,
-        max_plies,
+        s.openings,
+        s.seed,
+        s.max_plies,
         names=names,
-        event="drl evaluation",
+        event=s.event_or("drl evaluation"),
     )
-    return run_games(tasks, workers=1, progress=False)
+    description = f"{NET_NAME} vs {names[1]}"
+    return play_tasks(tasks, s.workers, s.progress, description, None, s.pdn_path)[0]
 
 
+@moved_keywords(settings=MatchSettings, positional=("openings", "seed", "max_plies"))
 def evaluate_against(
     evaluate: Evaluator,
     search: SearchConfig,
     baselines: Sequence[str],
     variant: Variant | str,
     games: int,
-    openings: int = 4,
-    seed: int = 0,
-    max_plies: int = 200,
+    *,
+    settings: MatchSettings = EVALUATION_SETTINGS,
 ) -> list[BaselineResult]:
-    """:func:`play_lockstep` against each baseline, summarised (overall/colour/role)."""
+    """:func:`play_against_baseline` against each baseline, summarised
+    (overall/colour/role); baseline ``k`` plays with seed ``settings.seed + 7919 k``.
+
+    Raises:
+        ValueError: as :func:`play_against_baseline`, or a ``settings.pdn_path`` (the
+            games of each baseline are returned, for the caller to write one file each).
+    """
+    if settings.pdn_path is not None:
+        raise ValueError(
+            "evaluate_against writes no PDN file (settings.pdn_path must be None): "
+            "each baseline's records are returned"
+        )
     out = []
     for k, spec in enumerate(baselines):
-        records = play_lockstep(
-            evaluate, search, spec, variant, games, openings, seed + 7919 * k, max_plies
-        )
+        each = dataclasses.replace(settings, seed=settings.seed + 7919 * k)
+        records = play_against_baseline(evaluate, search, spec, variant, games, settings=each)
         out.append(BaselineResult(spec, summarize(records, NET_NAME), records))
     return out
+
+
+def __getattr__(name: str) -> Any:
+    if name == "play_lockstep":
+        warnings.warn(
+            "drl.train.evaluate.play_lockstep is now play_against_baseline",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return play_against_baseline
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def preflight_baselines(

@@ -66,7 +66,7 @@ import json
 import logging
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -91,6 +91,7 @@ from drl.train.config import (
     variants_of,
 )
 from drl.train.evaluate import (
+    EVALUATION_SETTINGS,
     BaselineResult,
     elo_for_log,
     evaluate_against,
@@ -285,9 +286,9 @@ def _evaluate(
         list(ev.baselines),
         s.variant_spec,
         ev.games,
-        ev.openings,
-        seed,
-        ev.max_plies,
+        settings=replace(
+            EVALUATION_SETTINGS, openings=ev.openings, seed=seed, max_plies=ev.max_plies
+        ),
     )
 
 

@@ -9,6 +9,7 @@ import textwrap
 import pytest
 
 from drl.agents import ENTRY_POINT_GROUP, make, registered_agents, registry
+from drl.eval.settings import MatchSettings
 from drl.rules import Board
 
 PLUGIN = '''
@@ -103,10 +104,7 @@ def test_the_arena_worker_processes_find_the_plugin(plugin_path):
         "random",
         "english",
         games=2,
-        openings=None,
-        workers=1,
-        max_plies=20,
-        progress=False,
+        settings=MatchSettings(openings=None, workers=1, max_plies=20, progress=False),
     )
     registry._REGISTRY.pop("workerkind")  # the workers must find it on their own
     two = play_match(
@@ -114,10 +112,7 @@ def test_the_arena_worker_processes_find_the_plugin(plugin_path):
         "random",
         "english",
         games=2,
-        openings=None,
-        workers=2,
-        max_plies=20,
-        progress=False,
+        settings=MatchSettings(openings=None, workers=2, max_plies=20, progress=False),
     )
     assert [r.moves for r in two.records] == [r.moves for r in one.records]
 

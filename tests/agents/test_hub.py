@@ -17,6 +17,7 @@ from drl.agents._process import EngineError
 from drl.agents._wire import HUB_VARIANTS
 from drl.cli.eval import quote_overrides
 from drl.eval.arena import play_match
+from drl.eval.settings import MatchSettings
 from drl.rules import Board
 from tests.agents.engine_procs import DRL_HUB, alive, hub_cmd, no_leftover_processes, wait_gone
 
@@ -66,9 +67,7 @@ def test_hub_agent_in_the_arena_and_its_engine_stops_after():
         "alphabeta:depth=1",
         "international",
         games=2,
-        workers=1,
-        max_plies=20,
-        progress=False,
+        settings=MatchSettings(workers=1, max_plies=20, progress=False),
     )
     assert len(result.records) == 2
     assert all(r.plies <= 20 for r in result.records)

@@ -4,6 +4,8 @@ network of another board size before its first move, naming where it came from."
 
 import pytest
 
+from drl.eval.settings import MatchSettings
+
 torch = pytest.importorskip("torch")
 
 from drl.agents import make  # noqa: E402
@@ -74,12 +76,18 @@ def test_the_arena_refuses_before_any_game(english):
     spec = f"az:ckpt={english},sims=2,device=cpu"
     seen = []
     with pytest.raises(ValueError) as err:
-        play_match(spec, "random", "international", 2, workers=1, progress=False)
+        play_match(
+            spec, "random", "international", 2, settings=MatchSettings(workers=1, progress=False)
+        )
     _names_everything(str(err.value), english)
     with pytest.raises(ValueError, match=str(english)):
-        play_tournament([spec, "random"], "international", 2, workers=1, progress=False)
+        play_tournament(
+            [spec, "random"], "international", 2, settings=MatchSettings(workers=1, progress=False)
+        )
     with pytest.raises(ValueError, match=str(english)):
-        pool_tournament([spec, "random", "greedy"], "international", progress=False)
+        pool_tournament(
+            [spec, "random", "greedy"], "international", settings=MatchSettings(progress=False)
+        )
     # tasks built by hand are checked as each game starts, before its first move
     from drl.eval.arena import match_tasks
 
@@ -110,11 +118,13 @@ def test_drl_play_refuses_before_the_game(english, tmp_path):
 
 
 def test_the_training_evaluation_checks_its_network(english):
-    from drl.train.evaluate import play_lockstep
+    from drl.train.evaluate import play_against_baseline
 
     agent = make(f"az:ckpt={english},sims=2,device=cpu")
     with pytest.raises(ValueError, match=r"network of agent az holds arch 'resnet' for 8x8"):
-        play_lockstep(agent.player.evaluate, agent.player.search, "random", "international", 2)
+        play_against_baseline(
+            agent.player.evaluate, agent.player.search, "random", "international", 2
+        )
 
 
 def test_the_one_check_refuses_other_planes_and_actions(english, tmp_path):

@@ -18,6 +18,7 @@ import pytest
 from drl._paths import shared_dir
 from drl.agents import make
 from drl.eval.arena import play_match
+from drl.eval.settings import MatchSettings
 from drl.rules import Board
 from tests.agents.engine_procs import no_leftover_processes
 
@@ -104,9 +105,7 @@ def test_two_game_match_against_a_real_engine(engine_builds, engine, spec):
         "alphabeta:depth=2",
         "international",
         games=2,
-        workers=1,
-        max_plies=120,
-        progress=False,
+        settings=MatchSettings(workers=1, max_plies=120, progress=False),
     )
     assert len(result.records) == 2
     print(engine, [r.result for r in result.records])

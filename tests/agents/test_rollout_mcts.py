@@ -3,6 +3,7 @@
 import numpy as np
 
 from drl.agents import make
+from drl.eval.settings import MatchSettings
 from drl.rules import Board
 
 
@@ -36,5 +37,11 @@ def test_finds_the_giver_block():
 def test_beats_random():
     from drl.eval.arena import play_match
 
-    m = play_match("mcts:sims=100", "random", "english", games=4, workers=1, progress=False, seed=3)
+    m = play_match(
+        "mcts:sims=100",
+        "random",
+        "english",
+        games=4,
+        settings=MatchSettings(workers=1, progress=False, seed=3),
+    )
     assert m.score("mcts:sims=100") >= 3.5

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import replace
 
 import pytest
 
-from drl.analysis import analyze_run, load_source
+from drl.analysis import MaterialSettings, analyze_run, load_source
+from drl.analysis.run import ANALYSIS_SETTINGS
 
 
 @pytest.fixture(scope="module")
@@ -18,11 +20,9 @@ def summary(tiny_run, tmp_path_factory):
         run,
         simulations=4,
         games=4,
-        openings=2,
-        max_plies=40,
-        seed=3,
         human_games_dir=human,
-        n_boot=200,
+        settings=replace(ANALYSIS_SETTINGS, openings=2, max_plies=40, seed=3),
+        material=MaterialSettings(n_boot=200),
     )
 
 
@@ -123,10 +123,9 @@ def test_another_variant_of_the_same_board_with_recorded_games(tiny_run, tmp_pat
         variant="english",
         games=2,
         simulations=2,
-        openings=2,
-        max_plies=20,
         human_games_dir=tmp_path,
-        n_boot=50,
+        settings=replace(ANALYSIS_SETTINGS, openings=2, max_plies=20),
+        material=MaterialSettings(n_boot=50),
     )
     assert s["variant"] == "english" and s["trained_on"] == "give_and_take"
     (entry,) = s["openings"]["entries"]
@@ -150,9 +149,8 @@ def test_both_givers_reports_the_first_mover_only(tiny_run):
         variant="give_and_take:objectives=give/give",
         games=2,
         simulations=2,
-        openings=2,
-        max_plies=20,
-        n_boot=50,
+        settings=replace(ANALYSIS_SETTINGS, openings=2, max_plies=20),
+        material=MaterialSettings(n_boot=50),
     )
     out = s["outcomes"]
     assert out["taker"] is None and "both players are Givers" in out["taker_note"]

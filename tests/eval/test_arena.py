@@ -4,6 +4,7 @@ import pytest
 
 from drl.agents import Agent, make
 from drl.eval.arena import make_openings, match_tasks, play_match
+from drl.eval.settings import MatchSettings
 from drl.rules import Board, FENError, Variant, read_games, replay
 from drl.rules.pdn import result_for_white, variant_for_game
 
@@ -69,12 +70,20 @@ def test_openings_are_seeded_live_positions():
 def test_fen_openings_and_bad_fen():
     fens = ["B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12"]
     m = play_match(
-        "random", "greedy", "english", 2, openings=fens, workers=1, progress=False, max_plies=6
+        "random",
+        "greedy",
+        "english",
+        2,
+        settings=MatchSettings(openings=fens, workers=1, progress=False, max_plies=6),
     )
     assert all(r.opening == fens[0] for r in m.records)
     with pytest.raises(FENError):
         play_match(
-            "random", "greedy", "english", 2, openings=["B:W99:B1"], workers=1, progress=False
+            "random",
+            "greedy",
+            "english",
+            2,
+            settings=MatchSettings(openings=["B:W99:B1"], workers=1, progress=False),
         )
 
 
@@ -84,10 +93,7 @@ def test_max_plies_truncation_is_not_a_draw_by_rule():
         "random",
         "international",
         2,
-        workers=1,
-        progress=False,
-        max_plies=10,
-        openings=None,
+        settings=MatchSettings(workers=1, progress=False, max_plies=10, openings=None),
     )
     for r in m.records:
         assert (r.termination, r.result, r.winner, r.plies) == ("max_plies", "*", None, 10)
@@ -110,12 +116,9 @@ def test_every_written_game_reads_back_legal(variant, tmp_path):
         "random",
         variant,
         4,
-        openings=2,
-        seed=3,
-        workers=1,
-        progress=False,
-        max_plies=60,
-        pdn_path=path,
+        settings=MatchSettings(
+            openings=2, seed=3, workers=1, progress=False, max_plies=60, pdn_path=path
+        ),
     )
     games = list(read_games(path))
     assert len(games) == len(m.records) == 4
@@ -135,9 +138,17 @@ def test_every_written_game_reads_back_legal(variant, tmp_path):
 
 
 def test_parallel_workers_give_the_same_games():
-    kwargs = dict(games=4, openings=2, seed=11, progress=False, max_plies=80)
-    one = play_match("alphabeta:depth=2", "mcts:sims=30", "give_and_take", workers=1, **kwargs)
-    two = play_match("alphabeta:depth=2", "mcts:sims=30", "give_and_take", workers=2, **kwargs)
+    kwargs = dict(openings=2, seed=11, progress=False, max_plies=80)
+    one, two = (
+        play_match(
+            "alphabeta:depth=2",
+            "mcts:sims=30",
+            "give_and_take",
+            4,
+            settings=MatchSettings(workers=workers, **kwargs),
+        )
+        for workers in (1, 2)
+    )
     assert [r.moves for r in one.records] == [r.moves for r in two.records]
     assert [r.result for r in one.records] == [r.result for r in two.records]
 
@@ -146,7 +157,13 @@ def test_parallel_workers_give_the_same_games():
 def test_alphabeta_beats_random_small(variant):
     from drl.eval.stats import summarize
 
-    m = play_match("alphabeta:depth=4", "random", variant, 8, seed=5, workers=1, progress=False)
+    m = play_match(
+        "alphabeta:depth=4",
+        "random",
+        variant,
+        8,
+        settings=MatchSettings(seed=5, workers=1, progress=False),
+    )
     s = summarize(m.records, "alphabeta:depth=4")
     assert s["all"].score >= 0.9
     if variant == "give_and_take":
@@ -159,7 +176,13 @@ def test_alphabeta_beats_random_small(variant):
 def test_alphabeta_scores_90_percent_against_random(variant):
     from drl.eval.stats import summarize
 
-    m = play_match("alphabeta:depth=4", "random", variant, 80, seed=2024, progress=False)
+    m = play_match(
+        "alphabeta:depth=4",
+        "random",
+        variant,
+        80,
+        settings=MatchSettings(seed=2024, progress=False),
+    )
     s = summarize(m.records, "alphabeta:depth=4")
     parts = ["taker", "giver"] if variant == "give_and_take" else ["all"]
     for part in parts:

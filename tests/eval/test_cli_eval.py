@@ -7,6 +7,7 @@ import sys
 import pytest
 
 from drl.cli.eval import quote_overrides
+from drl.eval.settings import MatchSettings
 from drl.rules import read_games, replay
 
 
@@ -91,11 +92,12 @@ def test_errors_are_short(tmp_path, args, message):
     ],
 )
 def test_formats_in_process(tmp_path, fmt, agents):
-    from drl.cli.eval import EvalConfig, VariantNode, run
+    from drl._configs import VariantCfg
+    from drl.cli.eval import EvalConfig, run
 
     spec = "give_and_take" if fmt == "halftime" else "losing"
     cfg = EvalConfig(
-        variant=VariantNode(name=spec, spec=spec),
+        variant=VariantCfg(name=spec, spec=spec),
         agents=agents,
         format=fmt,
         games=4,
@@ -134,22 +136,26 @@ def test_formats_in_process(tmp_path, fmt, agents):
     ],
 )
 def test_check_names_the_bad_key(changes, message):
-    from drl.cli.eval import EvalConfig, VariantNode, _check
+    from drl._configs import VariantCfg
+    from drl.cli.eval import EvalConfig
+    from drl.eval.checks import check_config
 
     spec = "give_and_take" if changes.get("format") == "halftime" else "english"
     cfg = EvalConfig(
-        variant=VariantNode(name=spec, spec=spec), agents=["greedy", "random"], **changes
+        variant=VariantCfg(name=spec, spec=spec), agents=["greedy", "random"], **changes
     )
     with pytest.raises(ValueError, match=message):
-        _check(cfg)
+        check_config(cfg)
 
 
 def test_check_accepts_an_even_halftime_match():
-    from drl.cli.eval import EvalConfig, VariantNode, _check
+    from drl._configs import VariantCfg
+    from drl.cli.eval import EvalConfig
+    from drl.eval.checks import check_config
 
-    _check(
+    check_config(
         EvalConfig(
-            variant=VariantNode(name="give_and_take", spec="give_and_take"),
+            variant=VariantCfg(name="give_and_take", spec="give_and_take"),
             agents=["greedy", "random"],
             format="halftime",
             games=4,
@@ -168,16 +174,26 @@ def test_library_refuses_a_zero_ply_cap_and_negative_openings():
     with pytest.raises(ValueError, match="openings"):
         match_tasks("greedy", "random", "english", 2, openings=-1)
     with pytest.raises(ValueError, match="max_plies"):
-        halftime_match("greedy", "random", "give_and_take", 1, max_plies=0, progress=False)
+        halftime_match(
+            "greedy",
+            "random",
+            "give_and_take",
+            1,
+            settings=MatchSettings(max_plies=0, progress=False),
+        )
     with pytest.raises(ValueError, match="openings"):
-        pool_tournament(["greedy", "random", "random:seed=1"], openings=-2, progress=False)
+        pool_tournament(
+            ["greedy", "random", "random:seed=1"],
+            settings=MatchSettings(openings=-2, progress=False),
+        )
 
 
 def test_drl_eval_does_not_import_torch(tmp_path):
     code = (
         "import sys\n"
-        "from drl.cli.eval import EvalConfig, VariantNode, run\n"
-        "cfg = EvalConfig(variant=VariantNode(), agents=['greedy', 'random'], format='sprt', "
+        "from drl._configs import VariantCfg\n"
+        "from drl.cli.eval import EvalConfig, run\n"
+        "cfg = EvalConfig(variant=VariantCfg(), agents=['greedy', 'random'], format='sprt', "
         "games=2, workers=1, progress=False, max_plies=20, plot=False)\n"
         "cfg.sprt.max_games = 2\n"
         f"run(cfg, __import__('pathlib').Path({str(tmp_path)!r}))\n"

@@ -65,16 +65,16 @@ def _no_traceback(proc):
     "where, sig, only_if, finished",
     [
         # after the last game: rating, tables, the final PDN
-        ("drl.cli.eval:_rate", "INT", "", 8),
-        ("drl.cli.eval:_print_tables", "TERM", "", 8),
-        ("drl.eval.records:write_pdn", "INT", "", 8),
+        ("drl.eval.evaluation:rate", "INT", "", 8),
+        ("drl.eval.evaluation:print_tables", "TERM", "", 8),
+        ("drl.eval.evaluation:write_pdn", "INT", "", 8),
         # start-up: the config check (before the results' files exist), before and while
         # the agents are built (the engines start there)
-        ("drl.cli.eval:_check", "INT", "", 0),
-        ("drl.cli.eval:_play", "TERM", "", 0),
+        ("drl.eval.checks:check_config", "INT", "", 0),
+        ("drl.eval.evaluation:play_format", "TERM", "", 0),
         ("drl.eval.play:make", "INT", "", 0),
         # while the games are played
-        ("drl.cli.eval:_Journal.add", "INT", "", 0),
+        ("drl.eval.journal:Journal.add", "INT", "", 0),
     ],
 )
 def test_a_signal_at_any_point_ends_interrupted_with_the_games_written(
@@ -98,7 +98,7 @@ def test_a_signal_at_any_point_ends_interrupted_with_the_games_written(
 def test_a_signal_while_the_final_results_are_written_waits_for_them(tmp_path):
     proc = _drl_eval(
         [*GAMES, *QUIET, f"hydra.run.dir={tmp_path}"],
-        at="drl.cli.eval:_Journal.save",
+        at="drl.eval.journal:Journal.save",
         fault="INT",
         **{"if": "'complete'"},
     )

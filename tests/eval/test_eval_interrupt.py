@@ -85,7 +85,8 @@ def test_drl_eval_keeps_the_finished_games_when_interrupted(tmp_path, workers, s
 
 
 def _config(fmt, **changes):
-    from drl.cli.eval import EvalConfig, VariantNode
+    from drl._configs import VariantCfg
+    from drl.cli.eval import EvalConfig
 
     spec = "give_and_take" if fmt == "halftime" else "english"
     agents = {
@@ -96,7 +97,7 @@ def _config(fmt, **changes):
         "sprt": ["greedy", "random"],
     }[fmt]
     cfg = EvalConfig(
-        variant=VariantNode(name=spec, spec=spec),
+        variant=VariantCfg(name=spec, spec=spec),
         agents=agents,
         format=fmt,
         games=8,
@@ -174,19 +175,23 @@ def test_games_are_on_disk_while_the_evaluation_runs(tmp_path):
 def test_library_matches_write_each_game_as_it_finishes(tmp_path):
     from drl.eval.arena import play_match
     from drl.eval.formats import halftime_match, pool_tournament
+    from drl.eval.settings import MatchSettings
+    from drl.eval.sprt import play_sprt
     from drl.eval.tournament import play_tournament
 
-    opts = {"workers": 1, "progress": False}
     three = ["greedy", "random", "random:seed=1"]
+
+    def opts(path):
+        return {"settings": MatchSettings(workers=1, progress=False, pdn_path=path)}
+
     calls = [
-        lambda p, cb: play_match(
-            "greedy", "random", "english", 8, pdn_path=p, on_record=cb, **opts
-        ),
-        lambda p, cb: play_tournament(three, "english", 4, pdn_path=p, on_record=cb, **opts),
+        lambda p, cb: play_match("greedy", "random", "english", 8, on_record=cb, **opts(p)),
+        lambda p, cb: play_tournament(three, "english", 4, on_record=cb, **opts(p)),
         lambda p, cb: halftime_match(
-            "greedy", "random", "give_and_take", 4, pdn_path=p, on_record=cb, **opts
+            "greedy", "random", "give_and_take", 4, on_record=cb, **opts(p)
         ),
-        lambda p, cb: pool_tournament(three, "english", pdn_path=p, on_record=cb, **opts),
+        lambda p, cb: pool_tournament(three, "english", on_record=cb, **opts(p)),
+        lambda p, cb: play_sprt("greedy", "random", "english", 4, on_record=cb, **opts(p)),
     ]
     for i, call in enumerate(calls):
         path = tmp_path / f"{i}.pdn"

@@ -8,6 +8,8 @@ import pytest
 
 from drl.eval import arena, openings
 from drl.eval.arena import match_tasks
+from drl.eval.settings import MatchSettings
+from drl.eval.sprt import SPRTSettings
 
 HUGE = 10**22
 # the documented limits (drl.eval.arena.MAX_*)
@@ -48,26 +50,30 @@ def test_the_limits_are_the_documented_ones():
     ],
 )
 def test_check_refuses_counts_naming_the_key_and_the_limit(changes, message):
-    from drl.cli.eval import EvalConfig, VariantNode, _check
+    from drl._configs import VariantCfg
+    from drl.cli.eval import EvalConfig
+    from drl.eval.checks import check_config
 
     sprt = {k.split(".")[1]: changes.pop(k) for k in list(changes) if k.startswith("sprt.")}
     agents = changes.pop("agents", ["greedy", "random", "random:seed=1"])
     if changes.get("format") == "sprt" or sprt:
         agents = agents[:2]
-    cfg = EvalConfig(variant=VariantNode(), agents=agents, **changes)
+    cfg = EvalConfig(variant=VariantCfg(), agents=agents, **changes)
     for k, v in sprt.items():
         setattr(cfg.sprt, k, v)
     with pytest.raises(ValueError) as err:
-        _check(cfg)
+        check_config(cfg)
     assert message in str(err.value)
 
 
 def test_check_accepts_the_limits():
-    from drl.cli.eval import EvalConfig, VariantNode, _check
+    from drl._configs import VariantCfg
+    from drl.cli.eval import EvalConfig
+    from drl.eval.checks import check_config
 
-    _check(
+    check_config(
         EvalConfig(
-            variant=VariantNode(),
+            variant=VariantCfg(),
             agents=["greedy", "random"],
             games=MAX_GAMES,
             openings=MAX_OPENING_PLIES,
@@ -95,21 +101,34 @@ def test_the_library_refuses_huge_counts_naming_the_argument():
     with pytest.raises(ValueError, match="games must be between 1 and 1,000,000"):
         match_tasks("greedy", "random", "english", HUGE)
     with pytest.raises(ValueError, match="games must be between"):
-        play_match("greedy", "random", "english", HUGE, progress=False)
+        play_match("greedy", "random", "english", HUGE, settings=MatchSettings(progress=False))
     with pytest.raises(ValueError, match="openings must be at most 100 plies"):
         match_tasks("greedy", "random", "english", 2, openings=HUGE)
     with pytest.raises(ValueError, match="max_plies must be between 1 and 100,000"):
         match_tasks("greedy", "random", "english", 2, max_plies=HUGE)
     with pytest.raises(ValueError, match="games_per_half must be between"):
-        halftime_match("greedy", "random", "give_and_take", HUGE, progress=False)
+        halftime_match(
+            "greedy", "random", "give_and_take", HUGE, settings=MatchSettings(progress=False)
+        )
     with pytest.raises(ValueError, match=r"games_per_pair \* 3 pairs must be between"):
         play_tournament(["greedy", "random", "random:seed=1"], "english", MAX_GAMES)
     with pytest.raises(ValueError, match="lives must be between 1 and 1,000"):
-        pool_tournament(["greedy", "random", "random:seed=1"], lives=HUGE, progress=False)
+        pool_tournament(
+            ["greedy", "random", "random:seed=1"],
+            lives=HUGE,
+            settings=MatchSettings(progress=False),
+        )
     with pytest.raises(ValueError, match="max_games must be between"):
-        play_sprt("greedy", "random", "english", 2, max_games=HUGE, progress=False)
+        play_sprt(
+            "greedy",
+            "random",
+            "english",
+            2,
+            settings=MatchSettings(progress=False),
+            test=SPRTSettings(max_games=HUGE),
+        )
     with pytest.raises(ValueError, match="batch_games must be between"):
-        play_sprt("greedy", "random", "english", HUGE, progress=False)
+        play_sprt("greedy", "random", "english", HUGE, settings=MatchSettings(progress=False))
     with pytest.raises(ValueError, match="workers must be between 1 and 256"):
         run_games(match_tasks("greedy", "random", "english", 2), workers=HUGE, progress=False)
 

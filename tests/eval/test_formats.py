@@ -3,6 +3,7 @@
 import pytest
 
 from drl.eval.formats import halftime_match, pool_tournament
+from drl.eval.settings import MatchSettings
 from drl.rules import Variant
 
 
@@ -12,10 +13,7 @@ def test_halftime_swaps_roles_and_keeps_openings():
         "random",
         "give_and_take",
         games_per_half=4,
-        openings=2,
-        seed=4,
-        workers=1,
-        progress=False,
+        settings=MatchSettings(openings=2, seed=4, workers=1, progress=False),
     )
     a, b = h.players
     first, second = h.records[:4], h.records[4:]
@@ -41,10 +39,7 @@ def test_pool_lives(life_lost_by):
         "losing",
         lives=2,
         life_lost_by=life_lost_by,
-        seed=1,
-        workers=1,
-        progress=False,
-        max_plies=200,
+        settings=MatchSettings(seed=1, workers=1, progress=False, max_plies=200),
     )
     by_name = {s.name: s for s in p.standings}
     for s in p.standings:

@@ -6,6 +6,8 @@ import sys
 
 import pytest
 
+from drl.eval.settings import MatchSettings
+
 
 @pytest.fixture
 def a_file(tmp_path):
@@ -32,11 +34,12 @@ def test_drl_eval_refuses_an_unwritable_output_folder(a_file):
 
 
 def test_run_refuses_unwritable_outputs_before_any_game(tmp_path, a_file):
-    from drl.cli.eval import EvalConfig, VariantNode, run
+    from drl._configs import VariantCfg
+    from drl.cli.eval import EvalConfig, run
 
     played = []
     cfg = EvalConfig(
-        variant=VariantNode(), agents=["greedy", "random"], games=2, workers=1, progress=False
+        variant=VariantCfg(), agents=["greedy", "random"], games=2, workers=1, progress=False
     )
     with pytest.raises(ValueError, match=rf"{a_file}/out: cannot write in this folder"):
         run(cfg, a_file / "out", on_record=played.append)
@@ -57,10 +60,8 @@ def test_library_pdn_paths_fail_before_the_first_game(a_file):
             "random",
             "english",
             2,
-            workers=1,
-            progress=False,
-            pdn_path=a_file / "games.pdn",
             on_record=played.append,
+            settings=MatchSettings(workers=1, progress=False, pdn_path=a_file / "games.pdn"),
         )
     assert played == []
 

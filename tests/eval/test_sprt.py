@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from drl.eval.elo import expected_score
-from drl.eval.sprt import llr, sprt
+from drl.eval.settings import MatchSettings
+from drl.eval.sprt import SPRTSettings, llr, sprt
 
 
 def _run(rng, true_elo, elo0, elo1, draw=0.3, max_games=20000, every=10):
@@ -115,15 +116,9 @@ def test_play_sprt_plays_batches_until_the_test_decides():
         "random",
         "english",
         4,
-        elo0=0,
-        elo1=400,
-        max_games=12,
-        openings=2,
-        seed=5,
-        workers=1,
-        max_plies=60,
-        progress=False,
         on_batch=lambda test, games: seen.append(games),
+        settings=MatchSettings(openings=2, seed=5, workers=1, max_plies=60, progress=False),
+        test=SPRTSettings(elo0=0, elo1=400, max_games=12),
     )
     assert seen == list(range(4, 4 * len(seen) + 1, 4)) and len(m.history) == len(seen)
     assert [r.index for r in m.records] == list(range(len(m.records)))
@@ -137,11 +132,7 @@ def test_play_sprt_plays_batches_until_the_test_decides():
         "random",
         "english",
         4,
-        openings=2,
-        seed=5,
-        workers=1,
-        max_plies=60,
-        progress=False,
+        settings=MatchSettings(openings=2, seed=5, workers=1, max_plies=60, progress=False),
     )
     assert [r.moves for r in m.records[:4]] == [r.moves for r in first.records]
 
@@ -154,17 +145,14 @@ def test_play_sprt_stops_at_the_game_budget_and_refuses_odd_batches():
         "random:seed=1",
         "english",
         2,
-        max_games=4,
-        openings=None,
-        workers=1,
-        max_plies=10,
-        progress=False,
+        settings=MatchSettings(openings=None, workers=1, max_plies=10, progress=False),
+        test=SPRTSettings(max_games=4),
     )
     assert len(m.records) == 4 and m.result.decision == "continue"
     with pytest.raises(ValueError, match="even"):
         play_sprt("random", "greedy", "english", 3)
     with pytest.raises(ValueError, match="elo0 < elo1"):
-        play_sprt("random", "greedy", "english", 2, elo0=5, elo1=5)
+        play_sprt("random", "greedy", "english", 2, test=SPRTSettings(elo0=5, elo1=5))
 
 
 def test_the_package_names_are_those_it_always_had():

@@ -1,9 +1,12 @@
 """The az agent through the agents registry and the arena; drl-play with scripted input."""
 
+from dataclasses import replace
+
 import pytest
 
 from drl.agents import make
 from drl.eval.arena import play_match
+from drl.eval.settings import MatchSettings
 from drl.rules import Board
 from drl.train.loop import train
 
@@ -38,10 +41,7 @@ def test_az_agent_in_the_arena(trained):
         "random",
         "give_and_take",
         games=4,
-        openings=None,
-        workers=1,
-        max_plies=40,
-        progress=False,
+        settings=MatchSettings(openings=None, workers=1, max_plies=40, progress=False),
     )
     assert len(res.records) == 4
     roles = {r.role_of(res.players[0]) for r in res.records}
@@ -109,20 +109,18 @@ def test_training_evaluation_plays_the_arena_games(trained):
     # to be one instance shared by all the games, so its moves depended on the others).
     from drl.agents.az import NetworkAgent, NetworkPlayer
     from drl.eval.arena import match_tasks, play_game
-    from drl.train.evaluate import NET_NAME, play_lockstep
+    from drl.train.evaluate import EVALUATION_SETTINGS, NET_NAME, play_against_baseline
 
     _, ckpt = trained
     net = make(f"az:ckpt={ckpt},sims=4,device=cpu")
     player = net.player
-    records = play_lockstep(
+    records = play_against_baseline(
         player.evaluate,
         player.search,
         "random",
         "give_and_take",
         4,
-        openings=2,
-        seed=3,
-        max_plies=30,
+        settings=replace(EVALUATION_SETTINGS, openings=2, seed=3, max_plies=30),
     )
     agent = NetworkAgent(NetworkPlayer(player.evaluate, player.search), NET_NAME)
     tasks = match_tasks(
