@@ -37,8 +37,11 @@ def tmp_path(path: str | os.PathLike) -> Path:
 
 
 def error_line(err: BaseException) -> str:
-    """An error for one line of a message: ``PATH: reason`` for a file that could not be
-    read or written (an ``OSError`` naming its file), else ``str(err)``."""
+    """One line for an error: ``PATH: reason`` for a file error, else ``str(err)``.
+
+    ``PATH: reason`` is for an ``OSError`` naming the file that could not be read or
+    written; any other error gives ``str(err)``.
+    """
     if isinstance(err, OSError) and err.filename and err.strerror:
         return f"{err.filename}: {err.strerror}"
     return str(err)

@@ -1,5 +1,6 @@
-"""Range and choice checks of the settings dataclasses, each raising one
-``ValueError("name=value: must ...")``.
+"""Range and choice checks of the settings dataclasses.
+
+Each check raises one ``ValueError("name=value: must ...")``.
 
 The configuration's dataclasses (``drl.search.SearchConfig``, ``drl.train.selfplay.
 SelfPlayConfig``, ``drl.train.config.LoopCfg``, ...) call these in their

@@ -184,8 +184,11 @@ NO_NET, NO_SCRATCH = _no_net()
 
 @njit(cache=True, _nrt=False)
 def _leaf_score(st, params, earlier, net, scratch):
-    """The score of a quiet leaf for the side to move: the network's value times
-    ``NET_SCALE`` when there is a network, else the static evaluation (centi-men)."""
+    """The score of a quiet leaf for the side to move.
+
+    It is the network's value times ``NET_SCALE`` when there is a network, else the static
+    evaluation (centi-men).
+    """
     if net.w1.shape[0] == 0:
         return evaluate(st, params)
     n = active_features(st, params, st, 0, earlier, scratch.idx, scratch.val)
@@ -230,9 +233,11 @@ def _probe(tt, h, ply, depth, alpha, beta):
 
 @njit(cache=True, _nrt=False, inline="always")
 def _score_moves(mv, sc, n, ply, tt_move, tt_cap, rank, history):
-    """Ordering scores ``sc[:n]`` of the moves ``mv[:n]`` (highest first): the TT move,
-    then at the root the tie-break rank, below it captures by pieces taken, crowning
-    moves and the history counters."""
+    """Ordering scores ``sc[:n]`` of the moves ``mv[:n]``, highest first.
+
+    The TT move comes first, then at the root the tie-break rank, below it captures by
+    pieces taken, crowning moves and the history counters.
+    """
     for i in range(n):
         if mv[i, M_FROM] * 64 + mv[i, M_TO] == tt_move and mv[i, M_CAPTURED] == tt_cap:
             sc[i] = 1 << 60
@@ -263,9 +268,11 @@ def _open_frame(fr, depth, alpha, beta, n, slot):
 
 @njit(cache=True, _nrt=False)
 def _enter(ply, depth, alpha, beta, stack, tables, root, net, scratch):
-    """Open the node ``stack.states[ply]`` with window ``(alpha, beta)``: returns
-    ``(True, value)`` for a leaf (terminal, draw by repetition, quiet horizon, TT
-    cut-off or abort), else sets up its frame and returns ``(False, 0)``."""
+    """Open the node ``stack.states[ply]`` with window ``(alpha, beta)``.
+
+    Returns ``(True, value)`` for a leaf (terminal, draw by repetition, quiet horizon, TT
+    cut-off or abort), else sets up its frame and returns ``(False, 0)``.
+    """
     ctl = stack.ctl
     ctl[C_NODES] += 1
     if ctl[C_NODES] > ctl[C_LIMIT]:
@@ -301,8 +308,11 @@ def _enter(ply, depth, alpha, beta, stack, tables, root, net, scratch):
 
 @njit(cache=True, _nrt=False)
 def _next_child(ply, stack, params):
-    """Bring the best remaining move of ``ply`` to position ``F_J`` and play it into
-    ``states[ply + 1]``; returns the child's window ``(alpha, beta)``."""
+    """Play the best remaining move of ``ply`` into ``states[ply + 1]``.
+
+    The move is first brought to position ``F_J``. Returns the child's window ``(alpha,
+    beta)``.
+    """
     fr = stack.frames[ply]
     mv = stack.moves[ply]
     sc = stack.order[ply]
@@ -331,8 +341,10 @@ def _next_child(ply, stack, params):
 
 @njit(cache=True, _nrt=False, inline="always")
 def _take_score(ply, s, stack, history):
-    """Count score ``s`` of move ``F_J`` of ``ply``: raise the node's best and alpha;
-    returns True on a beta cut-off (a quiet move that caused it gains history)."""
+    """Count score ``s`` of move ``F_J`` of ``ply``: raise the node's best and alpha.
+
+    Returns True on a beta cut-off (a quiet move that caused it gains history).
+    """
     fr = stack.frames[ply]
     j = fr[F_J]
     if s <= fr[F_BEST]:
@@ -354,8 +366,10 @@ def _take_score(ply, s, stack, history):
 
 @njit(cache=True, _nrt=False)
 def _store(ply, stack, tt):
-    """Store the result of the node at ``ply`` in the transposition table (unless the
-    slot holds another position searched deeper)."""
+    """Store the result of the node at ``ply`` in the transposition table.
+
+    Nothing is stored when the slot holds another position searched deeper.
+    """
     fr = stack.frames[ply]
     h = stack.states[ply, ST_HASH]
     best = fr[F_BEST]
@@ -455,9 +469,11 @@ def search_root(root, depth, stack, tables, net, scratch):
             budget ran out, ``ctl[C_BEST]`` is the row of the best move in
             ``stack.moves[0]`` (the root moves are reordered in place).
         tables: :class:`SearchTables`, updated.
-        net, scratch: the learned evaluation (:class:`~drl.encode.sparse_net.SparseWeights`
-            and its :class:`~drl.encode.sparse_net.SparseScratch`), used at the leaves
-            when ``net.w1`` has rows; :data:`NO_NET` for the static evaluation.
+        net: the learned evaluation (:class:`~drl.encode.sparse_net.SparseWeights`), used
+            at the leaves when ``net.w1`` has rows; :data:`NO_NET` for the static
+            evaluation.
+        scratch: the :class:`~drl.encode.sparse_net.SparseScratch` work arrays of ``net``
+            (:data:`NO_SCRATCH` with :data:`NO_NET`).
 
     Returns:
         The score of the root for the side to move (centi-men, or ``NET_SCALE`` times

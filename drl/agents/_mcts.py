@@ -135,8 +135,10 @@ def _rollout(state, params, limit, moves, scratch, path, ctx):
 
 @njit(cache=True, _nrt=False, inline="always")
 def _init_node(tree, work, params, path, i, parent, sibling, mi):
-    """Fill node ``i`` (its ``state`` already written): links, legal moves, a random
-    first move to expand and the result code."""
+    """Fill node ``i``, whose ``state`` is already written.
+
+    Sets its links, its legal moves, a random first move to expand and its result code.
+    """
     tree.parent[i] = parent
     tree.first_child[i] = -1
     tree.next_sibling[i] = sibling
@@ -163,8 +165,10 @@ def _expand(tree, work, params, path, node, ch):
 
 @njit(cache=True, _nrt=False, inline="always")
 def _select(tree, node, c):
-    """The child of a fully expanded ``node`` with the highest UCB1 score (the first
-    linked of equal ones)."""
+    """The child of a fully expanded ``node`` with the highest UCB1 score.
+
+    Of equal scores, the child linked first is taken.
+    """
     log_n = np.log(max(tree.visits[node], 1))
     best = -1.0
     best_ch = -1
@@ -181,8 +185,10 @@ def _select(tree, node, c):
 
 @njit(cache=True, _nrt=False, inline="always")
 def _backup(tree, node, winner):
-    """Count ``winner`` (0, 1, or ``DRAW``) from ``node`` up to the root, each node's
-    value for the player who moved into it."""
+    """Count ``winner`` (0, 1, or ``DRAW``) from ``node`` up to the root.
+
+    Each node's value is counted for the player who moved into it.
+    """
     while node >= 0:
         tree.visits[node] += 1
         p = tree.parent[node]
@@ -197,9 +203,11 @@ def _backup(tree, node, winner):
 
 @njit(cache=True, _nrt=False, inline="always")
 def _descend(tree, work, params, path, c, rollout_limit, count):
-    """One simulation's way down: select to a terminal node or one with an untried
-    move, expand it as node ``count`` and play out from there. Returns ``(last node,
-    winner, nodes in the tree)``."""
+    """One simulation's way down: selection, expansion and playout.
+
+    Selects down to a terminal node or one with an untried move, expands it as node
+    ``count`` and plays out from there. Returns ``(last node, winner, nodes in the tree)``.
+    """
     node = 0
     depth = 0
     while True:

@@ -1,8 +1,7 @@
 """``dxp``: an external engine over DXP (DamExchange Protocol), International draughts.
 
-DXP is TCP with ASCII messages, each ended by a NUL byte (protocol facts from the DXP
-description by the Dutch draughts programmers, as Scan 2.0 ``dxp.cpp`` and Moby Dam
-``dxp.c`` implement it):
+DXP is TCP with ASCII messages, each ended by a NUL byte; the messages drl sends and
+reads, as Scan 2.0 and Moby Dam send and expect them:
 
 - ``R`` GAMEREQ: ``R01`` + initiator name (32, space-padded) + the follower's colour
   (``W``/``Z``) + minutes (3 digits) + moves (3 digits) + ``A`` (start position) or ``B``
@@ -13,7 +12,7 @@ description by the Dutch draughts programmers, as Scan 2.0 ``dxp.cpp`` and Moby 
   sender wins) + stop code (``0`` continue, ``1`` stop); answered by an ``E``;
 - ``C`` CHAT: text.
 
-A message is at most 127 characters in the DXP description; drl reads at most
+A DXP message is at most 127 characters; drl reads at most
 :data:`~drl.agents._records.DXP_MESSAGE_LIMIT` (1 KiB) and treats a longer one as a
 broken connection (the error quotes an excerpt).
 

@@ -5,13 +5,12 @@ Two dialects (``proto=``):
 - **Hub-1**, as Scan 2.0 speaks it (``scan hub``): ``hub`` -> ``name``/``author``/
   ``country``/``wait``; ``set <key> <value>``; ``init`` -> ``ready``; ``pos <w|b + 50
   squares>``; ``depth <plies>`` or ``time <milliseconds>``; ``go`` -> ``move <m>
-  [<ponder>]`` (Scan 2.0 sources, ``main.cpp`` ``hub_loop``).
+  [<ponder>]``.
 - **Hub-2**, as Scan 3.x, the Hub GUI and lidraughts speak it: ``hub`` -> ``id name=...``,
   ``param ...``, ``wait``; ``set-param name=... value=...``; ``init`` -> ``ready``;
   ``pos pos=<W|B + squares>``; ``level depth=<plies>`` / ``level move-time=<seconds>``;
-  ``go think`` -> ``info ...``, ``done move=<m> [ponder=<m>]``. Source: "Hub protocol
-  for draughts, version 2", ``protocol.txt`` of Scan 3.0/3.1 by Fabien Letouzey
-  (repository ``rhalbersma/scan``). Its ``variant`` parameter selects the game: drl
+  ``go think`` -> ``info ...``, ``done move=<m> [ponder=<m>]`` (version 2 of the
+  protocol, as Scan 3.0 and 3.1 speak it). Its ``variant`` parameter selects the game: drl
   maps ``normal`` (International) and ``losing`` (International, both sides give), plus
   its own 8x8 names (:data:`drl.agents._wire.HUB_VARIANTS`), which only an engine that
   declares them (``drl-hub``) accepts.

@@ -53,8 +53,9 @@ __all__ = [
 
 @dataclass(frozen=True)
 class MaterialSettings:
-    """How many probes :func:`material_values` takes and how many bootstrap resamples
-    its intervals use.
+    """Probe and bootstrap counts of :func:`material_values`.
+
+    How many probes it takes and how many bootstrap resamples its intervals use.
 
     Attributes:
         max_probes: most probed positions.

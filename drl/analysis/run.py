@@ -34,8 +34,9 @@ SAMPLE_GAMES = 3
 
 
 def load_source(source: str | os.PathLike) -> tuple[Path, dict[str, Any]]:
-    """The checkpoint of a run folder (its newest good one, under ``checkpoints/``) or a
-    checkpoint file, and its payload.
+    """The checkpoint of a run folder or a checkpoint file, and its payload.
+
+    For a run folder, its newest good checkpoint (under ``checkpoints/``) is taken.
 
     Raises:
         ValueError: the path does not exist, the folder holds no checkpoint, or the
@@ -52,9 +53,10 @@ def load_source(source: str | os.PathLike) -> tuple[Path, dict[str, Any]]:
 
 
 def network_values(agent: Any) -> ValueFn:
-    """A :data:`~drl.analysis.material.ValueFn` of a network agent
-    (:class:`drl.agents.az.NetworkAgent`): the value head on each board, from the side to
-    move's view, with no move in progress and no repetition.
+    """A :data:`~drl.analysis.material.ValueFn` of a network agent.
+
+    The agent is a :class:`drl.agents.az.NetworkAgent`; the function gives its value head on
+    each board, from the side to move's view, with no move in progress and no repetition.
 
     Returns:
         ``evaluate(boards) -> float64[len(boards)]``.
@@ -89,8 +91,9 @@ def network_values(agent: Any) -> ValueFn:
 
 
 def start_position_policy(agent: Any, variant: Variant | str) -> dict[str, Any]:
-    """The network's prior and its searched visit distribution over the first moves of
-    ``variant``'s start position.
+    """The network's prior and searched visit distribution over the start position's first moves.
+
+    The start position is ``variant``'s.
 
     The prior of a move is the softmax probability of its first step over the legal
     first steps (moves sharing a first step share its probability equally; at a start
@@ -158,8 +161,10 @@ def _observe(board: Board) -> np.ndarray:
 
 
 def _role_variants(v: Variant) -> list[tuple[str | None, Variant]]:
-    """The start positions to ask about: one, or in Give and Take one per role of the
-    first mover."""
+    """The start positions to ask about.
+
+    One, or in Give and Take one per role of the first mover.
+    """
     if not v.is_asymmetric:
         return [(None, v)]
     first = v.first_player
@@ -205,8 +210,9 @@ def analyze_games(
     n_boot: int = 2000,
     seed: int = 0,
 ) -> dict[str, Any]:
-    """Outcomes, style, sample games and (with a value function) material values of a set
-    of games, without a network.
+    """Outcomes, style, sample games and material values of a set of games, without a network.
+
+    The material values are computed only with a value function (``evaluate``).
 
     Args:
         games: anything :func:`drl.analysis.games.as_games` reads (arena records, PDN
@@ -214,7 +220,10 @@ def analyze_games(
         variant: the variant of games that do not name one.
         evaluate: ``evaluate(boards) -> values`` (side to move's view, in ``[-1, 1]``)
             for the material probes; None leaves ``material`` None.
-        max_probes, n_boot, seed: see :func:`drl.analysis.material.material_values`.
+        max_probes: most positions probed for the material values (see
+            :func:`drl.analysis.material.material_values`).
+        n_boot: bootstrap resamples of the material values' intervals.
+        seed: seeds the probe sample, the removed pieces and the bootstrap.
 
     Returns:
         ``{"variant", "games", "outcomes", "material", "style", "sample_games"}`` (see
@@ -243,8 +252,10 @@ def analyze_games(
 
 
 def _base(variant: str) -> Variant:
-    """The variant with Black as the Taker in Give and Take (the Taker's colour changes
-    from game to game); other variants unchanged."""
+    """The variant with Black as the Taker in Give and Take; other variants unchanged.
+
+    (In Give and Take the Taker's colour changes from game to game.)
+    """
     return parse_variant(variant).with_taker("black")
 
 
@@ -264,8 +275,10 @@ def analyze_run(
     human_games_dir: str | os.PathLike | None = None,
     material: MaterialSettings | None = None,
 ) -> dict[str, Any]:
-    """Analyse a trained agent: its self-play at ``simulations`` search simulations per
-    step, its value function's material values, its first-move preferences and its style.
+    """Analyse a trained agent: its self-play, material values, first-move preferences and style.
+
+    The self-play runs at ``simulations`` search simulations per step; the material values
+    are those of its value function.
 
     The agent plays itself ``games`` games, one per distinct seeded random opening of
     ``settings.openings`` plies (the same player on both sides would replay the second

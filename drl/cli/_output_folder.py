@@ -1,5 +1,6 @@
-"""``drl-eval``'s output folder: made unique, locked for one run, and never one holding an
-earlier evaluation's results.
+"""``drl-eval``'s output folder: made unique and locked for one run.
+
+It is never one holding an earlier evaluation's results.
 
 A folder is locked with ``flock`` on the folder itself (deleting ``.lock`` cannot unlock
 it; ``.lock`` only names the pid for the message); where folders cannot be locked (some
@@ -41,8 +42,9 @@ def _holder(folder: str) -> str:
 
 
 def claim_output_dir(folder: str | os.PathLike, key: str | None = None) -> bool:
-    """Lock the output folder ``folder`` (existing) for this process until
-    :func:`release_output_dir` or the process ends.
+    """Lock the output folder ``folder`` (existing) for this process.
+
+    It stays locked until :func:`release_output_dir` or the end of the process.
 
     Returns:
         True if it was locked now, False if this process already held it.
@@ -111,9 +113,10 @@ def release_output_dirs() -> None:
 
 
 def fresh_folder(folder: str, key: str) -> Path:
-    """``folder``, or ``folder-1``, ``folder-2``, ... : the first that did not exist,
-    created here (``mkdir`` fails on an existing one, so two runs started in the same
-    second never get the same folder).
+    """Create the first of ``folder``, ``folder-1``, ``folder-2``, ... that did not exist.
+
+    Returns the folder created. ``mkdir`` fails on an existing one, so two runs started in
+    the same second never get the same folder.
 
     Raises:
         ValueError: naming ``key``: the folder cannot be made, or 10,000 exist.

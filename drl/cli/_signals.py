@@ -17,8 +17,11 @@ __all__ = ["StopSignals", "Terminated", "exit_status"]
 
 
 class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised in ``drl-eval``'s main thread so that the evaluation stops and
-    keeps its games as on Ctrl-C (the exit status is then 143, 128 + SIGTERM)."""
+    """SIGTERM, raised in ``drl-eval``'s main thread to stop the evaluation as Ctrl-C does.
+
+    The evaluation then keeps its games as on Ctrl-C; the exit status is 143 (128 +
+    SIGTERM).
+    """
 
 
 def exit_status(err: BaseException) -> int:
@@ -27,8 +30,9 @@ def exit_status(err: BaseException) -> int:
 
 
 class StopSignals:
-    """``drl-eval``'s SIGINT and SIGTERM handler, installed first thing in its ``main``
-    (before Hydra, the config and the agents) and kept until the process exits.
+    """``drl-eval``'s SIGINT and SIGTERM handler, kept until the process exits.
+
+    It is installed first thing in ``main`` (before Hydra, the config and the agents).
 
     A signal raises ``KeyboardInterrupt`` (SIGTERM: :class:`Terminated`) in the main
     thread, so that whatever runs stops and the evaluation writes what it has. Inside

@@ -1,10 +1,10 @@
-"""``drl-eval``: matches, tournaments and ratings between agents (Hydra).
+r"""``drl-eval``: matches, tournaments and ratings between agents (Hydra).
 
 Examples::
 
     drl-eval variant=give_and_take agents='[alphabeta:depth=4,mcts:sims=400,random]' games=100
     drl-eval format=gauntlet agents='[az:ckpt=runs/gt-1,alphabeta:depth=4,random]'
-    drl-eval variant=give_and_take:max_capture=true format=halftime \\
+    drl-eval variant=give_and_take:max_capture=true format=halftime \
         agents='[alphabeta:depth=4,greedy]' games=20
     drl-eval variant=losing format=pool agents='[alphabeta:depth=2,greedy,random]' lives=3
     drl-eval format=sprt agents='[alphabeta:depth=5,alphabeta:depth=4]' sprt.elo1=50
@@ -95,9 +95,11 @@ def _register() -> None:
 
 
 def _split_specs(body: str) -> list[str]:
-    """``a:x=1,b:y=2,z=3,c`` -> ``["a:x=1", "b:y=2,z=3", "c"]``: an item whose text before
-    its first ``=`` has no ``:`` is another parameter of the previous spec. Commas inside
-    quotes (``args='-a 1,2'``) do not split."""
+    """Split a list of agent specs: ``a:x=1,b:y=2,z=3,c`` -> ``["a:x=1", "b:y=2,z=3", "c"]``.
+
+    An item whose text before its first ``=`` has no ``:`` is another parameter of the
+    previous spec. Commas inside quotes (``args='-a 1,2'``) do not split.
+    """
     from drl.agents.base import split_items
 
     specs: list[str] = []
@@ -202,8 +204,10 @@ def _nothing(*args: Any, **kwargs: Any) -> None:
 
 
 class OutputDirCheck:
-    """Hydra callback (``hydra.callbacks`` in ``configs/eval.yaml``), run before Hydra
-    writes anything. For ``drl-eval``'s run folder, ``hydra.run.dir``:
+    """Hydra callback that checks and locks ``drl-eval``'s run folder before Hydra writes anything.
+
+    It is named in ``hydra.callbacks`` of ``configs/eval.yaml``. For ``drl-eval``'s run
+    folder, ``hydra.run.dir``:
 
     - the default one (``outputs/eval/<date>/<time>``, not given on the command line) is
       made unique: created here, with ``-1``, ``-2``, ... added when it exists (two runs
@@ -230,6 +234,10 @@ class OutputDirCheck:
         return None if folder is None else str(folder)
 
     def on_run_start(self, config: DictConfig, **kwargs: Any) -> None:
+        """Make ``hydra.run.dir`` unique when defaulted, check it, lock it, refuse old results.
+
+        Exits with ``drl-eval: <message>`` (status 1) when the folder cannot be used.
+        """
         from omegaconf import OmegaConf, open_dict, read_write
 
         from drl.cli._output import check_writable_dir
@@ -259,6 +267,7 @@ class OutputDirCheck:
                 config.hydra.output_subdir = None
 
     def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
+        """Check that ``hydra.sweep.dir`` can be written; exit with ``drl-eval: <message>``."""
         from drl.cli._output import check_writable_dir
 
         folder = self._folder(config, "hydra.sweep.dir")
@@ -276,9 +285,11 @@ class OutputDirCheck:
 
 
 def _save_hydra_files(cfg: DictConfig, out_dir: Path) -> None:
-    """Write ``.hydra/config.yaml``, ``hydra.yaml`` and ``overrides.yaml`` as Hydra
-    would have (the callback turned Hydra's writing off). Raises ValueError naming the
-    file that cannot be written."""
+    """Write ``.hydra/config.yaml``, ``hydra.yaml`` and ``overrides.yaml`` as Hydra would have.
+
+    The callback turned Hydra's own writing off. Raises ValueError naming the file that
+    cannot be written.
+    """
     import copy
 
     from hydra.core.hydra_config import HydraConfig
@@ -307,8 +318,10 @@ def _save_hydra_files(cfg: DictConfig, out_dir: Path) -> None:
 
 
 def _task(cfg: DictConfig) -> None:
-    """``drl-eval``'s Hydra task: check the config, save it, run; every exit is a line
-    and an exit status (1 for errors, 130 / 143 for SIGINT / SIGTERM)."""
+    """``drl-eval``'s Hydra task: check the config, save it, run.
+
+    Every exit is a line and an exit status (1 for errors, 130 / 143 for SIGINT / SIGTERM).
+    """
     from hydra.core.hydra_config import HydraConfig
     from omegaconf import OmegaConf
 
@@ -357,7 +370,8 @@ def main() -> None:
     the agents) and stays until the process exits, so that every exit is one of
     ``drl-eval``'s: complete (0), an error (1, one line), or interrupted (130 / 143,
     with "interrupted after N of M games" and the files written once the folder is
-    known)."""
+    known).
+    """
     _STOP.install()
     status: int | None = None
     try:

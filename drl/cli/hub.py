@@ -6,11 +6,11 @@ Usage::
     drl-hub --agent alphabeta:depth=4 --dxp --connect 127.0.0.1:27531       # follower
     drl-hub --agent alphabeta:depth=4 --dxp --listen 27531 --initiate --games 2
 
-**Hub.** Hub-2 as Scan 3.x and lidraughts clients speak it ("Hub protocol for draughts,
-version 2", Scan 3.0/3.1 ``protocol.txt``), and Hub-1 as Scan 2.0 speaks it. Each
-command is read in the form it is written in: ``pos pos=...`` / ``level depth=...`` /
-``go think`` (answered ``done move=...``) are Hub-2; ``pos <w|b...>`` / ``depth N`` /
-``time <ms>`` / ``go`` (answered ``move ...``) are Hub-1. ``--protocol`` only chooses the
+**Hub.** Hub-2 as Scan 3.x and lidraughts clients speak it, and Hub-1 as Scan 2.0 speaks
+it (both described in :mod:`drl.agents.hub`). Each command is read in the form it is
+written in: ``pos pos=...`` / ``level depth=...`` / ``go think`` (answered
+``done move=...``) are Hub-2; ``pos <w|b...>`` / ``depth N`` / ``time <ms>`` / ``go``
+(answered ``move ...``) are Hub-1. ``--protocol`` only chooses the
 reply to ``hub``: Hub-2's ``id``/``param`` lines, Hub-1's ``name``/``author``/``country``,
 or (``auto``) both, then ``wait``. The Hub-2 ``variant`` parameter takes ``normal``
 (International) and ``losing`` (International, both sides give), drl's 8x8 names

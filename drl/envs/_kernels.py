@@ -1,8 +1,11 @@
-"""The envs' compiled driver: a game against uniformly random replies, stepped one step
-action at a time (:func:`game_step`, :func:`random_replies`), and the vector env's whole
-step of B such games in one call (:func:`vector_step`). Built on the game core
-(:mod:`drl.game.kernels`): it only resets games, sequences the core's kernels, plays the
-opponent's random moves and turns results into rewards."""
+"""The envs' compiled driver: games against random replies, one step or a vector step per call.
+
+A game against uniformly random replies is stepped one step action at a time
+(:func:`game_step`, :func:`random_replies`), and the vector env's whole step of B such games
+runs in one call (:func:`vector_step`). Built on the game core (:mod:`drl.game.kernels`): it
+only resets games, sequences the core's kernels, plays the opponent's random moves and turns
+results into rewards.
+"""
 
 from __future__ import annotations
 
@@ -97,8 +100,10 @@ class Observation(NamedTuple):
 
 
 class Games(NamedTuple):
-    """B games in the game core, one row each (:class:`Game` without ``params``, which
-    come from :class:`Rules` by the agent's colour).
+    """B games in the game core, one row each.
+
+    Each is a :class:`Game` without ``params``, which come from :class:`Rules` by the
+    agent's colour.
 
     Attributes:
         pos: ``int64[B, POS_SIZE]``.
@@ -163,12 +168,14 @@ def below_limit(ws, pos):
 
 @njit(cache=True)
 def random_replies(ws, pos, params, moves, hist, log, rng):
-    """Uniformly random moves for the opponent of ``ws[W_AGENT]`` until the agent is to
-    move, the game is over or the ply limit is reached.
+    """Uniformly random moves for the opponent of ``ws[W_AGENT]`` until the agent is to move.
+
+    They also stop when the game is over or the ply limit is reached.
 
     Move ``j`` of the game is written to ``log[min(j, len(log) - 1)]``: a full move log
     ``int64[cap, MOVE_WIDTH]`` keeps every move, a one-row scratch ``int64[1, MOVE_WIDTH]``
-    keeps none."""
+    keeps none.
+    """
     agent = ws[W_AGENT]
     if agent < 0:
         return
@@ -186,8 +193,9 @@ def observe_into(pos, params, moves, viewer, mask, planes):
 
 @njit(cache=True, _nrt=False)  # allocates nothing; no reference counts to keep
 def game_step(game, driver, action, random_opponent, out):
-    """One step action of the player to move, then (optionally) random replies, then the
-    new mask and planes (mover's view).
+    """One step action of the player to move, then random replies, then the new mask and planes.
+
+    The random replies are optional; the mask and planes are from the mover's view.
 
     Args:
         game: :class:`Game`.
@@ -230,9 +238,10 @@ def vector_step(games, drivers, rules, actions, needs_reset, new_agents, lose_on
         games: :class:`Games`.
         drivers: :class:`Drivers`.
         rules: :class:`Rules`.
-        actions, new_agents: ``int64[B]``.
-        needs_reset: ``bool[B]``.
-        lose_on_illegal: bool.
+        actions: ``int64[B]``, each game's step action index (``drl.encode.actions``).
+        needs_reset: ``bool[B]``, the games to reset instead of stepping.
+        new_agents: ``int64[B]``, the agent's colour (0 black, 1 white) in each game reset.
+        lose_on_illegal: bool, an illegal action loses the game.
         out: :class:`VectorOutputs`, overwritten.
 
     ``games``, ``drivers``, ``rules`` and ``out`` may be plain tuples of their fields, as

@@ -83,8 +83,9 @@ class StepGame:
         self._bind()
 
     def _bind(self) -> None:
-        """The arrays as :func:`drl.envs._kernels.game_step` takes them (plain tuples of
-        a ``Game``, a ``Driver`` and an ``Observation``: the fastest call).
+        """The arrays as :func:`drl.envs._kernels.game_step` takes them.
+
+        Plain tuples of a ``Game``, a ``Driver`` and an ``Observation``: the fastest call.
         """
         self._game = (self.pos, self.params, self.rows, self.hist)
         self._driver = (self.ws, self.log, self.rng)

@@ -43,8 +43,10 @@ COLORS = ("black", "white")
 def _buffer_shapes(
     board_size: int, max_plies: int, record_moves: bool
 ) -> dict[str, tuple[tuple[int, ...], type]]:
-    """Per-game shape and dtype of each buffer of the vector env (each array is ``B``
-    of these, stacked)."""
+    """Per-game shape and dtype of each buffer of the vector env.
+
+    Each array is ``B`` of these, stacked.
+    """
     n, a = board_size, num_actions(board_size)
     return {
         "_ws": ((K.W_SIZE,), np.int64),
@@ -85,8 +87,10 @@ def bytes_per_env(board_size: int, max_plies: int, record_moves: bool = False) -
 
 
 def memory_limit() -> int | None:
-    """Bytes of memory this process can have: the machine's physical memory, or the
-    control group's limit when that is lower; None where neither is known."""
+    """Bytes of memory this process can have; None where it is not known.
+
+    The machine's physical memory, or the control group's limit when that is lower.
+    """
     limits = []
     try:
         limits.append(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
@@ -142,8 +146,10 @@ def _check_arguments(
 
 
 def _check_memory(num_envs: int, board_size: int, max_plies: int, record_moves: bool) -> None:
-    """Raise ``ValueError`` when the buffers of ``num_envs`` games do not fit in
-    :func:`memory_limit`, saying how many do."""
+    """Raise ``ValueError`` when the buffers of ``num_envs`` games do not fit in memory.
+
+    The limit is :func:`memory_limit`; the message says how many games do fit.
+    """
     per_env = bytes_per_env(board_size, max_plies, record_moves)
     need, limit = num_envs * per_env, memory_limit()
     if limit is not None and need > limit:
@@ -229,8 +235,11 @@ class DraughtsVectorEnv(VectorEnv):
         self.action_space = batch_space(self.single_action_space, self.num_envs)
 
     def _allocate(self) -> None:
-        """The buffers of the games, as ``bytes_per_env`` counts them, and the plain tuples
-        of them that :func:`drl.envs._kernels.vector_step` takes (its fastest call)."""
+        """The buffers of the games and the plain tuples that the compiled vector step takes.
+
+        The buffers are those ``bytes_per_env`` counts; the plain tuples of them are what
+        :func:`drl.envs._kernels.vector_step` takes (its fastest call).
+        """
         b = self.num_envs
         shapes = _buffer_shapes(self.variant.board_size, self.max_plies, self.record_moves)
 
@@ -326,8 +335,10 @@ class DraughtsVectorEnv(VectorEnv):
         return self._masks.astype(bool)
 
     def game_moves(self, index: int) -> list[Move]:
-        """The moves of game ``index`` so far, both sides, in order; after the step that
-        ended it, the whole game (until the next step starts a new one there).
+        """The moves of game ``index`` so far, both sides, in order.
+
+        After the step that ended it, the whole game (until the next step starts a new one
+        there).
 
         Raises:
             IndexError: ``index`` is not in ``0..num_envs-1``.

@@ -128,8 +128,10 @@ def play_tasks(
     on_record: Callable[[GameRecord], None] | None = None,
     pdn_path: str | os.PathLike | None = None,
 ) -> tuple[list[GameRecord], Path | None]:
-    """:func:`run_games`, writing each game to ``pdn_path`` as it finishes
-    (:class:`PDNWriter`) and the file in game order at the end (:func:`write_pdn`).
+    """:func:`run_games`, writing each game to ``pdn_path`` as it finishes.
+
+    Each game goes to the file as it finishes (:class:`PDNWriter`), and the file is
+    rewritten in game order at the end (:func:`write_pdn`).
 
     Returns:
         ``(records sorted by index, the PDN path or None)``.
@@ -154,8 +156,9 @@ def play_match(
     """Play a match A vs B with colours (and Give and Take roles) swapped.
 
     Args:
-        agent_a_spec, agent_b_spec: agent specs (e.g. ``"alphabeta:depth=4"``), or agent
-            objects (those of non-batched agents with ``settings.workers=1``).
+        agent_a_spec: player A: an agent spec (e.g. ``"alphabeta:depth=4"``), or an agent
+            object (that of a non-batched agent only with ``settings.workers=1``).
+        agent_b_spec: player B, as ``agent_a_spec``.
         variant: variant string (``"give_and_take:max_capture=true"``...).
         games: number of games (see :func:`match_tasks` for the schedule).
         settings: openings, seed, workers, max_plies, progress, the PDN file (written

@@ -1,5 +1,6 @@
-"""The checks of a ``drl-eval`` config that its types cannot make, run before anything is
-played: each error names the key (and, for counts, the limit of :mod:`drl.eval.limits`).
+"""The checks of a ``drl-eval`` config that its types cannot make, run before anything is played.
+
+Each error names the key (and, for counts, the limit of :mod:`drl.eval.limits`).
 """
 
 from __future__ import annotations

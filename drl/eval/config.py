@@ -19,9 +19,10 @@ __all__ = ["EvalConfig", "planned_games"]
 
 @dataclass
 class EvalConfig:
-    """Schema of ``configs/eval.yaml`` (a misspelt key is a Hydra error); the defaults here
-    are the only ones (``eval.yaml`` picks ``variant=english``). Checked as a whole by
-    :func:`drl.eval.checks.check_config`.
+    """Schema of ``configs/eval.yaml``; its defaults are the only ones.
+
+    A misspelt key is a Hydra error; ``eval.yaml`` itself only picks ``variant=english``.
+    Checked as a whole by :func:`drl.eval.checks.check_config`.
 
     Attributes:
         variant: the game; only ``spec`` (and ``name``) matter here.
@@ -81,9 +82,12 @@ class EvalConfig:
 
 
 def planned_games(cfg: EvalConfig) -> int | None:
-    """Games the evaluation plays (round robin, gauntlet, halftime), the most it can play
-    (sprt: ``sprt.max_games`` rounded up to whole batches), or None (pool: it plays
-    until one player is left)."""
+    """Games the evaluation plays, the most it can play, or None.
+
+    The games played for a round robin, gauntlet or halftime; the most it can play for sprt
+    (``sprt.max_games`` rounded up to whole batches); None for pool (it plays until one
+    player is left).
+    """
     n = len(cfg.agents)
     if cfg.format == "round_robin":
         return n * (n - 1) // 2 * cfg.games

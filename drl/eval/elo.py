@@ -6,7 +6,7 @@ Model. The expected score of player ``i`` against ``j`` is the logistic Elo curv
 - ``"half"`` (default): a draw is half a win and half a loss, so the log-likelihood of
   a pair is ``(w + d/2) log E + (l + d/2) log (1 - E)``. This is the usual
   "score" model; the estimate depends only on each pair's total score.
-- ``"davidson"``: Davidson's (1970) trinomial model,
+- ``"davidson"``: Davidson's trinomial model, with a draw parameter,
   ``P(win) = g_i / (g_i + g_j + nu sqrt(g_i g_j))``, ``P(draw) = nu sqrt(g_i g_j) / (...)``
   with ``g = 10 ** (r / 400)`` and a fitted draw parameter ``nu > 0``. Here
   ``r_i - r_j`` keeps its Elo meaning (``P(win) / P(loss) = g_i / g_j``).
@@ -20,7 +20,7 @@ the inverse Hessian (Wald intervals, faster, symmetric).
 
 If a player is never beaten (or never scores) the maximum-likelihood rating is infinite;
 such estimates are reported as ``±inf``. ``prior_draws`` adds that many virtual draws to
-every pair that met, a weak prior (as in BayesElo) that keeps all ratings finite.
+every pair that met, a weak prior that keeps all ratings finite.
 """
 
 from __future__ import annotations

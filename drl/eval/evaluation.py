@@ -1,6 +1,8 @@
-"""A ``drl-eval`` evaluation from its config to its files: play the format, rate, print the
-tables, write ``results.json``, ``games.pdn`` and ``elo.png``; and when it is stopped
-(Ctrl-C, SIGTERM, an error) at any point, print and write the games it finished.
+"""A ``drl-eval`` evaluation from its config to its files, and its report when stopped.
+
+It plays the format, rates, prints the tables, writes ``results.json``, ``games.pdn`` and
+``elo.png``; and when it is stopped (Ctrl-C, SIGTERM, an error) at any point, it prints and
+writes the games it finished.
 
 ``drl.cli.eval.run`` locks the output folder and calls :func:`evaluate`; the signal
 handling it passes in (:class:`StopGuard`) decides when a signal may cut in.
@@ -82,8 +84,10 @@ def print_tables(
     players: list[str],
     note: str = "",
 ) -> None:
-    """The standings (when rated), the pairs, and each player by colour and role; titles
-    end with `` - note`` when given."""
+    """Print the standings (when rated), the pairs, and each player by colour and role.
+
+    Titles end with `` - note`` when given.
+    """
     suffix = f" - {note}" if note else ""
     if ratings is not None:
         title = f"Elo ({cfg.format}, {cfg.variant.spec}, anchor {ratings.anchor} = 0){suffix}"
@@ -98,8 +102,9 @@ def evaluate(
     stop: StopGuard,
     on_record: Callable[[GameRecord], None] | None = None,
 ) -> dict[str, Any]:
-    """Play what ``cfg`` asks for, print the tables and write the results to ``out_dir``
-    (checked and locked by the caller); see ``drl.cli.eval.run`` for the files.
+    """Play what ``cfg`` asks for, print the tables and write the results to ``out_dir``.
+
+    ``out_dir`` is checked and locked by the caller; see ``drl.cli.eval.run`` for the files.
 
     Returns:
         The results dict written to ``results.json``.
@@ -156,8 +161,10 @@ def evaluate(
 
 
 def report_stopped(cfg: EvalConfig, journal: Journal, console: Console, err: BaseException) -> None:
-    """Print and write what an interrupted (or failed) evaluation has played. A file that
-    cannot be written (a full disk) is named; nothing here raises."""
+    """Print and write what an interrupted (or failed) evaluation has played.
+
+    A file that cannot be written (a full disk) is named; nothing here raises.
+    """
     journal.close()
     records = journal.sorted()
     interrupted = isinstance(err, KeyboardInterrupt)
@@ -200,9 +207,11 @@ def report_stopped(cfg: EvalConfig, journal: Journal, console: Console, err: Bas
 def report_unplayed(
     cfg: EvalConfig, out_dir: Path, head: dict[str, Any], console: Console, err: BaseException
 ) -> None:
-    """An evaluation stopped before its journal was made (Ctrl-C while it started): write
-    ``results.json`` and an empty ``games.pdn`` saying so, and print it. Errors are only
-    reported by the caller, as before any game."""
+    """Report an evaluation stopped before its journal was made (Ctrl-C while it started).
+
+    Writes ``results.json`` and an empty ``games.pdn`` saying so, and prints it. Errors are
+    only reported by the caller, as before any game.
+    """
     if not isinstance(err, KeyboardInterrupt):
         return
     try:

@@ -1,4 +1,4 @@
-"""Match formats from the rule documents: roles switched at halftime, and pool play.
+"""Match formats: roles switched at halftime, and pool play (``docs/rules.md``, "Match formats").
 
 **Roles switched at halftime** (Give and Take, "Switched Roles at Halftime"): a Give and Take
 match of ``2k`` games; A is the Taker in the first ``k`` games and the Giver in the last
@@ -103,7 +103,8 @@ def halftime_match(
     The format is in ``docs/rules.md``, "Match formats".
 
     Args:
-        agent_a, agent_b: agent specs; A takes in the first half.
+        agent_a: player A's agent spec; A is the Taker in the first half.
+        agent_b: player B's agent spec; B is the Taker in the second half.
         variant: a Give and Take variant with one Taker and one Giver.
         games_per_half: k, in ``[1, MAX_GAMES / 2]``.
         settings: as in :func:`drl.eval.arena.play_match` (the ``Event`` tag is
@@ -148,8 +149,10 @@ def halftime_match(
 
 
 def _half_openings(v: Variant, count: int, s: MatchSettings) -> Sequence[str | None]:
-    """The openings of each half: ``count`` seeded random ones, the FENs given, or the
-    start position alone."""
+    """The openings of each half.
+
+    ``count`` seeded random ones, the FENs given, or the start position alone.
+    """
     if isinstance(s.openings, int) and s.openings > 0:
         fens = _Openings(v, count, s.openings, s.seed)
         fens[0]  # noqa: B018 - fails now if no live opening of this length exists
@@ -168,8 +171,11 @@ def _halftime_tasks(
     games_per_half: int,
     s: MatchSettings,
 ) -> TaskList:
-    """Game ``i`` of each half: A plays Black for even ``i``; opening ``i // 2``; A is
-    the Taker in the first half and the Giver in the second."""
+    """Game ``i`` of each half: colours, opening and roles.
+
+    A plays Black for even ``i``; the opening is ``i // 2``; A is the Taker in the first
+    half and the Giver in the second.
+    """
     fens = _half_openings(v, -(-games_per_half // 2), s)
     game_seeds = np.random.SeedSequence(s.seed).generate_state(2 * games_per_half, np.uint32)
     # the variant string of each (half, A plays Black) pair, made once (str() is costly)
@@ -245,15 +251,17 @@ def pool_tournament(
     settings: MatchSettings = DEFAULT_SETTINGS,
     on_record: Callable[[GameRecord], None] | None = None,
 ) -> PoolResult:
-    """Pool play with lives (``docs/rules.md``, "Match formats"; the rules chosen are in
-    the module doc).
+    """Pool play with lives (``docs/rules.md``, "Match formats").
+
+    The rules chosen are in the module doc.
 
     Args:
         specs: three or more agent specs with distinct names.
         variant: the variant played (any; Give and Take swaps roles within a round).
         lives: lives per player, in ``[1, MAX_LIVES]``.
         games_per_round: games of each one-on-one round (>= 1; 2 swaps colours).
-        life_lost_by: ``"loser"`` (default) or ``"winner"`` (the literal seed text).
+        life_lost_by: ``"loser"`` (default) or ``"winner"`` (the literal reading of the
+            rule text; ``docs/rules.md``, "Match formats").
         max_rounds: stop after this many pool rounds, in ``[1, MAX_ROUNDS]``.
         settings: as in :func:`drl.eval.arena.play_match`; each round gets its own
             random opening of ``settings.openings`` plies (given FENs: they are played
@@ -304,8 +312,11 @@ def pool_tournament(
 
 
 class _Pool:
-    """A pool being played: the players (name -> spec), their standings, the rounds each
-    has played, the games so far (``result``) and the pool's random generator."""
+    """A pool being played.
+
+    It holds the players (name -> spec), their standings, the rounds each has played, the
+    games so far (``result``) and the pool's random generator.
+    """
 
     def __init__(self, by_name: dict[str, str], v: Variant, lives: int, s: MatchSettings):
         self.by_name, self.variant, self.settings = by_name, v, s
@@ -321,9 +332,11 @@ class _Pool:
         life_lost_by: str,
         on_record: Callable[[GameRecord], None],
     ) -> bool:
-        """Pair the players alive, those with the fewest rounds first (random order among
-        equals), and play pool round ``rnd``; False (nothing played) when at most one
-        player is alive."""
+        """Play pool round ``rnd`` among the players alive; False when there is none to play.
+
+        The players alive are paired, those with the fewest rounds first (random order among
+        equals). Nothing is played (False) when at most one player is alive.
+        """
         alive = [n for n in self.by_name if self.table[n].lives > 0]
         if len(alive) <= 1:
             return False
@@ -354,8 +367,11 @@ class _Pool:
         return True
 
     def _opening(self) -> Sequence[str] | None:
-        """A round's opening: one random opening of ``settings.openings`` plies (drawn
-        from the pool's generator), the FENs given, or None (the start position)."""
+        """A round's opening: a random one, the FENs given, or None (the start position).
+
+        A random opening has ``settings.openings`` plies and is drawn from the pool's
+        generator.
+        """
         plies = self.settings.openings
         if not isinstance(plies, int):
             return plies
@@ -366,8 +382,10 @@ class _Pool:
     def _score(
         self, a: str, b: str, part: list[GameRecord], rnd: int, life_lost_by: str
     ) -> tuple[str, str, float, float]:
-        """Count one round of ``a`` against ``b``: points, rounds won, lost or tied, and
-        the life lost."""
+        """Count one round of ``a`` against ``b``.
+
+        Counts the points, the rounds won, lost or tied, and the life lost.
+        """
         pa = sum(r.score_of(a) for r in part)
         pb = sum(r.score_of(b) for r in part)
         table = self.table

@@ -1,6 +1,8 @@
-"""An evaluation's results on disk while it plays: ``games.pdn`` game by game, and
-``results.json`` rewritten every few seconds, so that an evaluation stopped at any
-moment keeps the games it finished."""
+"""An evaluation's results on disk while it plays, so that a stopped one keeps its games.
+
+``games.pdn`` is written game by game and ``results.json`` rewritten every few seconds, so
+that an evaluation stopped at any moment keeps the games it finished.
+"""
 
 from __future__ import annotations
 
@@ -20,8 +22,10 @@ SAVE_EVERY_S = 2.0
 
 
 def game_dicts(records: list[GameRecord]) -> list[dict]:
-    """The games as ``results.json`` lists them (:meth:`GameRecord.to_dict` without the
-    PDN text, which is in ``games.pdn``)."""
+    """The games as ``results.json`` lists them.
+
+    Each is :meth:`GameRecord.to_dict` without the PDN text, which is in ``games.pdn``.
+    """
     return [{k: v for k, v in r.to_dict().items() if k != "pdn"} for r in records]
 
 
@@ -33,11 +37,12 @@ def interrupted_after(done: int, planned: int | None, fmt: str) -> str:
 
 
 class Journal:
-    """Keeps an evaluation's finished games on disk while it plays: each game is appended
-    to ``games.pdn`` (flushed) as it finishes, and ``results.json`` is rewritten
-    atomically with the games so far (``"status": "running"``) every
-    :data:`SAVE_EVERY_S` seconds at most (and no more often than every 20 times the
-    last write's duration, so that a long evaluation does not spend its time writing).
+    """Keeps an evaluation's finished games on disk while it plays.
+
+    Each game is appended to ``games.pdn`` (flushed) as it finishes, and ``results.json`` is
+    rewritten atomically with the games so far (``"status": "running"``) every
+    :data:`SAVE_EVERY_S` seconds at most (and no more often than every 20 times the last
+    write's duration, so that a long evaluation does not spend its time writing).
 
     Args:
         out_dir: the folder of ``results.json`` and ``games.pdn``.
@@ -77,8 +82,10 @@ class Journal:
         return sorted(self.records, key=lambda r: r.index)
 
     def save(self, status: str, results: dict[str, Any] | None = None) -> None:
-        """Write ``results.json``: ``results`` (default: the header and the games so far)
-        with ``status``, ``games_finished`` and ``games_planned``."""
+        """Write ``results.json`` with ``status``, ``games_finished`` and ``games_planned``.
+
+        The rest is ``results`` (default: the header and the games so far).
+        """
         start = time.monotonic()
         body = (
             results if results is not None else {**self.header, "games": game_dicts(self.sorted())}
@@ -94,7 +101,9 @@ class Journal:
         self._cost = self._last - start
 
     def close(self) -> None:
-        """Close ``games.pdn`` (a full disk here is not raised: each game was flushed, or
-        failed, as it was added)."""
+        """Close ``games.pdn``.
+
+        A full disk here is not raised: each game was flushed, or failed, as it was added.
+        """
         with contextlib.suppress(OSError):
             self.pdn.close()

@@ -59,15 +59,19 @@ def check_count(value: object, name: str, minimum: int, maximum: int) -> int:
 
 
 def check_max_plies(max_plies: object) -> None:
-    """Raise ``ValueError`` unless ``max_plies`` is an integer in ``[1, MAX_PLIES]`` (a
-    cap of 0 plies would record every game as truncated before its first move)."""
+    """Raise ``ValueError`` unless ``max_plies`` is an integer in ``[1, MAX_PLIES]``.
+
+    A cap of 0 plies would record every game as truncated before its first move.
+    """
     check_count(max_plies, "max_plies", 1, MAX_PLIES)
 
 
 def check_openings(openings: object) -> None:
-    """Raise ``ValueError`` unless ``openings`` is None, a number of plies in
-    ``[0, MAX_OPENING_PLIES]`` or a sequence of FEN strings (checked against the variant
-    later)."""
+    """Raise ``ValueError`` unless ``openings`` is None, a number of plies or a list of FENs.
+
+    The number of plies must be in ``[0, MAX_OPENING_PLIES]``; the FEN strings are checked
+    against the variant later.
+    """
     if openings is None or isinstance(openings, (list, tuple)):
         return
     if isinstance(openings, bool) or not isinstance(openings, (int, np.integer)) or openings < 0:
@@ -82,6 +86,8 @@ def check_openings(openings: object) -> None:
 
 
 def check_games(games: object, name: str = "games") -> int:
-    """``games`` as an int if it is in ``[1, MAX_GAMES]``; else ``ValueError`` naming
-    ``name`` and the limit."""
+    """``games`` as an int if it is in ``[1, MAX_GAMES]``.
+
+    Else ``ValueError`` naming ``name`` and the limit.
+    """
     return check_count(games, name, 1, MAX_GAMES)

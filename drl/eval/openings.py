@@ -40,9 +40,12 @@ _DRAW_ATTEMPTS = 200
 
 
 def _distinct_openings(variant: Variant, plies: int, check: Sequence[Variant]) -> Iterator[str]:
-    """Every distinct live position ``plies`` legal moves from the start, in depth-first
-    order of the legal move lists (transpositions explored once). Live: the game goes on
-    under every variant of ``check`` (both Taker colours in Give and Take)."""
+    """Every distinct live position ``plies`` legal moves from the start.
+
+    They come in depth-first order of the legal move lists (transpositions explored once).
+    Live: the game goes on under every variant of ``check`` (both Taker colours in Give and
+    Take).
+    """
     board = Board(variant)
     explored: set[tuple[int, str]] = set()
     leaves: set[str] = set()
@@ -70,8 +73,9 @@ def _distinct_openings(variant: Variant, plies: int, check: Sequence[Variant]) -
 
 
 class _Openings(Sequence[str]):
-    """Distinct seeded random openings drawn in order as they are first asked for: item
-    ``i`` is ``make_openings(variant, count, plies, seed)[i]``, without drawing those
+    """Distinct seeded random openings, drawn in order as they are first asked for.
+
+    Item ``i`` is ``make_openings(variant, count, plies, seed)[i]``, without drawing those
     after it.
 
     A random opening already drawn is drawn again; when random draws keep landing on
@@ -145,9 +149,11 @@ class _Openings(Sequence[str]):
 
 
 def check_distinct_openings(variant: Variant | str, plies: int, games: int) -> None:
-    """Raise ``ValueError`` unless ``variant`` has the distinct live ``plies``-ply openings
-    that a match of ``games`` games draws (one per two games; counted up to
-    :data:`OPENINGS_CHECKED`), without drawing any."""
+    """Raise ``ValueError`` unless ``variant`` has the openings a match of ``games`` games draws.
+
+    It needs one distinct live ``plies``-ply opening per two games (counted up to
+    :data:`OPENINGS_CHECKED`); none is drawn.
+    """
     check_openings(plies)
     n_open = -(-games // 2)
     try:
@@ -157,8 +163,7 @@ def check_distinct_openings(variant: Variant | str, plies: int, games: int) -> N
 
 
 def make_openings(variant: Variant | str, count: int, plies: int, seed: int = 0) -> list[str]:
-    """Seeded random openings: ``count`` distinct FENs reached by ``plies`` random legal
-    moves.
+    """Seeded random openings: ``count`` distinct FENs reached by ``plies`` random legal moves.
 
     Openings that end the game (under either Taker colour in Give and Take) or that were
     drawn already are drawn again (see :class:`_Openings`). Matches draw the same

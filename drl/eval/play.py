@@ -55,10 +55,12 @@ def _agent(spec: str | Agent, slot: int) -> Agent:
 
 
 def close_agents() -> None:
-    """Close the agents this process built from specs and kept for later games (those
-    with a ``close`` method, e.g. the external engines of ``hub:`` and ``dxp:``, whose
-    processes stop), and forget them; the next game builds new ones. Agents without
-    ``close`` stay (a network agent keeps its loaded weights)."""
+    """Close the agents this process built from specs and kept for later games, and forget them.
+
+    Those with a ``close`` method are closed (e.g. the external engines of ``hub:`` and
+    ``dxp:``, whose processes stop); the next game builds new ones. Agents without ``close``
+    stay (a network agent keeps its loaded weights).
+    """
     for key, agent in list(_AGENTS.items()):
         close = getattr(agent, "close", None)
         if callable(close):
@@ -67,10 +69,11 @@ def close_agents() -> None:
 
 
 def check_agents(specs: Sequence[str | Agent], variant: Variant | str) -> None:
-    """Check before any game that the agents can play ``variant``
-    (:meth:`Agent.check_variant`, e.g. an ``az`` checkpoint's board size). Agent objects
-    and batched specs are checked here (a batched spec's agent is built once and kept
-    for its games); the agents of other specs are checked as each game starts.
+    """Check before any game that the agents can play ``variant``.
+
+    The check is :meth:`Agent.check_variant` (e.g. an ``az`` checkpoint's board size). Agent
+    objects and batched specs are checked here (a batched spec's agent is built once and
+    kept for its games); the agents of other specs are checked as each game starts.
 
     Raises:
         ValueError: a bad spec, or an agent that cannot play ``variant`` (the message
@@ -150,9 +153,12 @@ class _GameInFlight:
 
 
 class _Instances:
-    """Agents of the games in flight: batched agents are shared (one per spec or object),
-    non-batched ones are one instance per game, built from the spec (or copied from the
-    object) and reused by the next game once theirs has ended."""
+    """Agents of the games in flight, shared when batched and reused when not.
+
+    Batched agents are shared (one per spec or object); non-batched ones are one instance
+    per game, built from the spec (or copied from the object) and reused by the next game
+    once theirs has ended.
+    """
 
     def __init__(self) -> None:
         self._free: dict[object, list[Agent]] = {}
@@ -204,8 +210,11 @@ class _InFlight:
         self.live.append(_GameInFlight(t, (black, white)))
 
     def step(self) -> list[GameRecord]:
-        """One round: every game moves until a batched agent is to move, each batched agent
-        moves in all its games at once; returns the games that ended."""
+        """One round of moves; returns the games that ended.
+
+        Every game moves until a batched agent is to move, then each batched agent moves in
+        all its games at once.
+        """
         for g in self.live:
             while not g.over and not g.to_move().batched:
                 agent = g.to_move()
@@ -284,8 +293,10 @@ def default_workers() -> int:
 
 
 class IgnoringSignals:
-    """Ignore the given signals in this process inside the ``with`` block (main thread
-    only; elsewhere nothing changes), then restore their handlers.
+    """Ignore the given signals in this process inside the ``with`` block, then restore them.
+
+    Main thread only; elsewhere nothing changes. The handlers are restored on leaving the
+    block.
 
     Used while worker processes may be started: a spawned child inherits an ignored
     SIGINT through ``exec`` and Python then installs no handler of its own, so a Ctrl-C
@@ -309,8 +320,9 @@ class IgnoringSignals:
 
 
 class _WorkerPool:
-    """Worker processes that play games with :func:`play_game`, started as games are
-    submitted; at most ``queued`` games wait for them at a time.
+    """Worker processes that play games with :func:`play_game`, started as games are submitted.
+
+    At most ``queued`` games wait for them at a time.
 
     The workers ignore SIGINT: a terminal's Ctrl-C reaches the whole process group, and
     the main process stops them (:meth:`stop`). This process ignores it too while it
@@ -328,8 +340,11 @@ class _WorkerPool:
 
     @staticmethod
     def _ignore_interrupts() -> None:
-        """Worker processes leave Ctrl-C (sent to the whole process group) to the main
-        process, which stops them."""
+        """Make a worker process ignore Ctrl-C, which the main process handles by stopping it.
+
+        A terminal's Ctrl-C is sent to the whole process group; the workers leave it to the
+        main process.
+        """
         signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     def busy(self) -> bool:
@@ -360,8 +375,10 @@ class _WorkerPool:
             self._waiting.add(self._pool.submit(play_game, task))
 
     def finished(self) -> Iterator[GameRecord]:
-        """The games finished since the last call, one by one (a game that failed raises
-        its worker's error)."""
+        """The games finished since the last call, one by one.
+
+        A game that failed raises its worker's error.
+        """
         for fut in [f for f in self._waiting if f.done()]:
             self._waiting.discard(fut)
             yield fut.result()
@@ -371,8 +388,10 @@ class _WorkerPool:
         cf.wait(self._waiting, return_when=cf.FIRST_COMPLETED)
 
     def stop(self) -> None:
-        """Kill the workers now (the games they are playing are lost anyway), drop the
-        queued games, and wait until the pool has reaped its processes."""
+        """Kill the workers now, drop the queued games, and wait until their processes are reaped.
+
+        The games the workers are playing are lost anyway.
+        """
         pool, self._pool = self._pool, None
         if pool is None:
             return
@@ -398,8 +417,10 @@ def run_games(
     on_record: Callable[[GameRecord], None] | None = None,
     in_flight: int = DEFAULT_IN_FLIGHT,
 ) -> list[GameRecord]:
-    """Play tasks: games with a batched agent in this process, many in flight
-    (:func:`play_in_flight`); the others in parallel processes when ``workers > 1``.
+    """Play tasks: batched agents' games in this process, the others in worker processes.
+
+    Games with a batched agent are played here, many in flight (:func:`play_in_flight`); the
+    others in parallel processes when ``workers > 1``.
 
     Tasks are read in order as games start (a :class:`TaskList` is built, and its
     openings drawn, as it is played), and at most ``2 * workers`` games wait for a worker,

@@ -1,5 +1,7 @@
-"""Finished arena games: each a plain record (JSON-friendly, no board objects), made from
-its board by :func:`record_game`, and written as PDN (:func:`write_pdn`, :class:`PDNWriter`).
+"""Finished arena games as plain records, and their PDN.
+
+Each game is a plain record (JSON-friendly, no board objects), made from its board by
+:func:`record_game`, and written as PDN (:func:`write_pdn`, :class:`PDNWriter`).
 """
 
 from __future__ import annotations
@@ -160,8 +162,9 @@ def record_game(task: GameTask, board: Board, opening_fen: str, seconds: float) 
 
 
 def write_pdn(records: Sequence[GameRecord], path: str | os.PathLike) -> Path:
-    """Write the games' PDN, concatenated, to ``path`` (parent folders are created). The
-    file is replaced atomically: a reader sees the old file or the new one, never a part;
+    """Write the games' PDN, concatenated, to ``path``, replacing the file atomically.
+
+    Parent folders are created. A reader sees the old file or the new one, never a part;
     when it cannot be written, the old file stays and ``<name>.tmp`` is removed (the
     ``OSError`` names ``path``).
     """
@@ -175,8 +178,9 @@ def write_pdn(records: Sequence[GameRecord], path: str | os.PathLike) -> Path:
 
 
 class PDNWriter:
-    """Appends each finished game's PDN to a file as the game finishes (flushed), so that
-    an interrupted match keeps every game it finished.
+    """Appends each finished game's PDN to a file as the game finishes.
+
+    Each game is flushed, so that an interrupted match keeps every game it finished.
 
     The file is created (or emptied) when the writer is made, so an unwritable path fails
     before the first game. Use as a context manager, or call :meth:`close`.
@@ -205,6 +209,7 @@ class PDNWriter:
         self.games += 1
 
     def close(self) -> None:
+        """Close the file; the games written so far stay in it."""
         self._fh.close()
 
     def __enter__(self) -> PDNWriter:

@@ -120,7 +120,8 @@ def write_json(obj: Any, path: str | os.PathLike) -> Path:
     The file is replaced atomically (written to ``<name>.tmp``, then renamed): a reader,
     or an interrupted writer, leaves the old file or the new one, never a part. When it
     cannot be written (a full disk), ``<name>.tmp`` is removed and the ``OSError`` names
-    ``path``."""
+    ``path``.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(_clean(obj), indent=2) + "\n"

@@ -1,5 +1,7 @@
-"""``drl-eval``'s formats, one runner each in :data:`FORMATS`: from an
-:class:`~drl.eval.config.EvalConfig` to the games played and the format's own results.
+"""``drl-eval``'s formats, one runner each in :data:`FORMATS`.
+
+Each runner goes from an :class:`~drl.eval.config.EvalConfig` to the games played and the
+format's own results.
 
 Every runner is ``runner(cfg, on_record, say) -> FormatResult``: it plays the format's
 games with :meth:`EvalConfig.match_settings`, passes each finished game to
@@ -190,8 +192,10 @@ def play_format(
 
 
 def rate(cfg: EvalConfig, records: list[GameRecord], players: list[str]) -> Ratings:
-    """Maximum-likelihood Elo of ``players`` over ``records`` with ``cfg``'s draw model,
-    prior draws, confidence and interval; ``cfg.anchor`` rated 0 when it played.
+    """Maximum-likelihood Elo of ``players`` over ``records``.
+
+    It uses ``cfg``'s draw model, prior draws, confidence and interval; ``cfg.anchor`` is
+    rated 0 when it played.
 
     Raises:
         ValueError: the players are not connected by games.

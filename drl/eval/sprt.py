@@ -96,7 +96,8 @@ def llr(counts: Sequence[float], elo0: float, elo1: float) -> float:
     Args:
         counts: 3 counts (losses, draws, wins) or 5 counts of pair scores (0, 1/2, 1,
             3/2, 2 points).
-        elo0, elo1: the hypotheses, logistic Elo of the player counted as winning.
+        elo0: the null hypothesis H0, logistic Elo of the player counted as winning.
+        elo1: the alternative hypothesis H1, in the same Elo.
 
     Returns:
         The LLR (0 with no samples).
@@ -141,7 +142,8 @@ def sprt(
     Args:
         counts: trinomial ``(losses, draws, wins)`` of player A, or pentanomial counts of
             A's points per game pair ``(0, 1/2, 1, 3/2, 2)``.
-        elo0, elo1: Elo of A over B under H0 and H1, ``elo0 < elo1``.
+        elo0: Elo of A over B under H0 (logistic Elo), below ``elo1``.
+        elo1: Elo of A over B under H1.
         alpha: probability of accepting H1 when H0 holds, in (0, 1).
         beta: probability of accepting H0 when H1 holds, in (0, 1).
 
@@ -255,7 +257,8 @@ def play_sprt(
     the test says ``"continue"``.
 
     Args:
-        agent_a, agent_b: agent specs (or agents, see :func:`~drl.eval.arena.play_match`).
+        agent_a: player A's agent spec (or agent, see :func:`~drl.eval.arena.play_match`).
+        agent_b: player B's agent spec (or agent).
         variant: the variant.
         batch_games: games per batch, an even number (game pairs).
         test: the hypotheses and error rates (see :func:`sprt`), in Elo of A over B, and

@@ -62,8 +62,9 @@ class GameTask:
 
 
 class TaskList(Sequence[GameTask]):
-    """A read-only list of game tasks, each built when it is read: a long match does not
-    build its tasks, nor draw its openings, before its first game.
+    """A read-only list of game tasks, each built when it is read.
+
+    A long match does not build its tasks, nor draw its openings, before its first game.
 
     It behaves as a sequence (``len``, indexing, slices as lists, iteration, ``==``
     against any sequence of tasks); ``+`` with another sequence of tasks gives a
@@ -167,12 +168,15 @@ def match_tasks(
     event: str = "drl arena",
     first_index: int = 0,
 ) -> TaskList:
-    """The tasks of an A-vs-B match (see the module doc for the colour/role schedule):
-    games ``2k`` and ``2k + 1`` start from opening ``k`` with A and B's colours swapped
-    (in Give and Take with the same Taker colour, Black's for even ``k``, White's for odd).
+    """The tasks of an A-vs-B match.
+
+    See the module doc for the colour/role schedule: games ``2k`` and ``2k + 1`` start from
+    opening ``k`` with A and B's colours swapped (in Give and Take with the same Taker
+    colour, Black's for even ``k``, White's for odd).
 
     Args:
-        agent_a, agent_b: spec strings (or agents, for in-process play).
+        agent_a: player A's spec string (or agent, for in-process play).
+        agent_b: player B's spec string (or agent).
         variant: the variant (Give and Take: its ``taker`` flag is set per game).
         games: number of games, in ``[1, MAX_GAMES]``; a multiple of 2 (4 in Give and
             Take) plays every colour/role combination equally often.

@@ -1,5 +1,8 @@
-"""Round robins and gauntlets: every scheduled pair plays a match, all games in one pool
-of worker processes, then Elo by maximum likelihood over all of them."""
+"""Round robins and gauntlets: every scheduled pair plays a match, then Elo over all games.
+
+All games are played in one pool of worker processes, and the Elo ratings are fitted by
+maximum likelihood over all of them.
+"""
 
 from __future__ import annotations
 
@@ -63,8 +66,9 @@ def play_tournament(
     settings: MatchSettings = DEFAULT_SETTINGS,
     on_record: Callable[[GameRecord], None] | None = None,
 ) -> MatchResult:
-    """Play every scheduled pair, colours and roles swapped as in
-    :func:`drl.eval.arena.match_tasks`.
+    """Play every scheduled pair, colours and roles swapped as in a match.
+
+    The swaps are those of :func:`drl.eval.arena.match_tasks`.
 
     Args:
         specs: agent spec strings (their canonical names must differ).

@@ -53,8 +53,10 @@ def _write_atomic(path: Path, data: bytes) -> None:
 
 
 def list_checkpoints(directory: str | os.PathLike) -> list[Path]:
-    """Checkpoint files ``ckpt-<number>.pt`` in ``directory``, oldest (smallest number)
-    first; damaged ones are listed too (see :func:`load_checkpoint`)."""
+    """Checkpoint files ``ckpt-<number>.pt`` in ``directory``, oldest (smallest number) first.
+
+    Damaged ones are listed too (see :func:`load_checkpoint`).
+    """
     d = Path(directory)
     if not d.is_dir():
         return []
@@ -199,8 +201,9 @@ def load_latest(
 def load_source(
     source: str | os.PathLike, map_location: str | torch.device = "cpu"
 ) -> tuple[Path, dict[str, Any]]:
-    """The checkpoint a user names: a checkpoint file, or a run folder (or its
-    ``checkpoints/`` folder), whose newest good checkpoint is taken.
+    """The checkpoint a user names: a checkpoint file, or a run folder's newest good checkpoint.
+
+    A run folder may also be named by its ``checkpoints/`` folder.
 
     ``~`` is expanded.
 

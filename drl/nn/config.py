@@ -1,5 +1,7 @@
-"""Sizes of the residual and the sparse policy-value networks (torch-free, so configs
-can be read and checked without importing torch)."""
+"""Sizes of the residual and the sparse policy-value networks.
+
+Torch-free, so that configs can be read and checked without importing torch.
+"""
 
 from __future__ import annotations
 

@@ -68,8 +68,9 @@ class NetworkEvaluator:
         return Evaluation(logits=logits, value=value)
 
     def compiled_weights(self) -> SparseWeights | None:
-        """The network's weights for the compiled search, or None when the network has no
-        compiled forward pass (it is then called with batches of planes).
+        """The network's weights for the compiled search, or None without a compiled forward pass.
+
+        A network without one is called with batches of planes.
 
         A network with ``compiled_weights()`` (the ``sparse`` architecture) is evaluated
         inside the search (:mod:`drl.search.inline`); its weights are exported and checked

@@ -231,8 +231,10 @@ def _check_board(
     arch: str | None,
     planes: bool = True,
 ) -> None:
-    """The one test that a network's inputs and outputs fit a board size (and, with
-    ``planes``, this version's observation planes)."""
+    """The one test that a network's inputs and outputs fit a board size.
+
+    With ``planes``, it also tests them against this version's observation planes.
+    """
     from drl.encode import encoding
 
     what = f"arch {arch!r}" if arch else "a network"
@@ -261,9 +263,10 @@ def check_variant(
     trained_on: str | None = None,
     arch: str | None = None,
 ) -> None:
-    """Check that a network can play a variant: the one check every network loaded for a
-    game goes through (:func:`load`, the ``az`` agent, ``drl-play``, the arena, the
-    training evaluation).
+    """Check that a network can play a variant.
+
+    This is the one check every network loaded for a game goes through (:func:`load`, the
+    ``az`` agent, ``drl-play``, the arena, the training evaluation).
 
     Args:
         config: the network's config (a dataclass such as :class:`~drl.nn.NetConfig`, or
@@ -290,9 +293,11 @@ _WARNED: set[tuple[str, str, str]] = set()  # (source, trained on, played): warn
 
 
 def _warn_other_rules(v: Any, source: str, trained_on: str | None) -> None:
-    """Warn (once per pair) when a network plays other rules than it was trained on,
-    which is allowed (cross-variant play) but easy to do by mistake, e.g. by leaving out
-    ``variant=``. Which colour is the Taker does not count: both roles are trained."""
+    """Warn (once per pair) when a network plays other rules than it was trained on.
+
+    That is allowed (cross-variant play) but easy to do by mistake, e.g. by leaving out
+    ``variant=``. Which colour is the Taker does not count: both roles are trained.
+    """
     import warnings
 
     from drl.rules import Variant

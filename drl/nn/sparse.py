@@ -1,5 +1,7 @@
-"""The sparse policy-value network (architecture ``sparse``): the torch twin the learner
-trains, and its weights in the layout of the compiled forward pass.
+"""The sparse policy-value network (architecture ``sparse``) and its compiled weights.
+
+The torch twin the learner trains, and its weights in the layout of the compiled forward
+pass.
 
 The network reads the sparse features of :mod:`drl.encode.features`. Here they are
 gathered from the observation planes the replay buffer stores (``planes.reshape(B, -1)
@@ -83,8 +85,10 @@ class SparseNet(nn.Module):
         return sum(p.numel() for p in self.parameters())
 
     def compiled_weights(self) -> SparseWeights:
-        """The current weights as :class:`~drl.encode.sparse_net.SparseWeights` (float32,
-        C-contiguous copies on the CPU), for the compiled search.
+        """The current weights as :class:`~drl.encode.sparse_net.SparseWeights` for the search.
+
+        They are float32, C-contiguous copies on the CPU, in the layout of the compiled forward
+        pass.
 
         Exported afresh at every call (about 0.1 ms for 256 / 32 units), so every way of
         changing the parameters is seen and no two callers share arrays.

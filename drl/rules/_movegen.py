@@ -23,7 +23,7 @@ rules, the FMJD rules for international):
 - short pieces jump an adjacent piece onto the square right behind it; flying kings
   jump a piece at any distance and may land on any empty square beyond it, except that
   when some of those landing squares allow a further capture the king must land on one
-  of them (case 003);
+  of them (rule case 003 of ``tests/golden/cases/``);
 - men capture forwards only unless ``men_capture_backward``;
 - a man reaching the crowning row mid-capture stops (English), continues as a man and is
   crowned only if the move ends there (Brazilian / international), or is crowned at once

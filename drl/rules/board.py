@@ -537,8 +537,8 @@ class Board:
         Raises:
             IllegalMoveError: unreadable text, or no legal move matches; the message names
                 the text and lists the legal moves.
-            AmbiguousMoveError: more than one legal move matches (rule case 015); the
-                message lists the candidates.
+            AmbiguousMoveError: more than one legal move matches (rule case 015 of
+                ``tests/golden/cases/``); the message lists the candidates.
         """
         if not isinstance(text, str):
             raise IllegalMoveError(

@@ -151,8 +151,10 @@ ENDGAME_PLIES = np.array([0, 32, 10, 30, 10, 10, 60, 120], dtype=np.int64)
 
 
 def _main_road_masks() -> np.ndarray:
-    """Bitboard of the main road (the long dark diagonal, a1-h8 on 8x8) per board size
-    index: the diagonal whose dark squares number ``board_size``."""
+    """Bitboard of the main road (the long dark diagonal) per board size index.
+
+    The main road is the diagonal whose dark squares number ``board_size`` (a1-h8 on 8x8).
+    """
     from drl.rules.geometry import COL, ROW
 
     masks = np.zeros(2, dtype=np.int64)
@@ -167,8 +169,9 @@ MAIN_ROAD = _main_road_masks()
 
 
 def check_state(state: np.ndarray, params: np.ndarray) -> None:
-    """Check a state array from outside the package before kernels index with it (plain
-    Python, for entry points that accept raw states; the kernels trust their input).
+    """Check a state array from outside the package before kernels index with it.
+
+    Plain Python, for entry points that accept raw states; the kernels trust their input.
 
     Raises:
         ValueError: wrong shapes, a side to move other than 0/1, a bitboard with bits off
@@ -247,7 +250,10 @@ def make_state(black_men, black_kings, white_men, white_kings, turn, params):
     """A state from four bitboards and the side to move (counters 0, hash computed).
 
     Args:
-        black_men, black_kings, white_men, white_kings: int64 bitboards (bit s = square s).
+        black_men: int64 bitboard of the black men (bit s = square s).
+        black_kings: int64 bitboard of the black kings.
+        white_men: int64 bitboard of the white men.
+        white_kings: int64 bitboard of the white kings.
         turn: 0 black to move, 1 white.
         params: ``int64[PARAMS_SIZE]``.
 
@@ -395,14 +401,14 @@ def _endgame_kind(rule, z, bm_bb, bk_bb, wm_bb, wk_bb):
 def endgame_kind(state, params):
     """Which endgame material class of the variant's ``endgame_rule`` the position is in.
 
-    FMJD (international, FMJD art. 8): 1 (16-move rule: three kings, two kings and a man,
-    or a king and two men against a lone king), 2 (5-move rule: two kings, a king and a
-    man, or a king against a lone king). Russian (federation rules, docs/rules.md): 3
-    (three or more kings against a lone king), 4 (three pieces, at least one a king,
-    against a lone king standing on the main road), 5 (two pieces, at least one a king,
-    against a lone king), 6 / 7 (kings on both sides, 4-5 / 6-7 pieces on the board);
-    where several describe the position, the one with the fewest plies. 0 otherwise and
-    when the rule is off. ``ENDGAME_PLIES[kind]`` plies in the class draw.
+    FMJD (international; docs/rules.md, FMJD art. 8): 1 (16-move rule: three kings, two
+    kings and a man, or a king and two men against a lone king), 2 (5-move rule: two kings,
+    a king and a man, or a king against a lone king). Russian (federation rules,
+    docs/rules.md): 3 (three or more kings against a lone king), 4 (three pieces, at least
+    one a king, against a lone king standing on the main road), 5 (two pieces, at least one
+    a king, against a lone king), 6 / 7 (kings on both sides, 4-5 / 6-7 pieces on the
+    board); where several describe the position, the one with the fewest plies. 0 otherwise
+    and when the rule is off. ``ENDGAME_PLIES[kind]`` plies in the class draw.
     """
     return _endgame_kind(
         params[P_ENDGAME_RULE],
@@ -416,8 +422,10 @@ def endgame_kind(state, params):
 
 @njit(cache=True)
 def endgame_plies(state, params):
-    """Plies in the current endgame class that draw (``ENDGAME_PLIES[endgame_kind]``); 0
-    when no endgame rule describes the position."""
+    """Plies in the current endgame class that draw (``ENDGAME_PLIES[endgame_kind]``).
+
+    0 when no endgame rule describes the position.
+    """
     return ENDGAME_PLIES[endgame_kind(state, params)]
 
 
@@ -452,8 +460,10 @@ def _put(kind, bit, bb0, bb1, bb2, bb3):
 
 @njit(cache=True, inline="always")
 def _apply_at(src, s, params, moves, lvl, i, dst, t):
-    """Play ``moves[lvl, i]`` on ``src[s]`` and write the new state to ``dst[t]``
-    (``dst[t]`` may be ``src[s]``)."""
+    """Play ``moves[lvl, i]`` on ``src[s]`` and write the new state to ``dst[t]``.
+
+    ``dst[t]`` may be ``src[s]``.
+    """
     z = params[P_SIZE_IDX]
     side = src[s, ST_TURN]
     frm = moves[lvl, i, M_FROM]
@@ -525,8 +535,9 @@ def _apply_at(src, s, params, moves, lvl, i, dst, t):
 
 @njit(cache=True)
 def apply_move_into(state, params, move, out):
-    """Play ``move`` (a row from ``generate_moves``) on ``state``, writing the result to
-    ``out`` (which may be ``state`` itself).
+    """Play ``move`` (a row from ``generate_moves``) on ``state``, writing the result to ``out``.
+
+    ``out`` may be ``state`` itself.
 
     Updates the bitboards (captured pieces come off at the end of the move, the piece is
     crowned or removed per the move flags), the side to move, ``ST_NOPROG`` (reset by a
@@ -555,9 +566,10 @@ def apply_move_into(state, params, move, out):
 
 @njit(cache=True)
 def apply_move(state, params, move):
-    """Like :func:`apply_move_into` but returns a new ``int64[STATE_SIZE]`` array, and
-    first checks that the move's squares are on the board (the entry point for Python
-    callers; :func:`apply_move_into`, used inside searches, checks nothing).
+    """Like :func:`apply_move_into`, but checked and returning a new ``int64[STATE_SIZE]`` array.
+
+    It first checks that the move's squares are on the board: it is the entry point for
+    Python callers, while :func:`apply_move_into`, used inside searches, checks nothing.
 
     Raises:
         ValueError: on arrays of the wrong shape, a side to move other than 0/1, or a
@@ -702,9 +714,8 @@ def end_code(state, params, n_legal, earlier):
 
     This is the single definition of when a game is over; every consumer (``Board``,
     ``drl.game``, the searches) calls it. Repetition (``docs/rules.md`` "Win, loss and
-    draw"; FMJD
-    art. 6.1): drawn when the position occurs for the ``repetition_draw``-th time, i.e.
-    ``earlier + 1 >= repetition_draw`` (0 = off).
+    draw"; FMJD art. 6.1): drawn when the position occurs for the ``repetition_draw``-th
+    time, i.e. ``earlier + 1 >= repetition_draw`` (0 = off).
 
     Args:
         state: ``int64[STATE_SIZE]``.
@@ -737,8 +748,10 @@ def code_termination(code):
 
 @njit(cache=True, inline="always")
 def code_value(code, player):
-    """Value of a result code from ``player``'s view (0 black, 1 white): +1 win, -1 loss,
-    0 draw or game still going on."""
+    """Value of a result code from ``player``'s view (0 black, 1 white).
+
+    +1 win, -1 loss, 0 draw or game still going on.
+    """
     if code < 0:
         return 0.0
     w = code % 4
@@ -749,10 +762,12 @@ def code_value(code, player):
 
 @njit(mg._I(mg.RW2, mg.RO1, mg._I, mg.RW3, mg.RW1, mg.RW1, mg.RW1), cache=True, _nrt=False)
 def _perft(states, params, depth, moves, ctx, n_moves, index):
-    """Leaf count below ``states[0]``, ``depth >= 1`` plies; an explicit stack of move
-    lists (``moves[ply]``) replaces recursion (recursive compiled functions do not reload
-    reliably from numba's cache). The last ply is counted, not generated. Compiled
-    without reference counting (see ``_movegen``)."""
+    """Leaf count below ``states[0]``, ``depth >= 1`` plies.
+
+    An explicit stack of move lists (``moves[ply]``) replaces recursion (recursive compiled
+    functions do not reload reliably from numba's cache). The last ply is counted, not
+    generated. Compiled without reference counting (see ``_movegen``).
+    """
     if depth == 1:
         return mg.count_at(states, 0, params, moves, 0, ctx)
     n_moves[0] = mg.generate_at(states, 0, params, moves, 0, ctx)

@@ -84,9 +84,9 @@ def parse_fen(fen: str, board_size: int) -> FenPosition:
     Raises:
         FENError: unknown side to move, no piece list at all, unknown field, a square out
             of range or on a light square, a square listed twice, a man standing on its
-            own crowning row (it would already have been crowned; rule case 020), or an
-            ``H``/``F`` counter that is not an ASCII number below 10**9. The message names
-            the offending token.
+            own crowning row (it would already have been crowned; rule case 020 of
+            ``tests/golden/cases/``), or an ``H``/``F`` counter that is not an ASCII number
+            below 10**9. The message names the offending token.
     """
     if not isinstance(fen, str):
         raise FENError(f"a FEN is a string, got {type(fen).__name__} {excerpt(fen)}")

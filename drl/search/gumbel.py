@@ -1,6 +1,7 @@
 """Gumbel root selection: Gumbel top-m sampling and sequential halving at the root.
 
-The improved policy is the training target (Danihelka et al., ICLR 2022).
+The improved policy is the training target. ``docs/internals.md``, "Gumbel root selection",
+describes the method step by step.
 
 Each root edge gets a score ``g + log prior`` (``g`` a Gumbel sample when exploring, 0
 otherwise). With m actions considered and n simulations, the simulations are split into
@@ -77,7 +78,7 @@ def halving_schedule(num_considered: int, num_simulations: int) -> np.ndarray:
 def completed_q(tree, b, out):
     """Completed, min-max normalised Q of tree ``b``'s root edges, for the root's player.
 
-    Gumbel MuZero, eq. 10 and 33.
+    ``docs/internals.md``, "Gumbel root selection", "Completed Q".
 
     Unvisited edges get the mixed value ``v_mix`` of the root's network value and the
     prior-weighted mean Q of the visited edges. Writes ``out[i]`` in ``[0, 1]`` for root

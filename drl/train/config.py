@@ -1,5 +1,6 @@
-"""Typed schema of the training configuration (the Hydra config groups), built from the
-dataclasses the code uses.
+"""Typed schema of the training configuration (the Hydra config groups).
+
+It is built from the dataclasses the code uses.
 
 ``drl-train`` composes ``configs/config.yaml`` with the groups ``variant``, ``model``,
 ``search``, ``train`` and ``runtime`` on top of :class:`Config`, registered with
@@ -88,8 +89,11 @@ _PRIMITIVES = (int, float, bool, str)
 
 
 def _hydra_type(tp: Any) -> Any:
-    """The annotation OmegaConf gets for a code field of type ``tp`` (``Any`` when it has
-    no equivalent; the code's own dataclass checks the value on conversion)."""
+    """The annotation OmegaConf gets for a code field of type ``tp``.
+
+    ``Any`` when it has no equivalent; the code's own dataclass checks the value on
+    conversion.
+    """
     if tp in _PRIMITIVES or tp is Any or dataclasses.is_dataclass(tp):
         return tp
     origin, args = typing.get_origin(tp), typing.get_args(tp)
@@ -181,9 +185,10 @@ else:
 
 @dataclass
 class TrainEvalCfg:
-    """Evaluation of the trained network (with search) against baseline agents
-    (``train.eval``, ``train.final_eval``; ``drl-eval``'s settings are
-    ``drl.cli.eval.EvalConfig``).
+    """Evaluation of the trained network (with search) against baseline agents.
+
+    These are ``train.eval`` and ``train.final_eval``; ``drl-eval``'s settings are
+    ``drl.cli.eval.EvalConfig``.
 
     Attributes:
         every: evaluate every this many iterations (0 = never during training).
@@ -291,8 +296,9 @@ class LoopCfg:
 
 @dataclass
 class ModelNode:
-    """The ``model`` group: a preset ``name`` and the architecture ``arch``; the fields of
-    each architecture's config come with its node (:func:`model_node`).
+    """The ``model`` group: a preset ``name`` and the architecture ``arch``.
+
+    The fields of each architecture's config come with its node (:func:`model_node`).
 
     A bare ``ModelNode`` stands for the architecture with all its defaults.
     """
@@ -305,8 +311,10 @@ _MODEL_NODES: dict[tuple[str, type], type] = {}
 
 
 def model_node(arch: str) -> type:
-    """The ``model`` schema of architecture ``arch``: ``name``, ``arch`` and its config
-    class's fields except :data:`drl.nn.INPUT_FIELDS` (which follow from the variant).
+    """The ``model`` schema of architecture ``arch``.
+
+    Its fields are ``name``, ``arch`` and the architecture's config class's fields except
+    :data:`drl.nn.INPUT_FIELDS` (which follow from the variant).
 
     Raises:
         ValueError: if ``arch`` is not registered.
@@ -331,9 +339,13 @@ if TYPE_CHECKING:
     # What type checkers see of the two schemas built below at run time: the fields of the
     # code's dataclasses they copy, plus ``name``.
     class SearchCfg(SearchConfig):
+        """The ``search`` group: a preset ``name`` and the fields of ``SearchConfig``."""
+
         name: str
 
     class TrainCfg(LoopCfg, SelfPlayConfig, LossConfig):
+        """The ``train`` group: a ``name`` and the loop's, self-play's and loss's fields."""
+
         name: str
 else:
     SearchCfg = schema(
@@ -427,8 +439,11 @@ class Config:
 
 
 def register_configs() -> None:
-    """Register :class:`Config` with Hydra's ConfigStore as ``base_config``, and each
-    registered architecture's :func:`model_node` as the ``model`` option of its name."""
+    """Register the training config and each architecture's ``model`` option with Hydra.
+
+    :class:`Config` goes to Hydra's ConfigStore as ``base_config``, and each registered
+    architecture's :func:`model_node` as the ``model`` option of its name.
+    """
     from hydra.core.config_store import ConfigStore
 
     store = ConfigStore.instance()
@@ -459,8 +474,9 @@ def search_config(cfg: Config, simulations: int | None = None) -> SearchConfig:
 
 
 def selfplay_config(cfg: Config) -> SelfPlayConfig:
-    """The :class:`~drl.train.selfplay.SelfPlayConfig` of ``cfg.train`` and
-    ``cfg.variant.max_plies``.
+    """The :class:`~drl.train.selfplay.SelfPlayConfig` of a training config.
+
+    Built from ``cfg.train`` and ``cfg.variant.max_plies``.
 
     Raises:
         ValueError: from ``SelfPlayConfig`` for a value out of range.
@@ -476,8 +492,11 @@ def loss_config(cfg: Config) -> LossConfig:
 
 
 def network_config(cfg: Config, board_size: int) -> tuple[str, dict[str, Any]]:
-    """``(arch, fields)`` for :func:`drl.nn.build`: ``cfg.model``'s fields (but ``name``
-    and ``arch``) and the input fields of the encoder for ``board_size``."""
+    """``(arch, fields)`` for :func:`drl.nn.build`.
+
+    The fields are ``cfg.model``'s (but ``name`` and ``arch``) and the input fields of the
+    encoder for ``board_size``.
+    """
     from drl.encode.dims import encoding
 
     m = cfg.model
@@ -489,8 +508,10 @@ def network_config(cfg: Config, board_size: int) -> tuple[str, dict[str, Any]]:
 
 
 def variants_of(variant: VariantCfg) -> tuple[Variant, ...]:
-    """The variants self-play alternates between: ``variant.spec``, or in Give and Take
-    with ``alternate_roles`` both Taker colours (black first).
+    """The variants self-play alternates between.
+
+    ``variant.spec``, or in Give and Take with ``alternate_roles`` both Taker colours (black
+    first).
 
     Raises:
         ValueError: ``variant.spec`` does not parse.
@@ -503,10 +524,11 @@ def variants_of(variant: VariantCfg) -> tuple[Variant, ...]:
 
 @dataclass(frozen=True)
 class TrainSettings:
-    """The training configuration as the code's objects, converted once from a
-    :class:`Config` by :func:`train_settings`: nothing below ``drl.train.loop.train``
-    reads the config itself. The pieces are copies, so changing the config afterwards
-    changes nothing here.
+    """The training configuration as the code's objects, converted once from a :class:`Config`.
+
+    :func:`train_settings` converts it; nothing below ``drl.train.loop.train`` reads the
+    config itself. The pieces are copies, so changing the config afterwards changes nothing
+    here.
 
     Attributes:
         variant_spec: ``variant.spec``, as checkpoints record it.
@@ -642,8 +664,10 @@ def _keys(group: str, node: Any, target: type) -> _Keys:
 
 
 def _parts(cfg: Config, board_size: int) -> list[tuple[str, _Keys, Callable[..., object]]]:
-    """``(group, keys, build)`` of every code dataclass the config holds: ``build(**kw)``
-    with the values of ``keys`` runs that dataclass's own checks."""
+    """``(group, keys, build)`` of every code dataclass the config holds.
+
+    ``build(**kw)`` with the values of ``keys`` runs that dataclass's own checks.
+    """
     t = cfg.train
     arch, net = network_config(cfg, board_size)
     selfplay = _keys("train", t, SelfPlayConfig)
@@ -666,9 +690,11 @@ def _check_parts(
     parts: list[tuple[str, _Keys, Callable[..., object]]],
     override: Mapping[str, Any] | None = None,
 ) -> None:
-    """Build every part (:func:`_parts`); with ``override``, only those holding one of
-    its dotted keys, with its value. The first error is raised under its config key
-    (:func:`config_error`)."""
+    """Build every part (:func:`_parts`), or with ``override`` only those it touches.
+
+    With ``override``, only the parts holding one of its dotted keys are built, with its
+    value. The first error is raised under its config key (:func:`config_error`).
+    """
     for group, keys, build in parts:
         if override is not None:
             if not any(key in override for key, _ in keys.values()):
@@ -694,8 +720,10 @@ def _numbers(node: Any, prefix: str = "") -> list[tuple[str, Any]]:
 
 
 def _check_learning(t: Any) -> None:
-    """Refuse ``train`` settings that make the learner diverge or do nothing by
-    construction (each message names the key and its allowed range)."""
+    """Refuse ``train`` settings that make the learner diverge or do nothing by construction.
+
+    Each message names the key and its allowed range.
+    """
     # Each key's own range (lr > 0, weight_decay >= 0, ...) is checked by the dataclass
     # that holds it (_parts); here what depends on two keys.
     if t.optimizer == "adamw":
@@ -790,9 +818,11 @@ def available_memory() -> tuple[int, str] | None:
 
 
 def _network_size(arch: str, fields: tuple[tuple[str, Any], ...]) -> tuple[int, int]:
-    """``(parameters, activations per position)`` of the network, built on torch's meta
-    device (no memory, no weights). The activations are the outputs of its convolution,
-    normalisation and linear layers (8x8 or 10x10 planes)."""
+    """``(parameters, activations per position)`` of the network.
+
+    The network is built on torch's meta device (no memory, no weights). The activations are
+    the outputs of its convolution, normalisation and linear layers (8x8 or 10x10 planes).
+    """
     import torch
 
     from drl.nn import build
@@ -937,8 +967,10 @@ def _fmt_bytes(n: float) -> str:
 
 
 def check_memory(cfg: Config, board_size: int, available: tuple[int, str] | None = None) -> None:
-    """Refuse a configuration whose arrays (:func:`memory_estimate`) do not fit in the
-    memory available (:func:`available_memory`, or ``available``).
+    """Refuse a configuration whose arrays do not fit in the memory available.
+
+    The arrays are those :func:`memory_estimate` counts; the memory available is
+    :func:`available_memory`, or ``available``.
 
     The message names one key of :data:`MEMORY_KEYS` (or a ``model`` size field): of
     those that alone can make the run fit, the one furthest above its limit; the limit
@@ -1060,8 +1092,11 @@ def validate(cfg: Config) -> None:
 
 
 def __getattr__(name: str) -> Any:
-    """The names this module had before: ``EvalCfg`` (now :class:`TrainEvalCfg`) with a
-    DeprecationWarning; ``RANGES`` is gone (each dataclass checks its own ranges)."""
+    """The names this module had before.
+
+    ``EvalCfg`` (now :class:`TrainEvalCfg`) with a DeprecationWarning; ``RANGES`` is gone
+    (each dataclass checks its own ranges).
+    """
     if name == "EvalCfg":
         warnings.warn(
             "drl.train.config.EvalCfg is renamed TrainEvalCfg (drl-eval's settings are "

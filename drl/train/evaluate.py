@@ -122,8 +122,9 @@ def evaluate_against(
     *,
     settings: MatchSettings = EVALUATION_SETTINGS,
 ) -> list[BaselineResult]:
-    """:func:`play_against_baseline` against each baseline, summarised
-    (overall/colour/role); baseline ``k`` plays with seed ``settings.seed + 7919 k``.
+    """:func:`play_against_baseline` against each baseline, summarised (overall/colour/role).
+
+    Baseline ``k`` plays with seed ``settings.seed + 7919 k``.
 
     Raises:
         ValueError: as :func:`play_against_baseline`, or a ``settings.pdn_path`` (the
@@ -206,8 +207,9 @@ def preflight_baselines(
 
 
 def preflight_evaluations(cfg: Config) -> None:
-    """:func:`preflight_baselines` for the evaluations a training run with ``cfg`` will
-    play: ``train.eval`` when it runs during training (``every`` > 0, below
+    """:func:`preflight_baselines` for the evaluations a training run with ``cfg`` will play.
+
+    These are ``train.eval`` when it runs during training (``every`` > 0, below
     ``iterations``, with games), and ``train.final_eval`` when it has games.
 
     Raises:

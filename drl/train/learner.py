@@ -181,8 +181,10 @@ def _exploded(total: float, batch: SampleBatch, loss: LossConfig) -> str | None:
 def _losses(
     out: object, batch: SampleBatch, loss: LossConfig, device: torch.device
 ) -> tuple[torch.Tensor, ...]:
-    """``(policy_loss, value_loss, pieces_loss, plies_loss, total, logp, mask)`` of the
-    network's output ``out`` on ``batch``."""
+    """The losses of the network's output ``out`` on ``batch``.
+
+    ``(policy_loss, value_loss, pieces_loss, plies_loss, total, logp, mask)``.
+    """
     mask = _tensor(batch.mask, device)
     target = _tensor(batch.policy, device)
     weight = _tensor(batch.policy_weight, device)
@@ -302,10 +304,12 @@ def check_network(
     batch: SampleBatch | None = None,
     loss: LossConfig | None = None,
 ) -> None:
-    """Check that the network, in eval mode (as self-play and checkpoints use it), gives
-    finite outputs on ``obs`` and, given ``batch`` and ``loss``, a loss on ``batch`` that
-    has not exploded (as :func:`train_step` judges it: the last step of an iteration may
-    blow the weights up, and the next step would see it only after the checkpoint).
+    """Check that the network's outputs, in eval mode, are finite and its loss has not exploded.
+
+    Eval mode is how self-play and checkpoints use it. The outputs are those on ``obs``;
+    given ``batch`` and ``loss``, the loss on ``batch`` is checked too, as
+    :func:`train_step` judges it (the last step of an iteration may blow the weights up, and
+    the next step would see it only after the checkpoint).
 
     A learner step with finite losses can still leave weights that overflow in eval mode
     (batch norm then uses its running statistics, not the batch's); the training loop

@@ -145,8 +145,10 @@ class TrainResult:
 
 
 def run_variants(cfg: Config) -> list[Variant]:
-    """The variants self-play alternates between (both Taker colours in Give and Take);
-    see :func:`drl.train.config.variants_of`."""
+    """The variants self-play alternates between (both Taker colours in Give and Take).
+
+    See :func:`drl.train.config.variants_of`.
+    """
     return list(variants_of(cfg.variant))
 
 
@@ -175,8 +177,11 @@ def _cpu_seconds() -> float:
 
 
 class _Clock:
-    """The run's training time: this session's since it started plus the earlier
-    sessions' (from the checkpoint's counters), in minutes."""
+    """The run's training time in minutes, over all its sessions.
+
+    This session's since it started plus the earlier sessions' (from the checkpoint's
+    counters).
+    """
 
     def __init__(self, wall_minutes: float = 0.0, cpu_minutes: float = 0.0) -> None:
         self.wall0, self.cpu0 = wall_minutes, cpu_minutes
@@ -204,8 +209,11 @@ def _optimizer(loop: LoopCfg, net: PolicyValueModel) -> torch.optim.Optimizer:
 def _restore(
     net: PolicyValueModel, optimizer: torch.optim.Optimizer, found: Resumed, loop: LoopCfg
 ) -> None:
-    """Load the state of the checkpoint the run continues from; the optimiser keeps this
-    session's settings (``lr``, ``weight_decay``, ``momentum``), not the checkpoint's."""
+    """Load the state of the checkpoint the run continues from.
+
+    The optimiser keeps this session's settings (``lr``, ``weight_decay``, ``momentum``),
+    not the checkpoint's.
+    """
     assert found.payload is not None
     net.load_state_dict(found.payload["model"])
     optimizer.load_state_dict(found.payload["optimizer"])
@@ -318,8 +326,10 @@ def _diverged_in_run(
 
 @dataclass
 class _Run:
-    """What the phases of a training session share: its settings and folder, the
-    network, the replay buffer, and the counters as they stand."""
+    """What the phases of a training session share.
+
+    Its settings and folder, the network, the replay buffer, and the counters as they stand.
+    """
 
     s: TrainSettings
     run_dir: Path
@@ -382,9 +392,11 @@ class _Run:
 
 
 class _Progress:
-    """The progress bar, in games. With a time budget the iteration cap is rarely what
-    ends the run: the bar then counts games without a total (no hours-long ETA) and its
-    postfix shows the budget used."""
+    """The progress bar, in games.
+
+    With a time budget the iteration cap is rarely what ends the run: the bar then counts
+    games without a total (no hours-long ETA) and its postfix shows the budget used.
+    """
 
     def __init__(self, s: TrainSettings, clock: _Clock, iteration: int) -> None:
         from tqdm.auto import tqdm
@@ -419,8 +431,9 @@ def _out_of_time(loop: LoopCfg, minutes: float) -> bool:
 
 
 def train(cfg: Config, run_dir: str | os.PathLike, progress: bool | None = None) -> TrainResult:
-    """Train (or continue training) in ``run_dir``; see the module's docstring for what a
-    run folder guarantees.
+    """Train (or continue training) in ``run_dir``.
+
+    See the module's docstring for what a run folder guarantees.
 
     Args:
         cfg: the configuration (validated here, then converted once into
@@ -521,8 +534,10 @@ def _runtime(run: _Run) -> LocalRuntime | RayRuntime:
 
 
 def _run_spec(s: TrainSettings, net: PolicyValueModel) -> RunSpec:
-    """What the run asks of its folder: its game, encoding and network, its config, and
-    when it is finished."""
+    """What the run asks of its folder.
+
+    Its game, encoding and network, its config, and when it is finished.
+    """
     want = describe(net)
     loop = s.loop
     return RunSpec(
@@ -571,8 +586,10 @@ def _finished(run_dir: Path, found: Resumed) -> TrainResult:
 def _iterate(
     run: _Run, runtime: LocalRuntime | RayRuntime, logger: _Logger, progress: _Progress
 ) -> bool:
-    """One iteration: self-play, the learner, the evaluation when due, the metrics line
-    and the checkpoint. Returns whether the training time budget is spent."""
+    """One iteration: self-play, learner, evaluation when due, metrics line and checkpoint.
+
+    Returns whether the training time budget is spent.
+    """
     loop = run.s.loop
     # -- self-play: the iteration's games (those finished since the checkpoint count)
     scalars = _selfplay(run, runtime, progress)
@@ -652,8 +669,10 @@ def _learn(run: _Run) -> dict[str, float]:
 
 
 def _final_eval(run: _Run, logger: _Logger) -> list[BaselineResult]:
-    """The final evaluation (none when switched off), saved as ``eval/final*`` and
-    logged under the last iteration."""
+    """The final evaluation (none when switched off).
+
+    It is saved as ``eval/final*`` and logged under the last iteration.
+    """
     t_ev = time.perf_counter()
     final = _evaluate(run.s, run.net, run.device, run.s.loop.final_eval, run.s.seed + 10_000)
     if final:
@@ -666,9 +685,11 @@ def _final_eval(run: _Run, logger: _Logger) -> list[BaselineResult]:
 def resolve_run_dir(
     cfg: Config, runs_root: str | os.PathLike = "runs", job: int | None = None
 ) -> Path:
-    """The run folder: ``cfg.run_dir``; else with ``resume`` the newest run of this
-    variant under ``runs_root``; else a new ``runs_root/<variant>-<time>`` folder
-    (``-<job>`` appended for the jobs of a Hydra multirun).
+    """The run folder: ``cfg.run_dir``, the newest run of the variant, or a new folder.
+
+    With no ``cfg.run_dir``: with ``resume`` the newest run of this variant under
+    ``runs_root``; else a new ``runs_root/<variant>-<time>`` folder (``-<job>`` appended for
+    the jobs of a Hydra multirun).
 
     Raises:
         FileNotFoundError: ``resume=true`` but no earlier run of this variant exists.

@@ -1,5 +1,6 @@
-"""A run folder's own bookkeeping: its lock, its session log, and the checks that decide
-whether a configuration may continue what the folder holds.
+"""A run folder's own bookkeeping: its lock, its session log, and its continuation checks.
+
+The checks decide whether a configuration may continue what the folder holds.
 
 - The lock: one training process at a time. :func:`lock_run_dir` takes an exclusive
   ``fcntl.flock`` on the run folder itself (a folder opened read-only), which no file
@@ -70,8 +71,10 @@ SESSIONS_NAME = "sessions.jsonl"
 
 
 class RunFolderError(RuntimeError):
-    """The run folder cannot be used: not creatable or writable, or in use by another
-    training process."""
+    """The run folder cannot be used.
+
+    It cannot be created or written, or another training process is using it.
+    """
 
 
 def _now() -> str:
@@ -79,8 +82,11 @@ def _now() -> str:
 
 
 class RunLock:
-    """The exclusive lock of one run folder, held from :func:`lock_run_dir` until
-    :meth:`release` (or the end of the process). Use it as a context manager."""
+    """The exclusive lock of one run folder.
+
+    Held from :func:`lock_run_dir` until :meth:`release` (or the end of the process). Use it
+    as a context manager.
+    """
 
     def __init__(
         self, run_dir: Path, fd: int, dir_fd: int | None = None, started: str | None = None
@@ -165,8 +171,11 @@ def _busy(err: OSError) -> bool:
 
 
 def _holder(d: Path, dir_stat: os.stat_result | None) -> str:
-    """Who holds the folder: from ``.lock``, else (the file deleted) from the kernel's
-    table of locks on the folder itself (Linux)."""
+    """Who holds the folder's lock.
+
+    Read from ``.lock``, else (the file deleted) from the kernel's table of locks on the
+    folder itself (Linux).
+    """
     try:
         info = json.loads((d / LOCK_NAME).read_text(encoding="utf-8"))
         return f"pid {info['pid']}, started {info['started']}"
@@ -281,8 +290,10 @@ MAX_COUNT = 2**31 - 1
 
 
 def _count(value: object) -> int:
-    """``value`` as a count in [0, MAX_COUNT], or -1 when it is not one (too large,
-    negative, infinite, not a number)."""
+    """``value`` as a count in [0, MAX_COUNT], or -1 when it is not one.
+
+    Not one: too large, negative, infinite, not a number.
+    """
     try:
         n = int(value)  # type: ignore[call-overload]
     except (ValueError, TypeError, OverflowError):
@@ -291,9 +302,11 @@ def _count(value: object) -> int:
 
 
 def json_count(line: str, key: str) -> int:
-    """The count ``key`` of one JSON line of a run folder's log (``sessions.jsonl``,
-    ``metrics.jsonl``), or -1 when the line is cut short, lacks it, or holds no count in
-    [0, MAX_COUNT] there."""
+    """The count ``key`` of one JSON line of a run folder's log, or -1.
+
+    The logs are ``sessions.jsonl`` and ``metrics.jsonl``. -1 when the line is cut short,
+    lacks the key, or holds no count in [0, MAX_COUNT] there.
+    """
     try:
         row = json.loads(line)
     except ValueError:
@@ -332,9 +345,11 @@ def start_session(run_dir: Path, at_least: int, record: Mapping[str, Any]) -> in
 
 
 def encoding_of(payload: Mapping[str, Any]) -> dict[str, int]:
-    """The position encoding a checkpoint's network reads and writes: ``board_size``,
-    ``channels`` (observation planes) and ``actions`` (policy outputs), from its
-    ``encoding`` entry or else its ``net_config``; a value it does not record is -1."""
+    """The position encoding a checkpoint's network reads and writes.
+
+    ``board_size``, ``channels`` (observation planes) and ``actions`` (policy outputs), from
+    its ``encoding`` entry or else its ``net_config``; a value it does not record is -1.
+    """
     enc = payload.get("encoding")
     if isinstance(enc, Mapping):
         return {k: int(enc.get(k, -1)) for k in ("board_size", "channels", "actions")}
@@ -352,8 +367,10 @@ def _fmt_encoding(enc: Mapping[str, int]) -> str:
 
 
 def _rules(spec: str) -> dict[str, Any]:
-    """The rule flags of a variant string (the preset's name left out: two spellings of
-    one game are the same game)."""
+    """The rule flags of a variant string.
+
+    The preset's name is left out: two spellings of one game are the same game.
+    """
     from drl.rules import Variant
 
     v = Variant.parse(spec)
@@ -383,15 +400,15 @@ def check_checkpoint(
     arch: str,
     net_config: Mapping[str, Any],
 ) -> None:
-    """Check that the checkpoint a run would continue from is of this run's game,
-    encoding and network.
+    """Check that the checkpoint a run continues from is of this run's game, encoding and network.
 
     Args:
         path: the checkpoint (for messages).
         payload: its payload (``variant``, ``encoding`` or ``net_config``, ``arch``).
         variant_spec: the config's ``variant.spec``.
         encoding: this run's ``board_size``, ``channels`` and ``actions``.
-        arch, net_config: the network this run asks for (see :func:`drl.nn.describe`).
+        arch: the architecture this run asks for (``model.arch``).
+        net_config: the network fields this run asks for (see :func:`drl.nn.describe`).
 
     Raises:
         ValueError: naming the checkpoint, what it holds and what the config asks for
@@ -418,9 +435,11 @@ def check_checkpoint(
 
 
 def check_config_file(path: Path, variant_spec: str, model: Mapping[str, Any]) -> None:
-    """Check a run folder's ``config.yaml`` (when it has no checkpoint to go by) against
-    the config that would continue it: the same variant rules, model architecture and
-    model fields (the preset's ``name`` aside; a field one side lacks is not compared).
+    """Check a run folder's ``config.yaml`` against the config that would continue it.
+
+    Used when the folder has no checkpoint to go by. It must have the same variant rules,
+    model architecture and model fields (the preset's ``name`` aside; a field one side lacks
+    is not compared).
 
     Args:
         path: the folder's ``config.yaml``.
@@ -457,8 +476,10 @@ _ROUND_TAG_RE = re.compile(r'^\[Round "(\d+)"\]$', re.MULTILINE)
 
 
 def _numbered(run_dir: Path) -> list[tuple[int, str, Path]]:
-    """``(number, "shard" | "selfplay", path)`` of the replay shards (set aside or not)
-    and the self-play PDN files of a run folder."""
+    """The replay shards (set aside or not) and self-play PDN files of a run folder.
+
+    Each as ``(number, "shard" | "selfplay", path)``.
+    """
     out = []
     for sub in ("replay", "games"):
         d = run_dir / sub
@@ -488,9 +509,11 @@ class GamesFound:
 
 
 def sessions_after(run_dir: Path, first: int) -> GamesFound:
-    """Read the session and game numbers recorded in the replay shards and PDN files of
-    ``run_dir`` numbered ``first`` or more (those written after the checkpoint that
-    recorded ``shards == first``), and the highest number of any of them.
+    """The sessions and games recorded in the newer replay shards and PDN files of ``run_dir``.
+
+    Reads the session and game numbers of those numbered ``first`` or more (written after
+    the checkpoint that recorded ``shards == first``), and the highest number of any of
+    them.
 
     A shard or PDN that cannot be read, or that records no session (written by an
     earlier version), adds nothing.
@@ -519,9 +542,11 @@ def sessions_after(run_dir: Path, first: int) -> GamesFound:
 
 
 def work_in(run_dir: Path) -> list[str]:
-    """What of a run's work a folder holds besides its checkpoints: replay shards (set
-    aside or not), self-play games, metrics, evaluations, TensorBoard logs; one phrase
-    each (none for a folder that never got past the start of a run)."""
+    """What of a run's work a folder holds besides its checkpoints, one phrase each.
+
+    Replay shards (set aside or not), self-play games, metrics, evaluations, TensorBoard
+    logs; none for a folder that never got past the start of a run.
+    """
     found: dict[str, list[Path]] = {}
     for _number, kind, path in _numbered(run_dir):
         key = "set aside" if kind == "shard" and path.name.endswith(".corrupt") else kind
@@ -740,8 +765,11 @@ def _resumed(
 def _checked_checkpoint(
     run_dir: Path, spec: RunSpec, device: str | torch.device
 ) -> tuple[Path, dict[str, Any]] | None:
-    """The newest good checkpoint, checked against ``spec`` (without one,
-    ``config.yaml`` is); None for a folder whose run never got past its start."""
+    """The newest good checkpoint, checked against ``spec``; None when there is none.
+
+    Without a checkpoint, ``config.yaml`` is checked; None is for a folder whose run never
+    got past its start.
+    """
     ckpt_dir = run_dir / "checkpoints"
     damaged: list[str] = []
     try:
@@ -794,8 +822,10 @@ def _final_eval_recorded(path: Path, iteration: int) -> bool:
 
 
 def _settle_writes(run_dir: Path, config_yaml: str) -> None:
-    """Remove (or complete) the writes a kill or a full disk cut short, then write
-    ``config.yaml`` and make ``games/``."""
+    """Clear the writes a kill or a full disk cut short, then write ``config.yaml``.
+
+    The cut writes are removed (or completed); ``games/`` is made.
+    """
     for d in (run_dir, run_dir / "checkpoints", run_dir / "replay", run_dir / "eval"):
         remove_partials(d)
     if (run_dir / "games").is_dir():
@@ -808,11 +838,13 @@ def _settle_writes(run_dir: Path, config_yaml: str) -> None:
 
 
 def _settle_pdns(games_dir: Path, replay_dir: Path) -> None:
-    """Finish or remove the PDN writes a kill cut short. A shard's PDN is renamed into
-    place only after the shard is: a ``selfplay-N.pdn.tmp`` whose shard N was written is
-    complete and is renamed into place; one without its shard is of games never saved
-    and is removed. A PDN in place is never removed (its shard was written; if the shard
-    is gone, the PDN is the only record of its games)."""
+    """Finish or remove the PDN writes a kill cut short.
+
+    A shard's PDN is renamed into place only after the shard is: a ``selfplay-N.pdn.tmp``
+    whose shard N was written is complete and is renamed into place; one without its shard
+    is of games never saved and is removed. A PDN in place is never removed (its shard was
+    written; if the shard is gone, the PDN is the only record of its games).
+    """
 
     def shard_written(tmp: Path) -> bool:
         stem = tmp.name[: -len(".pdn.tmp")]
@@ -840,8 +872,11 @@ def _set_aside_checkpoint(path: Path) -> None:
 
 
 def _continue_from(ckpt_dir: Path, checkpoint: Path, iteration: int) -> Path:
-    """Set aside the checkpoints newer than ``checkpoint`` (damaged: it is the newest
-    good one) and name the checkpoints by iteration; ``checkpoint``'s name then."""
+    """Set aside the checkpoints newer than ``checkpoint`` and name the rest by iteration.
+
+    The newer ones are damaged (``checkpoint`` is the newest good one). Returns
+    ``checkpoint``'s name after the renaming.
+    """
     for p in list_checkpoints(ckpt_dir):
         if _checkpoint_number(p) > _checkpoint_number(checkpoint):
             _set_aside_checkpoint(p)
@@ -852,9 +887,11 @@ def _continue_from(ckpt_dir: Path, checkpoint: Path, iteration: int) -> Path:
 
 
 def _number_by_iteration(directory: Path) -> None:
-    """Give checkpoints named by learner steps (the naming of earlier versions) the
-    iteration names, so that the newest is again the largest number. Hard links first,
-    then the old names go: a kill leaves both names of a good checkpoint, never none."""
+    """Rename checkpoints named by learner steps (earlier versions) by iteration.
+
+    So the newest is again the largest number. Hard links first, then the old names go: a
+    kill leaves both names of a good checkpoint, never none.
+    """
     for p in list_checkpoints(directory):
         try:
             it = int(load_checkpoint(p)["counters"]["iteration"])
@@ -878,8 +915,10 @@ def _number_by_iteration(directory: Path) -> None:
 
 
 def _trim_metrics(path: Path, iteration: int) -> None:
-    """Drop the metrics lines of iterations after ``iteration`` (redone from there) and
-    lines cut short by a kill."""
+    """Drop the metrics lines of iterations after ``iteration`` and lines cut short by a kill.
+
+    The iterations after ``iteration`` are redone from there.
+    """
     if not path.exists():
         return
     keep, dropped = [], 0
@@ -895,8 +934,10 @@ def _trim_metrics(path: Path, iteration: int) -> None:
 def _open_replay(
     run_dir: Path, spec: RunSpec, found: tuple[Path, Mapping[str, Any]] | None
 ) -> tuple[ReplayBuffer, int, int]:
-    """The replay buffer; the games finished up to the checkpoint; the highest session
-    recorded in the games written after it (-1: none).
+    """The replay buffer, the games finished up to the checkpoint, and the sessions after it.
+
+    The last is the highest session recorded in the games written after the checkpoint (-1:
+    none).
 
     The sessions recorded in those games keep a deleted ``sessions.jsonl`` from making
     the session number go back and replay their seeds; their numbers (and the

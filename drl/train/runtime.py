@@ -85,8 +85,10 @@ class LocalRuntime:
         self.net_seconds = 0.0
 
     def set_next_game_index(self, index: int) -> None:
-        """Number the games handed back from ``index`` on, and continue the role
-        alternation as if ``index`` games had been started."""
+        """Number the games handed back from ``index`` on.
+
+        The role alternation continues as if ``index`` games had been started.
+        """
         self.actor.next_game_index = index
         self.actor.games_started = index
 
@@ -99,8 +101,10 @@ class LocalRuntime:
         chunk: int,
         progress: Callable[[int], None] | None = None,
     ) -> SelfPlayStats:
-        """Deliver exactly ``num_games`` games played with ``net`` (see
-        :meth:`SelfPlayActor.play`)."""
+        """Deliver exactly ``num_games`` games played with ``net``.
+
+        See :meth:`SelfPlayActor.play`.
+        """
         import numpy as np
 
         self.actor.rng = np.random.default_rng(seed)
@@ -250,8 +254,10 @@ class RayRuntime:
                 pass
 
     def _restore(self, weights: Any, seed: Any) -> list[int]:
-        """Start replacements for lost actors while the cluster has CPUs free; the
-        numbers of those that loaded ``weights`` in time."""
+        """Start replacements for lost actors while the cluster has CPUs free.
+
+        Returns the numbers of those that loaded ``weights`` in time.
+        """
         from ray.exceptions import GetTimeoutError, RayActorError
 
         started = []
@@ -285,8 +291,9 @@ class RayRuntime:
         chunk: int,
         progress: Callable[[int], None] | None = None,
     ) -> SelfPlayStats:
-        """Deliver exactly ``num_games`` games over all actors, in chunks, numbered in
-        the order they arrive.
+        """Deliver exactly ``num_games`` games over all actors, in chunks.
+
+        The games are numbered in the order they arrive.
 
         Raises:
             RuntimeError: if every actor is lost.
@@ -371,8 +378,10 @@ class _RayActor:
         self.actor.games_started = first_variant
 
     def load(self, weights: dict, seed: Any, rank: int, checksum: str = "") -> None:
-        """New weights, and the call's seed extended by the actor's rank (the games'
-        numbers are the driver's; see :meth:`RayRuntime.play`)."""
+        """Load new weights, and the call's seed extended by the actor's rank.
+
+        The games' numbers are the driver's (see :meth:`RayRuntime.play`).
+        """
         import numpy as np
 
         self.net.load_state_dict(weights)
@@ -380,8 +389,10 @@ class _RayActor:
         self.actor.rng = np.random.default_rng([*np.atleast_1d(seed).tolist(), rank])
 
     def play(self, n: int) -> tuple[GameBatch, list[str], SelfPlayStats, float, str, str]:
-        """``n`` games, with the node they ran on and the checksum of the weights
-        loaded."""
+        """Play ``n`` games; with them the node they ran on and the checksum of the weights.
+
+        The checksum is that of the weights loaded.
+        """
         import ray
 
         got: list[tuple[GameBatch, list[str]]] = []

@@ -148,7 +148,8 @@ class SelfPlayStats:
         """Fractions of finished games by outcome (and by role in Give and Take).
 
         ``truncated`` counts every game cut at the ply cap; ``adjudicated_decisive`` those
-        of them whose adjudication gave a winner (taught as a win and a loss, not 0)."""
+        of them whose adjudication gave a winner (taught as a win and a loss, not 0).
+        """
         n = max(len(self.results), 1)
         res = np.asarray(self.results)
         tak = np.asarray(self.takers)
@@ -171,10 +172,13 @@ class SelfPlayStats:
 
 
 class _RecordedGame:
-    """One game in a slot: its game-core position and history (rows of the actor's
-    slot arrays while it is played), the moves played and the positions recorded.
+    """One game in a slot: its position and history, the moves played and the positions recorded.
 
-    ``index`` is -1 until the game is delivered and numbered."""
+    The game-core position and history are rows of the actor's slot arrays while it is
+    played.
+
+    ``index`` is -1 until the game is delivered and numbered.
+    """
 
     def __init__(
         self,
@@ -218,8 +222,10 @@ class _RecordedGame:
 
 @dataclass
 class _Delivery:
-    """What one :meth:`SelfPlayActor.play` call hands out: its finished games, passed to
-    ``on_games`` in chunks of ``chunk`` (see ``play``)."""
+    """What one :meth:`SelfPlayActor.play` call hands out.
+
+    Its finished games, passed to ``on_games`` in chunks of ``chunk`` (see ``play``).
+    """
 
     num_games: int
     on_games: Callable[[GameBatch, list[str]], None] | None
@@ -302,8 +308,11 @@ class SelfPlayActor:
 
     @property
     def next_game_index(self) -> int:
-        """Index the next delivered game will get; each delivered game takes the next
-        one (the training loop sets it to the number of games the run has saved)."""
+        """Index the next delivered game will get.
+
+        Each delivered game takes the next one (the training loop sets it to the number of
+        games the run has saved).
+        """
         return self._next_index
 
     @next_game_index.setter
@@ -312,8 +321,10 @@ class SelfPlayActor:
 
     @property
     def games_started(self) -> int:
-        """Games started so far; game k is played under ``variants[k % len(variants)]``
-        (set it to shift the role alternation, e.g. to continue a run's)."""
+        """Games started so far; game k is played under ``variants[k % len(variants)]``.
+
+        Set it to shift the role alternation, e.g. to continue a run's.
+        """
         return self._started
 
     @games_started.setter
@@ -371,8 +382,10 @@ class SelfPlayActor:
         return stats
 
     def _deliver(self, out: _Delivery) -> None:
-        """Number the finished games, oldest first, and hand them to ``out`` until it
-        has all it asked for (the rest wait for the next call)."""
+        """Number the finished games, oldest first, and hand them to ``out``.
+
+        Games go until ``out`` has all it asked for; the rest wait for the next call.
+        """
         while self._done and out.stats.games < out.num_games:
             g = self._done.pop(0)
             g.index = self._next_index
@@ -381,9 +394,12 @@ class SelfPlayActor:
 
     # -- one step ---------------------------------------------------------------------
     def _play_step(self, evaluate: Evaluator, stats: SelfPlayStats) -> float:
-        """One step of every slot: a new game in each free slot, then forced steps at
-        once and the other games' steps by one batched search, each position recorded.
-        Returns the summed entropy of the search policies recorded for training."""
+        """One step of every slot, each position recorded.
+
+        A new game starts in each free slot, then forced steps are played at once and the
+        other games' steps by one batched search. Returns the summed entropy of the search
+        policies recorded for training.
+        """
         b = self.config.games_in_flight
         for i in range(b):
             if self._slots[i] is None:
@@ -406,9 +422,12 @@ class SelfPlayActor:
     def _search(
         self, evaluate: Evaluator, searched: np.ndarray, stats: SelfPlayStats
     ) -> tuple[np.ndarray, SearchResult, float]:
-        """Search the games with a choice of steps, each a full search with probability
-        ``full_search_prob`` (else a fast one). Returns which searches were full, the
-        result and the summed entropy of the full searches' policies."""
+        """Search the games with a choice of steps, each search full or fast.
+
+        Each is a full search with probability ``full_search_prob`` (else a fast one).
+        Returns which searches were full, the result and the summed entropy of the full
+        searches' policies.
+        """
         cfg = self.config
         full = self.rng.random(cfg.games_in_flight) < cfg.full_search_prob
         sims = self.search_config.num_simulations
@@ -435,9 +454,11 @@ class SelfPlayActor:
         full: np.ndarray,
         result: SearchResult | None,
     ) -> None:
-        """Record every slot's position before its step: a forced step with policy
-        weight 0 (if ``record_forced``), a searched one with the search's policy
-        (weight 1 for a full search) and value."""
+        """Record every slot's position before its step.
+
+        A forced step is recorded with policy weight 0 (if ``record_forced``), a searched
+        one with the search's policy (weight 1 for a full search) and value.
+        """
         obs = self._obs.astype(np.float16)
         slots: list[_RecordedGame] = self._slots  # type: ignore[assignment]
         for i, g in enumerate(slots):
@@ -453,8 +474,10 @@ class SelfPlayActor:
                 )
 
     def _advance(self, actions: np.ndarray) -> None:
-        """Play each slot's step; a game that ends frees its slot and waits for
-        delivery."""
+        """Play each slot's step.
+
+        A game that ends frees its slot and waits for delivery.
+        """
         step_all(self._pos, self._params, self._hist, actions, self._all, self._played, self._step)
         if (self._step == G.STEP_ILLEGAL).any():
             bad = int(np.flatnonzero(self._step == G.STEP_ILLEGAL)[0])
@@ -495,8 +518,10 @@ class SelfPlayActor:
         g.ply.append(int(g.pos[ST_PLY]))
 
     def _move_done(self, g: _RecordedGame, slot: int) -> bool:
-        """Book the move game ``g`` just completed; returns True when the game is over
-        (by rule, or truncated at ``max_plies``), its slot then free."""
+        """Book the move game ``g`` just completed; returns True when the game is over.
+
+        Over by rule, or truncated at ``max_plies``; its slot is then free.
+        """
         g.rows.append(self._played[slot].copy())
         if G.is_over(g.pos):
             g.result = int(code_winner(g.pos[G.G_CODE]))
@@ -560,8 +585,10 @@ class SelfPlayActor:
         return board
 
     def _pdn(self, g: _RecordedGame) -> str:
-        """The game as PDN, written from its move rows (self-play starts from the
-        variant's start position, so no board is replayed)."""
+        """The game as PDN, written from its move rows.
+
+        Self-play starts from the variant's start position, so no board is replayed.
+        """
         game_type, variant_tag = game_type_tag(g.variant)
         tags = {
             "Event": "drl self-play",

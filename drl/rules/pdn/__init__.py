@@ -16,7 +16,7 @@ incomplete (``Game.complete`` False) and :func:`replay_file` reports it so.
 The writer produces standard PDN that this reader (and common draughts software) reads
 back. Variants without an official GameType (giveaway, losing, give_and_take, or any
 preset with changed flags) are written with their base board's GameType plus a
-``[Variant "<full variant string>"]`` tag (DESIGN §2).
+``[Variant "<full variant string>"]`` tag (``docs/rules.md``, "PDN conventions").
 
 The reader is :mod:`drl.rules.pdn.read`, the writer and the result conventions
 :mod:`drl.rules.pdn.write`, replaying :mod:`drl.rules.pdn.replay`; every name is
