@@ -16,11 +16,16 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, cast
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
 
 import hydra
 from hydra.core.config_store import ConfigStore
 from omegaconf import OmegaConf
+
+if TYPE_CHECKING:
+    from drl.agents.az import AZAgent
+    from drl.rules import Board
 
 
 @dataclass
@@ -89,10 +94,40 @@ def play_session(
             checkpoint whose network does not fit the variant, or a ``pdn`` path that
             cannot be written (the message names it).
     """
+    agent, board, pdn = _start(cfg)
+    me = 0 if cfg.color == "black" else 1
+    write(
+        f"You play {cfg.color}"
+        + (f" ({board.role(me)})" if board.role(me) else "")
+        + f" in {board.variant} against {agent.name} from {agent.path}."
+    )
+    write("Type moves in PDN (e.g. 11-15, 15x24), 'moves', 'undo' or 'quit'. Squares:")
+    write(square_numbers(board.variant.board_size))
+    while not board.is_game_over():
+        write("")
+        write(str(board))
+        if int(board.turn) != me:
+            move = agent.select_move(board)
+            write(f"network plays {move}")
+            board.push(move)
+        elif not _user_turn(board, read, write):
+            write("game abandoned")
+            return "*"
+    write("")
+    write(str(board))
+    outcome = board.outcome()
+    result = outcome.result if outcome is not None else "*"
+    write(f"game over: {result} ({outcome.termination.name.lower()})" if outcome else result)
+    if pdn is not None:
+        _save_game(board, pdn, cfg.pdn, write, finished=outcome is not None)
+    return result
+
+
+def _start(cfg: PlayConfig) -> tuple[AZAgent, Board, Path | None]:
+    """Check ``cfg``, load the agent and set up the board (see :func:`play_session`)."""
     from drl.agents.az import AZAgent
     from drl.cli._output import check_writable_file
-    from drl.rules import Board, IllegalMoveError, Variant
-    from drl.rules.pdn import board_to_pdn
+    from drl.rules import Board, Variant
 
     if not cfg.ckpt:
         raise ValueError(
@@ -111,60 +146,55 @@ def play_session(
     if variant.is_asymmetric:
         other = "white" if cfg.color == "black" else "black"
         variant = variant.with_taker(cfg.color if cfg.role == "taker" else other)
-    board = Board(variant, fen=cfg.fen)
-    me = 0 if cfg.color == "black" else 1
-    write(
-        f"You play {cfg.color}"
-        + (f" ({board.role(me)})" if board.role(me) else "")
-        + f" in {variant} against {agent.name} from {agent.path}."
-    )
-    write("Type moves in PDN (e.g. 11-15, 15x24), 'moves', 'undo' or 'quit'. Squares:")
-    write(square_numbers(variant.board_size))
-    while not board.is_game_over():
-        write("")
-        write(str(board))
-        if int(board.turn) != me:
-            move = agent.select_move(board)
-            write(f"network plays {move}")
-            board.push(move)
-            continue
-        legal = board.legal_moves
-        text = read(f"your move ({board.turn.name.lower()}): ").strip()
-        if text in ("quit", "exit"):
-            write("game abandoned")
-            return "*"
-        if text in ("moves", "?", "help"):
-            write("legal moves: " + ", ".join(str(m) for m in legal))
-            continue
-        if text == "undo":
-            if board.ply >= 2:
-                board.pop()
-                board.pop()
-            else:
-                write("nothing to take back")
-            continue
+    return agent, Board(variant, fen=cfg.fen), pdn
+
+
+def _user_turn(board: Board, read: Callable[[str], str], write: Callable[[str], None]) -> bool:
+    """Read one command of the user and act on it.
+
+    A legal move is played, ``moves`` lists them, ``undo`` takes back the last pair of
+    moves, and a bad move is named with the legal ones (the turn is asked again).
+
+    Returns:
+        False when the user quits, True otherwise.
+    """
+    from drl.rules import IllegalMoveError
+
+    legal = board.legal_moves
+    text = read(f"your move ({board.turn.name.lower()}): ").strip()
+    if text in ("quit", "exit"):
+        return False
+    if text in ("moves", "?", "help"):
+        write("legal moves: " + ", ".join(str(m) for m in legal))
+    elif text == "undo":
+        if board.ply >= 2:
+            board.pop()
+            board.pop()
+        else:
+            write("nothing to take back")
+    else:
         try:
-            move = board.parse_move(text)
+            board.push(board.parse_move(text))
         except (IllegalMoveError, ValueError) as err:
             write(f"{err}")
             write("legal moves: " + ", ".join(str(m) for m in legal))
-            continue
-        board.push(move)
-    write("")
-    write(str(board))
-    outcome = board.outcome()
-    result = outcome.result if outcome is not None else "*"
-    write(f"game over: {result} ({outcome.termination.name.lower()})" if outcome else result)
-    if pdn is not None:
-        text = board_to_pdn(board, {"Event": "drl-play"}, None if outcome else "*")
-        try:
-            pdn.write_text(text, encoding="utf-8")
-        except OSError as err:
-            write(f"could not write the game to pdn={cfg.pdn} ({err.strerror or err}); its PDN:")
-            write(text)
-        else:
-            write(f"game written to {cfg.pdn}")
-    return result
+    return True
+
+
+def _save_game(
+    board: Board, pdn: Path, name: str | None, write: Callable[[str], None], finished: bool
+) -> None:
+    """Write the game to ``pdn``; when that fails, print its PDN with the reason."""
+    from drl.rules.pdn import board_to_pdn
+
+    text = board_to_pdn(board, {"Event": "drl-play"}, None if finished else "*")
+    try:
+        pdn.write_text(text, encoding="utf-8")
+    except OSError as err:
+        write(f"could not write the game to pdn={name} ({err.strerror or err}); its PDN:")
+        write(text)
+    else:
+        write(f"game written to {name}")
 
 
 def _run(cfg: Any) -> None:

@@ -191,7 +191,7 @@ class DraughtsVectorEnv(VectorEnv):
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}
 
-    def __init__(
+    def __init__(  # noqa: PLR0913 (the keywords of gymnasium.make_vec, one per option)
         self,
         num_envs: int,
         variant: str | Variant = "english",

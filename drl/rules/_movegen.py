@@ -241,7 +241,12 @@ def _push(ctx, top, sq, king, crowned, captured, nsteps):
 
 
 @njit(types.void(_I, _I, _I, _I, _I, RW3, _I, RW1), cache=True, _nrt=False)
-def _search(z, start, king0, opp, occ, moves, lvl, ctx):
+# Its length: one loop over an explicit stack (recursion does not reload from numba's
+# cache) holds every capture rule of every variant (men and kings, flying and short kings,
+# backward captures, promotion during a capture, pieces removed at the end), each branch
+# a few lines that read the node's state in place; the parts that stand alone (_push,
+# _emit, _first_occupied) are already out of it, and what is left shares the node's locals.
+def _search(z, start, king0, opp, occ, moves, lvl, ctx):  # noqa: C901, PLR0915
     """Depth-first search of the capture sequences of the piece on ``start``.
 
     An explicit stack of nodes (square, moves as king, crowned during this move, captured

@@ -99,7 +99,7 @@ def move_key(row) -> tuple:
 DIRS = ((-1, -1), (-1, 1), (1, -1), (1, 1))
 
 
-def reference_moves(state, variant) -> list[tuple]:
+def reference_moves(state, variant) -> list[tuple]:  # noqa: C901, PLR0915 (the slow way, kept flat)
     """Legal moves computed the slow way, on (row, col) coordinates.
 
     Rules (seeds 002-004, FMJD): compulsory capture; Turkish strike; men capture forwards
