@@ -41,6 +41,11 @@ ALLOWED: dict[tuple[str, str], str] = {
     # needs the envs to take agent objects only, or a factory registered from above;
     # either changes the envs' public arguments.
     ("drl/envs/opponents.py", "drl.agents"): "opponent specs are built by drl.agents.make",
+    # Names that moved from the game core to the envs still work from their old places,
+    # imported only when the old name is asked for (with a DeprecationWarning).
+    ("drl/game/__init__.py", "drl.envs"): "drl.game.StepGame, now drl.envs.StepGame",
+    ("drl/game/game.py", "drl.envs"): "drl.game.game.StepGame, now drl.envs.StepGame",
+    ("drl/game/kernels.py", "drl.envs"): "the envs' driver kernels, now drl.envs._kernels",
 }
 
 

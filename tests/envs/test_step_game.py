@@ -61,10 +61,3 @@ def test_repetition_draw_is_detected_like_the_board():
 def test_docstring_examples(module):
     result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0
-
-
-def test_the_old_name_says_where_the_class_went():
-    import drl.game
-
-    with pytest.raises(AttributeError, match=r"drl\.envs\.StepGame"):
-        drl.game.StepGame  # noqa: B018
