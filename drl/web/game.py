@@ -14,8 +14,11 @@ the game is then left as it was.
 from __future__ import annotations
 
 import datetime
+import queue
 import threading
 from collections.abc import Callable
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
 from drl.agents import Agent, make
@@ -30,26 +33,37 @@ from drl.web.settings import COLORS, GRACE, GameError, GameSettings, game_varian
 __all__ = ["WebGame"]
 
 
-class _Thinking:
-    """One opponent move computed in a daemon thread (so a hung agent never keeps the
-    server from stopping)."""
+class _Worker:
+    """The one thread that calls a game's opponent, for the game's whole life: an engine
+    agent's process lives as long as the thread that started it (``drl.agents._process``),
+    and an agent is never called from two threads at once. A daemon thread, so a hung
+    agent never keeps the server from stopping."""
 
-    def __init__(self, choose: Callable[[Board], Move], board: Board) -> None:
-        self.move: Move | None = None
-        self.error: BaseException | None = None
-        self.done = threading.Event()
-        self._thread = threading.Thread(
-            target=self._run, args=(choose, board), name="drl-web-opponent", daemon=True
+    def __init__(self, name: str) -> None:
+        self._jobs: queue.SimpleQueue[tuple[Callable[..., Any], tuple, Future] | None] = (
+            queue.SimpleQueue()
         )
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
 
-    def _run(self, choose: Callable[[Board], Move], board: Board) -> None:
-        try:
-            self.move = choose(board)
-        except BaseException as err:  # handed to the request that waits for it
-            self.error = err
-        finally:
-            self.done.set()
+    def _run(self) -> None:
+        while (job := self._jobs.get()) is not None:
+            fn, args, future = job
+            if future.set_running_or_notify_cancel():
+                try:
+                    future.set_result(fn(*args))
+                except BaseException as err:  # handed to the request that waits for it
+                    future.set_exception(err)
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> Future:
+        """Run ``fn(*args)`` after the jobs before it; its future."""
+        future: Future = Future()
+        self._jobs.put((fn, args, future))
+        return future
+
+    def stop(self) -> None:
+        """End the thread after the jobs already submitted."""
+        self._jobs.put(None)
 
 
 def _build_agent(build: Callable[[str], Agent], spec: str, game: WebGame) -> Agent:
@@ -129,7 +143,8 @@ class WebGame:
         self.lock = threading.RLock()
         self.date = datetime.date.today().strftime("%Y.%m.%d")
         self._step = StepState.from_board(self.board)
-        self._thinking: _Thinking | None = None
+        self._worker = _Worker(f"drl-web-{game_id}")
+        self._thinking: Future | None = None  # an opponent move given up on, still running
         self._closed = False
 
     # ------------------------------------------------------------------ queries
@@ -146,7 +161,7 @@ class WebGame:
         is not the player's turn or the game is over."""
         if int(self.board.turn) != self.human or self.board.is_game_over():
             return []
-        return [self._step.squares(int(a)) for a in self._step.legal_actions()]
+        return sorted(self._step.squares(int(a)) for a in self._step.legal_actions())
 
     def _jump(self) -> dict[str, Any] | None:
         """The move in progress: ``{"from", "at", "captured"}`` squares, or None."""
@@ -205,7 +220,7 @@ class WebGame:
         outcome = self.board.outcome()
         if outcome is not None:
             raise GameError(f"the game is over ({outcome_text(outcome)}): undo or start a new game")
-        if self._thinking is not None and not self._thinking.done.is_set():
+        if self._thinking is not None and not self._thinking.done():
             raise GameError(f"{self.agent.name} is still thinking about an earlier position")
 
     def play_step(self, from_sq: Any, to_sq: Any) -> None:
@@ -267,21 +282,20 @@ class WebGame:
             self._refuse_unless_going_on()
             if int(self.board.turn) == self.human:
                 raise GameError(f"it is your turn ({COLORS[self.human]})")
-            thinking = _Thinking(self.agent.select_move, self.board.copy())
+            thinking = self._worker.submit(self.agent.select_move, self.board.copy())
             limit = self.settings.move_time
-            if not thinking.done.wait(None if limit is None else limit + GRACE):
+            try:
+                move = thinking.result(None if limit is None else limit + GRACE)
+            except FutureTimeout:
                 self._thinking = thinking  # its move, when it comes, is not played
                 raise GameError(
                     f"{self.agent.name} did not move within {limit:g} s (+{GRACE:g} s); "
                     f"the position is unchanged"
-                )
-            self._thinking = None
-            if thinking.error is not None:
-                err = thinking.error
-                raise GameError(f"{self.agent.name} failed: {type(err).__name__}: {err}")
-            assert thinking.move is not None
+                ) from None
+            except Exception as err:
+                raise GameError(f"{self.agent.name} failed: {type(err).__name__}: {err}") from None
             try:
-                self.board.push(thinking.move)
+                self.board.push(move)
             except IllegalMoveError as err:
                 raise GameError(f"{self.agent.name} played an illegal move: {err}") from None
             self._step = StepState.from_board(self.board)
@@ -297,7 +311,7 @@ class WebGame:
         with self.lock:
             if self._closed:
                 raise GameError(f"game {self.id} is closed: start a new game")
-            if self._thinking is not None and not self._thinking.done.is_set():
+            if self._thinking is not None and not self._thinking.done():
                 raise GameError(f"{self.agent.name} is still thinking about an earlier position")
             if self._step.prefix:
                 self._step = StepState.from_board(self.board)
@@ -329,7 +343,7 @@ class WebGame:
                 raise GameError(f"{self.agent.name} has no search to show (use an az opponent)")
             self._refuse_unless_going_on()
             try:
-                found = analyse(self.board.copy(), top)
+                found = self._worker.submit(analyse, self.board.copy(), top).result()
             except ValueError as err:
                 raise GameError(f"{self.agent.name}: {err}") from None
             root = StepState.from_board(self.board)
@@ -373,4 +387,5 @@ class WebGame:
         if self._closed:
             return
         self._closed = True
+        self._worker.stop()
         _close_agent(self.agent)
