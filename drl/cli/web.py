@@ -70,6 +70,33 @@ def _stop(signum: int, frame: FrameType | None) -> None:
     raise Stopped
 
 
+def _application(args: argparse.Namespace) -> tuple[Any, Any]:
+    """``(Flask application, game store)`` of the command line's options.
+
+    Raises:
+        SystemExit: Flask is missing, or a bad default, folder or option (status 2).
+    """
+    try:
+        from drl.web.app import create_app
+    except ImportError as err:
+        _fail(f"the browser board needs Flask ({err}): {INSTALL}")
+    from drl.web import GameError, GameSettings
+    from drl.web.replay import ReplayFolder
+    from drl.web.settings import game_variant, opponent_spec
+    from drl.web.store import GameStore
+
+    form = {k: getattr(args, k) for k in ("variant", "opponent", "color", "role", "move_time")}
+    try:
+        defaults = GameSettings.from_json(form)
+        game_variant(defaults.variant, defaults.color, defaults.role)
+        opponent_spec(defaults.opponent, defaults.move_time)
+        folder = None if args.games is None else ReplayFolder(args.games)
+        store = GameStore(max_games=args.max_games, save_dir=args.save)
+    except (GameError, ValueError, OSError) as err:
+        _fail(str(err))
+    return create_app(store, folder, defaults), store
+
+
 def serve(args: argparse.Namespace) -> int:
     """Serve the board until Ctrl-C or SIGTERM, then close every game.
 
@@ -83,26 +110,11 @@ def serve(args: argparse.Namespace) -> int:
         SystemExit: Flask is missing, a bad option or folder, or the port cannot be
             bound (status 2, one line on stderr).
     """
-    try:
-        from werkzeug.serving import make_server
-
-        from drl.web.app import create_app
-    except ImportError as err:
-        _fail(f"the browser board needs Flask ({err}): {INSTALL}")
-    from drl.web import GameError, GameSettings
-    from drl.web.replay import ReplayFolder
-    from drl.web.store import GameStore
+    app, store = _application(args)
+    from werkzeug.serving import make_server  # installed with Flask
 
     try:
-        defaults = GameSettings.from_json(_form(args))
-        folder = None if args.games is None else ReplayFolder(args.games)
-        store = GameStore(max_games=args.max_games, save_dir=args.save)
-    except (GameError, ValueError, OSError) as err:
-        _fail(str(err))
-    try:
-        server = make_server(
-            args.host, args.port, create_app(store, folder, defaults), threaded=True
-        )
+        server = make_server(args.host, args.port, app, threaded=True)
     except (OSError, SystemExit) as err:
         _fail(f"cannot listen on {args.host}:{args.port}: {err}")
     host, port = server.socket.getsockname()[:2]
@@ -111,29 +123,21 @@ def serve(args: argparse.Namespace) -> int:
             "listening on %s: anyone who reaches this machine can play", args.host
         )
     print(f"{PROG}: http://{host}:{port}/ (Ctrl-C stops it)", flush=True)
+    handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
     signal.signal(signal.SIGTERM, _stop)
     try:
         server.serve_forever()
     except (KeyboardInterrupt, Stopped):
         pass
     finally:
-        for sig in (signal.SIGINT, signal.SIGTERM):
+        for sig in handlers:
             signal.signal(sig, signal.SIG_IGN)  # the games are closed whatever comes
         server.server_close()
         closed = store.close_all()
         print(f"{PROG}: stopped; {closed} game(s) closed", flush=True)
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)
     return 0
-
-
-def _form(args: argparse.Namespace) -> dict[str, Any]:
-    """The new-game form's initial values from the command line."""
-    return {
-        "variant": args.variant,
-        "opponent": args.opponent,
-        "color": args.color,
-        "role": args.role,
-        "move_time": args.move_time,
-    }
 
 
 def main(argv: list[str] | None = None) -> int:
