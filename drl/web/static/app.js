@@ -12,6 +12,7 @@ let userFlip = false;   // the Flip button's toggle, kept across games
 let analysis = null;    // the opponent's search at this position (az overlay)
 let busy = false;       // a request that changes the game is on its way
 let mode = "play";
+let version = 0;        // counts the states received (body data-version, for scripts)
 const replay = { id: null, frames: null, ply: 0 };
 
 function say(text, isError) {
@@ -120,6 +121,7 @@ function drawGame() {
     }
   }
   drawBoard(game.size, game.layout, game.position, marks);
+  $("board").dataset.fen = game.fen;
   $("status").textContent = statusLine();
   const list = $("moves");
   list.innerHTML = "";
@@ -164,13 +166,19 @@ function drawAnalysis() {
 
 function setGame(state) {
   game = state;
+  document.body.dataset.version = String(++version);
   selected = game.jump ? game.jump.at : null;
   analysis = null;
   drawGame();
 }
 
+function setBusy(value) {
+  busy = value;
+  document.body.dataset.busy = value ? "1" : "0";
+}
+
 async function change(method, path, body) {
-  busy = true;
+  setBusy(true);
   try {
     setGame(await api(method, path, body));
     return true;
@@ -179,7 +187,7 @@ async function change(method, path, body) {
     selected = game && game.jump ? game.jump.at : null;
     return false;
   } finally {
-    busy = false;
+    setBusy(false);
     drawGame();
   }
 }
@@ -264,7 +272,7 @@ async function newGame(event) {
     replace: game ? game.id : null,
   };
   say("starting the game ...");
-  busy = true;
+  setBusy(true);
   try {
     const state = await api("POST", "/api/games", body);
     flipped = (state.you === "black") !== userFlip;
@@ -274,7 +282,7 @@ async function newGame(event) {
     say(err.message, true);
     return;
   } finally {
-    busy = false;
+    setBusy(false);
     if (game) drawGame();
   }
   await afterChange();
@@ -432,7 +440,7 @@ async function start() {
   $("last").addEventListener("click", () => replay.frames && goTo(replay.frames.moves.length));
   document.addEventListener("keydown", onKey);
   window.addEventListener("beforeunload", () => {
-    if (game) navigator.sendBeacon && fetch(`/api/games/${game.id}`, { method: "DELETE", keepalive: true });
+    if (game) fetch(`/api/games/${game.id}`, { method: "DELETE", keepalive: true });
   });
   try {
     const options = await api("GET", "/api/options");
@@ -453,6 +461,7 @@ async function start() {
   } catch (err) {
     say(err.message, true);
   }
+  setBusy(false);
   document.body.dataset.ready = "1";
 }
 
