@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from drl.agents import make
+from drl.agents import Agent, make
 from drl.analysis.report import CHROMIUM, CHROMIUM_FLAGS
-from drl.rules import Board, read_games, replay
+from drl.rules import Board, Move, read_games, replay
 
 webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed")
 pytest.importorskip("flask", reason="Flask is not installed (pip install -e '.[web]')")
@@ -35,13 +35,31 @@ from drl.web.replay import ReplayFolder  # noqa: E402
 from drl.web.store import GameStore  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data"
+GATE = threading.Event()
+"""The opponent ``random:seed=99`` moves only once this is set (see :func:`_build`)."""
+
+
+class _Gated(Agent):
+    """A random opponent that waits for :data:`GATE` before each move."""
+
+    def __init__(self) -> None:
+        self.inner = make("random:seed=99")
+        self.name = self.inner.name
+
+    def select_move(self, board: Board) -> Move:
+        GATE.wait(15)
+        return self.inner.select_move(board)
+
+
+def _build(spec: str) -> Agent:
+    return _Gated() if spec == "random:seed=99" else make(spec)
 
 
 @pytest.fixture(scope="module")
 def server():
     from werkzeug.serving import make_server
 
-    store = GameStore()
+    store = GameStore(build_agent=_build)
     httpd = make_server("127.0.0.1", 0, create_app(store, ReplayFolder(DATA)), threaded=True)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
@@ -92,7 +110,9 @@ class Page:
         """Wait until a state newer than ``before`` came and nothing is on its way."""
         self.wait(lambda: self.body("version") != before and self.body("busy") == "0")
 
-    def new_game(self, **form: str) -> None:
+    def new_game(self, idle: bool = True, **form: str) -> None:
+        """Fill in the form and start a game; wait until the page is idle again (or, with
+        ``idle`` False, only until the new game is shown)."""
         for key in ("variant", "opponent", "fen", "move-time"):
             field = self.b.find_element(By.ID, key)
             field.clear()
@@ -104,7 +124,10 @@ class Page:
         before = self.body("version")
         self.b.find_element(By.ID, "new").click()
         self.wait(
-            lambda: self.body("busy") == "0" and (self.body("version") != before or self.error())
+            lambda: (
+                (self.body("busy") == "0" or not idle)
+                and (self.body("version") != before or self.error())
+            )
         )
 
     def square(self, sq: int):
@@ -202,6 +225,32 @@ def test_hops_an_illegal_click_and_undo(server, browser):
     browser.find_element(By.ID, "undo").click()
     page.settled(before)
     assert page.moves() == [] and page.marked("movable") == [13]
+
+
+def test_two_tabs_play_two_games_and_a_thinking_opponent_is_shown(server, browser):
+    first = Page(browser, server)
+    first.new_game(variant="english", opponent="random:seed=1")
+    tab_one = browser.current_window_handle
+    browser.switch_to.new_window("tab")
+    second = Page(browser, server)
+    GATE.clear()
+    second.new_game(False, variant="give_and_take", opponent="random:seed=99", color="white")
+    try:
+        second.wait(lambda: browser.find_element(By.ID, "thinking").is_displayed())
+        assert "random:seed=99 is thinking" in second.text("thinking")
+        browser.switch_to.window(tab_one)  # the other game goes on meanwhile
+        first.click(10)
+        first.click(14)
+        assert first.moves()[0] == "11-15" and len(first.moves()) == 2
+    finally:
+        GATE.set()
+    browser.switch_to.window(browser.window_handles[-1])
+    second.wait(lambda: len(second.moves()) == 1)
+    assert not browser.find_element(By.ID, "thinking").is_displayed()
+    assert "You: white (giver)" in second.text("status")
+    browser.close()
+    browser.switch_to.window(tab_one)
+    assert len(first.moves()) == 2
 
 
 def test_refused_input_is_shown_and_the_game_stays(server, browser, tmp_path):
