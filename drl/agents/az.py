@@ -12,6 +12,7 @@ checkpoint, the ``az`` kind. torch is imported only when a network is built.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -32,6 +33,7 @@ __all__ = [
     "AZAgent",
     "NetworkAgent",
     "NetworkPlayer",
+    "RootAnalysis",
     "network_config",
     "search_config_from_checkpoint",
 ]
@@ -51,6 +53,23 @@ def search_config_from_checkpoint(payload: dict, simulations: int | None = None)
     if simulations is not None:
         fields["num_simulations"] = int(simulations)
     return SearchConfig(**fields)
+
+
+@dataclass(frozen=True)
+class RootAnalysis:
+    """What one search found at the start of a move (:meth:`NetworkAgent.analyse`).
+
+    Attributes:
+        value: the search value of the position in ``[-1, 1]`` for the player to move
+            (their objective: in Give and Take a Giver's value counts giving away).
+        steps: ``(step action, visit share)`` of the most visited first steps, most
+            visited first; the shares are of all root visits, in ``(0, 1]``.
+        simulations: simulations the search ran.
+    """
+
+    value: float
+    steps: tuple[tuple[int, float], ...]
+    simulations: int
 
 
 class NetworkPlayer:
@@ -93,17 +112,7 @@ class NetworkPlayer:
         if len(sizes) != 1:
             raise ValueError(f"boards mix board sizes {sorted(sizes)}")
         n = len(boards)
-        params = np.stack([np.asarray(b.variant.params, np.int64) for b in boards])
-        hists = [b.history() for b in boards]
-        # one entry more than the longest history: a completed move records its position
-        hist = np.zeros((n, max(len(h) for h in hists) + 1), np.int64)
-        pos = np.zeros((n, G.POS_SIZE), np.int64)
-        moves = G.move_buffer()
-        for i, b in enumerate(boards):
-            hist[i, : len(hists[i])] = hists[i]
-            G.start(pos[i], np.asarray(b.state, np.int64), params[i], moves, hist[i])
-            if G.is_over(pos[i]):
-                raise ValueError(f"no move to choose: the game is over in {b.fen()}")
+        params, pos, hist = self._start(boards)
         mcts = self._tree(n, sizes.pop())
         count, single = np.zeros(n, np.int64), np.zeros(n, np.int64)
         played, result = np.zeros((n, MOVE_WIDTH), np.int64), np.zeros(n, np.int64)
@@ -135,6 +144,57 @@ class NetworkPlayer:
                 chosen[i] = move_from_row(boards[i], played[i])
                 todo[i] = False
         return chosen  # type: ignore[return-value]
+
+    def analyse(self, board: Board, top: int = 5) -> RootAnalysis:
+        """Search ``board`` at the start of its move, as :meth:`choose_moves` would, and
+        report what the search found instead of playing (one search; no step is played).
+
+        Args:
+            board: a position whose game is going on.
+            top: how many of the most visited first steps to report (at least 1).
+
+        Returns:
+            The search value and the most visited first steps (:class:`RootAnalysis`).
+
+        Raises:
+            ValueError: the game is over, or ``top`` is below 1.
+        """
+        if top < 1:
+            raise ValueError(f"top must be at least 1, got {top}")
+        params, pos, hist = self._start([board])
+        mcts = self._tree(1, board.variant.board_size)
+        res = mcts.run(
+            self._roots(pos, params, hist), self.evaluate, self.rng, active=None, explore=False
+        )
+        self.simulations += int(res.simulations)
+        self.searches += 1
+        visits = res.visits[0].astype(np.float64) * res.legal[0]
+        total = float(visits.sum())
+        order = [int(a) for a in np.argsort(-visits, kind="stable")[:top] if visits[a] > 0]
+        shares = tuple((a, float(visits[a] / total)) for a in order) if total > 0 else ()
+        return RootAnalysis(float(res.root_value[0]), shares, int(res.simulations))
+
+    @staticmethod
+    def _start(boards: Sequence[Board]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(params [B, P], positions [B, POS_SIZE], histories [B, H])`` of the boards at
+        the start of their moves.
+
+        Raises:
+            ValueError: a board's game is over.
+        """
+        n = len(boards)
+        params = np.stack([np.asarray(b.variant.params, np.int64) for b in boards])
+        hists = [b.history() for b in boards]
+        # one entry more than the longest history: a completed move records its position
+        hist = np.zeros((n, max(len(h) for h in hists) + 1), np.int64)
+        pos = np.zeros((n, G.POS_SIZE), np.int64)
+        moves = G.move_buffer()
+        for i, b in enumerate(boards):
+            hist[i, : len(hists[i])] = hists[i]
+            G.start(pos[i], np.asarray(b.state, np.int64), params[i], moves, hist[i])
+            if G.is_over(pos[i]):
+                raise ValueError(f"no move to choose: the game is over in {b.fen()}")
+        return params, pos, hist
 
     @staticmethod
     def _roots(pos: np.ndarray, params: np.ndarray, hist: np.ndarray) -> Roots:
@@ -219,6 +279,18 @@ class NetworkAgent(Agent):
         """
         self.check_variant(board.variant)
         return self.player.choose_moves([board])[0]
+
+    def analyse(self, board: Board, top: int = 5) -> RootAnalysis:
+        """The value of ``board`` and its most visited first steps, from one search with
+        the agent's settings (see :meth:`NetworkPlayer.analyse`); for display, apart from
+        :meth:`select_move`.
+
+        Raises:
+            ValueError: the network does not fit the board, the game is over, or ``top``
+                is below 1.
+        """
+        self.check_variant(board.variant)
+        return self.player.analyse(board, top)
 
     def select_moves(self, boards: Sequence[Board]) -> list[Move]:
         """One move per board: a search over all boards of a board size at once.

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from drl.agents.az import NetworkAgent, NetworkPlayer
+from drl.game import StepState
 from drl.rules import Board
 from drl.rules.core import ST_HASH
 from drl.search import Evaluation, SearchConfig
@@ -72,3 +73,20 @@ def test_a_finished_game_is_refused():
         _player().choose_moves([board])
     with pytest.raises(ValueError, match="board sizes"):
         _player().choose_moves([Board("english"), Board("international")])
+
+
+@pytest.mark.parametrize("root", ["puct", "gumbel"])
+def test_analyse_reports_the_search_without_changing_the_moves(root):
+    board = Board("english", fen="W:W7,22,23:B10,18")  # first steps 22x15 or 23x14
+    agent = NetworkAgent(_player(sims=32, root=root))
+    found = agent.analyse(board, top=1)
+    assert len(found.steps) == 1 and found.simulations == 32 and -1 <= found.value <= 1
+    both = agent.analyse(board)
+    assert {a for a, _ in both.steps} <= set(StepState.from_board(board).legal_actions().tolist())
+    assert len(both.steps) == 2 and abs(sum(s for _, s in both.steps) - 1) < 1e-6
+    assert both.steps[0][1] >= both.steps[1][1]
+    assert agent.select_move(board) == _player(sims=32, root=root).choose_moves([board])[0]
+    with pytest.raises(ValueError, match="top must be at least 1"):
+        agent.analyse(board, top=0)
+    with pytest.raises(ValueError, match="the game is over"):
+        agent.analyse(Board("english", fen="B:W18:B"))  # Black has no piece left

@@ -1,0 +1,158 @@
+"""``drl-web``: play any agent in any variant on a board in the browser, and replay games.
+
+    drl-web                                       # http://127.0.0.1:8765/
+    drl-web --opponent alphabeta:depth=6 --variant give_and_take --port 8000
+    drl-web --games runs/english-20260101-120000  # its PDN files open by path too
+
+The server listens on 127.0.0.1 only, unless another address is named with ``--host``
+(e.g. ``--host 0.0.0.0``: anyone who reaches the machine can then play and read the
+``--games`` folder). Ctrl-C or SIGTERM stops it: every opponent is closed (engine
+processes included) and, with ``--save``, every game's PDN is written whole one last time.
+
+Needs Flask: ``pip install -e ".[web]"`` (or ``pip install "flask>=3"``).
+
+Exit status: 0 stopped by Ctrl-C / SIGTERM, 2 bad arguments, Flask missing or the port
+taken (one line on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import signal
+import sys
+from types import FrameType
+from typing import Any, NoReturn
+
+__all__ = ["main", "serve"]
+
+PROG = "drl-web"
+INSTALL = 'pip install -e ".[web]" (or pip install "flask>=3")'
+"""How to install what ``drl-web`` needs, for the message when Flask is missing."""
+
+
+def _fail(message: str) -> NoReturn:
+    print(f"{PROG}: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+class _Parser(argparse.ArgumentParser):
+    """Bad arguments are one line (``--help`` gives the usage)."""
+
+    def error(self, message: str) -> NoReturn:
+        _fail(f"{message} (see --help)")
+
+
+def _parser() -> argparse.ArgumentParser:
+    ap = _Parser(prog=PROG, description=__doc__.split("\n\n")[0])
+    ap.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
+    ap.add_argument("--port", type=int, default=8765, help="port (8765; 0: any free port)")
+    ap.add_argument("--variant", default="english", help="the form's variant (english)")
+    ap.add_argument("--opponent", default="random", help="the form's opponent spec (random)")
+    ap.add_argument("--color", choices=("black", "white"), default="black")
+    ap.add_argument("--role", choices=("taker", "giver"), default=None)
+    ap.add_argument(
+        "--move-time", type=float, default=None, help="the form's seconds per opponent move"
+    )
+    ap.add_argument("--games", default=None, help="folder whose PDN files open by path")
+    ap.add_argument("--save", default=None, help="folder to write every game's PDN to")
+    ap.add_argument("--max-games", type=int, default=32, help="games open at once (32)")
+    ap.add_argument("--verbose", action="store_true", help="log every request")
+    return ap
+
+
+class Stopped(Exception):
+    """SIGTERM, raised in the main thread so that the server stops as on Ctrl-C."""
+
+
+def _stop(signum: int, frame: FrameType | None) -> None:
+    raise Stopped
+
+
+def _application(args: argparse.Namespace) -> tuple[Any, Any]:
+    """``(Flask application, game store)`` of the command line's options.
+
+    Raises:
+        SystemExit: Flask is missing, or a bad default, folder or option (status 2).
+    """
+    try:
+        from drl.web.app import create_app
+    except ImportError as err:
+        _fail(f"the browser board needs Flask ({err}): {INSTALL}")
+    from drl.web import GameError, GameSettings
+    from drl.web.replay import ReplayFolder
+    from drl.web.settings import game_variant, opponent_spec
+    from drl.web.store import GameStore
+
+    form = {k: getattr(args, k) for k in ("variant", "opponent", "color", "role", "move_time")}
+    try:
+        defaults = GameSettings.from_json(form)
+        game_variant(defaults.variant, defaults.color, defaults.role)
+        opponent_spec(defaults.opponent, defaults.move_time)
+        folder = None if args.games is None else ReplayFolder(args.games)
+        store = GameStore(max_games=args.max_games, save_dir=args.save)
+    except (GameError, ValueError, OSError) as err:
+        _fail(str(err))
+    return create_app(store, folder, defaults), store
+
+
+def serve(args: argparse.Namespace) -> int:
+    """Serve the board until Ctrl-C or SIGTERM, then close every game.
+
+    Args:
+        args: the parsed command line (see ``drl-web --help``).
+
+    Returns:
+        The exit status (0).
+
+    Raises:
+        SystemExit: Flask is missing, a bad option or folder, or the port cannot be
+            bound (status 2, one line on stderr).
+    """
+    app, store = _application(args)
+    from werkzeug.serving import make_server  # installed with Flask
+
+    try:
+        server = make_server(args.host, args.port, app, threaded=True)
+    except (OSError, SystemExit) as err:
+        _fail(f"cannot listen on {args.host}:{args.port}: {err}")
+    host, port = server.socket.getsockname()[:2]
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        logging.getLogger("drl.web").warning(
+            "listening on %s: anyone who reaches this machine can play", args.host
+        )
+    print(f"{PROG}: http://{host}:{port}/ (Ctrl-C stops it)", flush=True)
+    handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    signal.signal(signal.SIGTERM, _stop)
+    try:
+        server.serve_forever()
+    except (KeyboardInterrupt, Stopped):
+        pass
+    finally:
+        for sig in handlers:
+            signal.signal(sig, signal.SIG_IGN)  # the games are closed whatever comes
+        server.server_close()
+        closed = store.close_all()
+        print(f"{PROG}: stopped; {closed} game(s) closed", flush=True)
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Console entry point (see the module docstring)."""
+    args = _parser().parse_args(argv)
+    if not 0 <= args.port <= 65535:
+        _fail(f"--port must be 0..65535, got {args.port}")
+    logging.basicConfig(
+        level=logging.INFO, format=f"{PROG}: %(message)s", stream=sys.stderr, force=True
+    )
+    logging.getLogger("werkzeug").setLevel(logging.INFO if args.verbose else logging.WARNING)
+    if args.games is not None:
+        args.games = os.path.expanduser(args.games)
+    return serve(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

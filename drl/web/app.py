@@ -1,0 +1,199 @@
+"""The HTTP side of the browser board: one page and a small JSON API (Flask).
+
+Routes (every answer but the page, the static files and the PDN download is JSON):
+
+- ``GET /``: the page; ``GET /static/...``: its script and style (package data).
+- ``GET /api/options``: presets, agent kinds, the server's defaults, whether a replay
+  folder is set.
+- ``POST /api/games``: a new game (``variant``, ``opponent``, ``color``, ``role``,
+  ``fen``, ``move_time``; ``replace``: the id of the game it replaces) -> its state.
+- ``GET /api/games/<id>``: the state; ``POST /api/games/<id>/step`` (``from``, ``to``:
+  0-based squares): one step of the player; ``POST .../opponent``: the opponent's move;
+  ``POST .../undo``; ``GET .../analysis``: the ``az`` overlay; ``GET .../pdn``: the game
+  as a PDN file; ``DELETE /api/games/<id>``.
+- ``GET /api/files``: the replay folder's PDN files; ``POST /api/replays`` (the PDN file
+  as the body, its name in ``?name=``) or ``POST /api/replays/open`` (``path`` inside the
+  folder) -> an id and the games; ``GET /api/replays/<id>/<game>``: one game's positions.
+
+A refused request is ``{"error": message}`` with status 400 (404 for an unknown game),
+written to the server log too; the game is left as it was. An unexpected failure is a
+500 with a one-line message on the page and the traceback in the log only.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from importlib import resources
+from typing import Any
+
+from flask import Flask, Response, jsonify, request
+from werkzeug.exceptions import HTTPException
+
+from drl.agents import registered_agents
+from drl.rules.variant import PRESETS
+from drl.web.game import WebGame
+from drl.web.replay import MAX_FILE_BYTES, ReplayFolder, ReplayStore, open_pdn
+from drl.web.settings import GameError, GameSettings
+from drl.web.store import GameNotFound, GameStore
+
+__all__ = ["create_app"]
+
+log = logging.getLogger("drl.web")
+
+
+def _refused(err: GameError) -> tuple[Response, int]:
+    """The JSON answer of a refused request (logged)."""
+    status = 404 if isinstance(err, GameNotFound) else 400
+    log.warning("%s %s refused: %s", request.method, request.path, str(err).splitlines()[0])
+    return jsonify(error=str(err)), status
+
+
+def _failed(err: Exception) -> tuple[Response, int]:
+    """The JSON answer of an unexpected failure (traceback logged, not sent)."""
+    if isinstance(err, HTTPException):
+        return jsonify(error=f"{err.code} {err.name}: {err.description}"), err.code or 500
+    log.exception("%s %s failed", request.method, request.path)
+    return jsonify(error=f"internal error ({type(err).__name__}: {err}); see the server log"), 500
+
+
+def _body() -> dict[str, Any]:
+    """The request's JSON object.
+
+    Raises:
+        GameError: the body is not a JSON object.
+    """
+    data = request.get_json(silent=True)
+    if not isinstance(data, dict):
+        raise GameError("the request body must be a JSON object")
+    return data
+
+
+def create_app(
+    store: GameStore,
+    folder: ReplayFolder | None = None,
+    defaults: GameSettings | None = None,
+) -> Flask:
+    """The Flask application of one server.
+
+    Args:
+        store: the games.
+        folder: where PDN files may be opened from by path (None: uploads only).
+        defaults: the new-game form's initial values.
+
+    Returns:
+        The application (serve it with ``werkzeug.serving.make_server``, threaded).
+    """
+    static = resources.files("drl.web") / "static"
+    app = Flask("drl.web", static_folder=str(static), static_url_path="/static")
+    app.config["MAX_CONTENT_LENGTH"] = MAX_FILE_BYTES + 4096
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+    replays = ReplayStore()
+    app.register_error_handler(GameError, _refused)
+    app.register_error_handler(Exception, _failed)
+    _game_routes(app, store)
+    _replay_routes(app, replays, folder)
+
+    @app.get("/")
+    def page() -> Response:
+        return app.send_static_file("index.html")
+
+    @app.get("/api/options")
+    def options() -> Response:
+        start = defaults or GameSettings()
+        return jsonify(
+            presets=list(PRESETS),
+            agents=registered_agents(),
+            defaults=start.__dict__,
+            folder=None if folder is None else str(folder.root),
+        )
+
+    return app
+
+
+def _game_routes(app: Flask, store: GameStore) -> None:
+    """The ``/api/games`` routes."""
+
+    def answer(game: WebGame, change: Callable[[], object] | None = None) -> Response:
+        if change is not None:
+            change()
+            store.save(game)
+        return jsonify(game.state())
+
+    @app.post("/api/games")
+    def new_game() -> tuple[Response, int]:
+        data = _body()
+        replace = data.get("replace")
+        game = store.new(
+            GameSettings.from_json(data), replace if isinstance(replace, str) else None
+        )
+        store.save(game)
+        return jsonify(game.state()), 201
+
+    @app.get("/api/games/<game_id>")
+    def game_state(game_id: str) -> Response:
+        return answer(store.get(game_id))
+
+    @app.post("/api/games/<game_id>/step")
+    def step(game_id: str) -> Response:
+        game, data = store.get(game_id), _body()
+        return answer(game, lambda: game.play_step(data.get("from"), data.get("to")))
+
+    @app.post("/api/games/<game_id>/opponent")
+    def opponent(game_id: str) -> Response:
+        game = store.get(game_id)
+        return answer(game, game.opponent_move)
+
+    @app.post("/api/games/<game_id>/undo")
+    def undo(game_id: str) -> Response:
+        game = store.get(game_id)
+        return answer(game, game.undo)
+
+    @app.get("/api/games/<game_id>/analysis")
+    def analysis(game_id: str) -> Response:
+        return jsonify(store.get(game_id).analysis())
+
+    @app.get("/api/games/<game_id>/pdn")
+    def pdn(game_id: str) -> Response:
+        game = store.get(game_id)
+        return Response(
+            game.pdn(),
+            mimetype="application/x-draughts-pdn",
+            headers={"Content-Disposition": f'attachment; filename="drl-{game.id}.pdn"'},
+        )
+
+    @app.delete("/api/games/<game_id>")
+    def close(game_id: str) -> Response:
+        store.remove(game_id)
+        return jsonify(closed=game_id)
+
+
+def _replay_routes(app: Flask, replays: ReplayStore, folder: ReplayFolder | None) -> None:
+    """The ``/api/files`` and ``/api/replays`` routes."""
+
+    def opened(key: str) -> Response:
+        found = replays.get(key)
+        return jsonify(id=key, source=found.source, games=found.summary())
+
+    @app.get("/api/files")
+    def files() -> Response:
+        return (
+            jsonify(folder=None, files=[])
+            if folder is None
+            else jsonify(folder=str(folder.root), files=folder.files())
+        )
+
+    @app.post("/api/replays")
+    def upload() -> Response:
+        name = request.args.get("name") or "uploaded.pdn"
+        return opened(replays.add(open_pdn(request.get_data(), name)))
+
+    @app.post("/api/replays/open")
+    def open_path() -> Response:
+        if folder is None:
+            raise GameError("this server was started without a folder (drl-web --games DIR)")
+        return opened(replays.add(folder.open(_body().get("path"))))  # type: ignore[arg-type]
+
+    @app.get("/api/replays/<key>/<int:index>")
+    def frames(key: str, index: int) -> Response:
+        return jsonify(replays.get(key).frames(index))

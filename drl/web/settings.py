@@ -1,0 +1,146 @@
+"""The settings of a new game on the browser board: variant, role, opponent, time limit.
+
+Each value comes from the page's "new game" form and is checked here; a bad one is a
+:class:`GameError` whose message the page shows as it is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from drl.agents import parse_spec
+from drl.rules import Variant, VariantError
+
+__all__ = ["COLORS", "GRACE", "GameError", "GameSettings", "game_variant", "opponent_spec"]
+
+GRACE = 5.0
+"""Seconds an opponent may take beyond the per-move time limit before it is given up on."""
+
+COLORS = ("black", "white")
+
+
+class GameError(ValueError):
+    """A request the game refuses; the message is shown on the page as it is."""
+
+
+@dataclass(frozen=True)
+class GameSettings:
+    """What the page's "new game" form chooses.
+
+    Attributes:
+        variant: a preset or a variant string with rule flags (``Variant.parse``).
+        opponent: an agent spec (``random``, ``alphabeta:depth=4``, ``az:ckpt=PATH``...).
+        color: the colour the player plays, ``black`` or ``white``.
+        role: Give and Take: ``taker`` or ``giver`` (sets which colour takes); None keeps
+            the variant's own roles.
+        fen: start position (default: the variant's start position).
+        move_time: seconds per opponent move (None: the agent's own settings). Given to
+            agents that have a ``time`` parameter when the spec sets neither ``time`` nor
+            ``depth``; for every agent, the move is given up on after ``move_time +``
+            :data:`GRACE` seconds.
+    """
+
+    variant: str = "english"
+    opponent: str = "random"
+    color: str = "black"
+    role: str | None = None
+    fen: str | None = None
+    move_time: float | None = None
+
+    @classmethod
+    def from_json(cls, data: Any) -> GameSettings:
+        """Settings from the page's JSON object (missing keys take their defaults).
+
+        Raises:
+            GameError: not an object, a value of the wrong type, a colour or role that is
+                not one of the choices, or a time limit outside ``(0, 3600]`` seconds.
+        """
+        if not isinstance(data, dict):
+            raise GameError("the new-game request must be a JSON object")
+        text = {k: data.get(k) for k in ("variant", "opponent", "color", "role", "fen")}
+        for key, value in text.items():
+            if value is not None and not isinstance(value, str):
+                raise GameError(f"{key} must be text, got {value!r}")
+            if isinstance(value, str) and len(value) > 2000:
+                raise GameError(f"{key} is longer than 2000 characters")
+        color = (text["color"] or "black").strip().lower()
+        if color not in COLORS:
+            raise GameError(f"color must be black or white, got {text['color']!r}")
+        role = (text["role"] or "").strip().lower() or None
+        if role not in (None, "taker", "giver"):
+            raise GameError(f"role must be taker or giver, got {text['role']!r}")
+        return cls(
+            variant=(text["variant"] or "english").strip(),
+            opponent=(text["opponent"] or "random").strip(),
+            color=color,
+            role=role,
+            fen=(text["fen"] or "").strip() or None,
+            move_time=_move_time(data.get("move_time")),
+        )
+
+
+def _move_time(value: Any) -> float | None:
+    """The per-move time limit of a request: None, or seconds in ``(0, 3600]``."""
+    if value is None or value == "":
+        return None
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        raise GameError(f"move_time must be a number of seconds, got {value!r}") from None
+    if not 0 < seconds <= 3600:
+        raise GameError(f"move_time must be in (0, 3600] seconds, got {value!r}")
+    return seconds
+
+
+def game_variant(text: str, color: str, role: str | None) -> Variant:
+    """The variant of a new game, with the player's role applied.
+
+    Args:
+        text: a preset or a variant string.
+        color: the player's colour, ``black`` or ``white``.
+        role: ``taker``, ``giver`` or None (the variant's own roles).
+
+    Returns:
+        The variant; in Give and Take the Taker is the player's colour when ``role`` is
+        ``taker`` and the other colour when it is ``giver``.
+
+    Raises:
+        GameError: a bad variant string (the message lists the valid flags), or a role in
+            a variant without it (e.g. ``taker`` when both sides are Givers).
+    """
+    try:
+        variant = Variant.parse(text)
+    except VariantError as err:
+        raise GameError(f"variant {text!r}: {err}") from None
+    if role is None:
+        return variant
+    if variant.is_asymmetric:
+        other = COLORS[1 - COLORS.index(color)]
+        return variant.with_taker(color if role == "taker" else other)
+    roles = {variant.role(0), variant.role(1)}
+    if roles == {None}:
+        raise GameError(f"{variant} has no Taker and Giver: leave the role empty")
+    if role not in roles:
+        raise GameError(f"in {variant} both sides are {roles.pop()}s: choose that role")
+    return variant
+
+
+def opponent_spec(spec: str, move_time: float | None) -> str:
+    """The opponent's spec with the per-move time limit given to it where it takes one
+    (a ``time`` parameter, and the spec sets neither ``time`` nor ``depth``).
+
+    Raises:
+        GameError: a bad spec (the message lists the valid agents and parameters).
+    """
+    try:
+        kind, values = parse_spec(spec)
+    except ValueError as err:
+        raise GameError(f"opponent {spec!r}: {err}") from None
+    if move_time is None or "time" in values or "depth" in values:
+        return spec
+    try:
+        parse_spec(f"{kind}:time={move_time:g}")
+    except ValueError:
+        return spec  # the kind has no time parameter: only the wait is limited
+    return f"{spec}{',' if ':' in spec else ':'}time={move_time:g}"

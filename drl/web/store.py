@@ -1,0 +1,138 @@
+"""The games of one ``drl-web`` server, each under its own id.
+
+Two tabs are two games: each has its own board, opponent and lock, so nothing one does
+reaches the other. :meth:`GameStore.close_all` (the server stopping) stops every opponent
+and writes every game's PDN one last time when a save folder is set; each file is
+written whole or not at all (``drl._atomic.write_atomic``).
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from pathlib import Path
+
+from drl._atomic import write_atomic
+from drl.agents import Agent, make
+from drl.web.game import WebGame
+from drl.web.settings import GameError, GameSettings
+
+__all__ = ["GameNotFound", "GameStore"]
+
+log = logging.getLogger("drl.web")
+
+
+class GameNotFound(GameError):
+    """No game has the id asked for (closed, or the server was restarted)."""
+
+
+class GameStore:
+    """The live games, by id; the oldest unused ones are closed beyond ``max_games``.
+
+    Args:
+        max_games: most games kept open at once (each may hold a network or an engine).
+        save_dir: when set, each game's PDN is written to ``<save_dir>/<id>.pdn`` after
+            every change and when the server stops (the folder is created).
+        build_agent: builds an opponent from its spec (default :func:`drl.agents.make`).
+
+    Raises:
+        ValueError: ``max_games`` below 1.
+        OSError: ``save_dir`` cannot be created.
+    """
+
+    def __init__(
+        self,
+        max_games: int = 32,
+        save_dir: str | Path | None = None,
+        build_agent: Callable[[str], Agent] = make,
+    ) -> None:
+        if max_games < 1:
+            raise ValueError(f"max_games must be at least 1, got {max_games}")
+        self.max_games = max_games
+        self.save_dir = None if save_dir is None else Path(save_dir).expanduser()
+        if self.save_dir is not None:
+            self.save_dir.mkdir(parents=True, exist_ok=True)
+        self.build_agent = build_agent
+        self._games: OrderedDict[str, WebGame] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def new(self, settings: GameSettings, replace: str | None = None) -> WebGame:
+        """Start a game (building its opponent); ``replace`` names a game of the same page
+        that this one replaces, which is closed.
+
+        Raises:
+            GameError: bad settings (see :class:`~drl.web.WebGame`); no game is closed
+                then.
+        """
+        game = WebGame(settings, secrets.token_hex(8), self.build_agent)
+        evicted = []
+        with self._lock:
+            self._games[game.id] = game
+            old = self._games.pop(replace, None) if replace else None
+            if old is not None:
+                evicted.append(old)
+            while len(self._games) > self.max_games:
+                evicted.append(self._games.popitem(last=False)[1])
+        for done in evicted:
+            self._finish(done)
+        log.info("game %s: %s against %s", game.id, game.variant, game.agent.name)
+        return game
+
+    def get(self, game_id: str) -> WebGame:
+        """The game ``game_id`` (marked as just used).
+
+        Raises:
+            GameNotFound: no such game.
+        """
+        with self._lock:
+            game = self._games.get(game_id)
+            if game is None:
+                raise GameNotFound(f"no game {game_id!r} (closed or from an earlier server)")
+            self._games.move_to_end(game_id)
+            return game
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._games)
+
+    def remove(self, game_id: str) -> None:
+        """Close the game ``game_id`` (nothing happens for an unknown id)."""
+        with self._lock:
+            game = self._games.pop(game_id, None)
+        if game is not None:
+            self._finish(game)
+
+    def save(self, game: WebGame) -> Path | None:
+        """Write ``game``'s PDN to the save folder (atomically); None without one.
+
+        An error is logged, not raised: the game goes on.
+        """
+        if self.save_dir is None:
+            return None
+        path = self.save_dir / f"{game.id}.pdn"
+        try:
+            write_atomic(path, game.pdn())
+        except OSError as err:
+            log.error("game %s: could not write %s: %s", game.id, path, err)
+            return None
+        return path
+
+    def _finish(self, game: WebGame) -> None:
+        """Save and close one game; an opponent that fails to stop is logged."""
+        self.save(game)
+        try:
+            game.close()
+        except Exception as err:  # one bad opponent must not keep the others running
+            log.error("game %s: closing %s failed: %s", game.id, game.agent.name, err)
+
+    def close_all(self) -> int:
+        """Save and close every game (the server is stopping); returns how many."""
+        with self._lock:
+            games = list(self._games.values())
+            self._games.clear()
+        for game in games:
+            self._finish(game)
+        return len(games)
