@@ -4,6 +4,8 @@ depths (a search-only reference), in the base game and its variations.
 
     python experiments/cross_variant/role_balance.py                  # every row
     python experiments/cross_variant/role_balance.py --only gt-10x10 --games 32
+    python experiments/cross_variant/role_balance.py --study strong --only give_and_take \
+        --sims 64,800 --depths "" --games 256     # the agents of cross_variant/strong/
 
 Each row is a match of the player against itself from seeded distinct random openings
 (``--openings`` plies), one game per opening (the same player on both sides of a pair
@@ -11,7 +13,10 @@ would replay the first game), the Taker's colour alternating from game to game. 
 Taker's score is (Taker wins + draws / 2) / games, draws including games cut at
 ``--max-plies``; the interval is the 95% Wilson interval. Rows go to
 ``role_balance.json`` (and ``role_balance.md``) as they finish; rows already there are
-kept and not played again unless ``--redo``.
+kept and not played again unless ``--redo``. With ``--study NAME`` the trained agents are
+those of ``cross_variant/NAME/<variation>/agent.pt`` and the rows go to that folder's
+``role_balance.json`` / ``.md``, whose table also shows the alpha-beta rows of this folder's
+file for the same variations.
 
 What an estimate depends on: the players (a stronger player can move the balance either
 way), the search budget, the opening plies (random openings may hand one side an
@@ -105,10 +110,15 @@ def play_row(row: dict, games: int, openings: int, max_plies: int, seed: int) ->
             losses += 1
     n = len(records)
     score = (wins + draws / 2) / n
+    # The games that ended by the rules alone (not cut at the ply cap): what is left of the
+    # Taker's edge without the cut games, each of which counts as a draw above.
+    uncut = n - truncated
+    score_uncut = (wins + (draws - truncated) / 2) / uncut if uncut else float("nan")
     lo, hi = wilson_interval(wins + draws / 2, n)
     return {**row, "games": n, "openings_plies": openings, "max_plies": max_plies,
             "seed": seed, "taker_wins": wins, "draws": draws, "taker_losses": losses,
             "truncated": truncated, "taker_score": round(score, 4),
+            "taker_score_uncut": round(score_uncut, 4),
             "ci95": [round(lo, 4), round(hi, 4)],
             "distinct_games": len({(r.opening, r.moves) for r in records}),
             "taker_black_games": sum(r.roles[0] == "taker" for r in records), "mean_plies": round(plies / n, 1),
@@ -119,23 +129,33 @@ def _key(row: dict) -> tuple:
     return (row["name"], row["player"], row["budget"])
 
 
-def write_md(rows: list[dict]) -> None:
-    lines = ["# Give and Take role balance", "",
+def write_md(rows: list[dict], out: Path = OUT_MD, title: str = "") -> None:
+    lines = ["# Give and Take role balance" + title, "",
              "Taker's score against the Giver, one player in both roles (see "
-             "`role_balance.py` for what it depends on).", "",
+             "`role_balance.py` for what it depends on). *Uncut*: the Taker's score over the "
+             "games that ended by the rules, without those cut at the ply cap.", "",
              "| variation | player | budget | games | Taker W-D-L | truncated | Taker score "
-             "| 95% CI | mean plies |", "|---|---|---|---|---|---|---|---|---|"]
+             "| 95% CI | uncut | mean plies |", "|---|---|---|---|---|---|---|---|---|---|"]
     for r in sorted(rows, key=lambda r: (list(VARIANTS).index(r["name"]), r["player"],
                                          r.get("sims", 0), r.get("depth", 0))):
         if "error" in r:
             lines.append(f"| {r['variant']} | {r['player']} | {r['budget']} | — | — | — | — "
-                         f"| {r['error']} | — |")
+                         f"| {r['error']} | — | — |")
             continue
         lines.append(f"| {r['variant']} | {r['player']} | {r['budget']} | {r['games']} | "
                      f"{r['taker_wins']}-{r['draws']}-{r['taker_losses']} | {r['truncated']} "
                      f"| {r['taker_score']:.3f} | {r['ci95'][0]:.3f}-{r['ci95'][1]:.3f} | "
-                     f"{r['mean_plies']} |")
-    OUT_MD.write_text("\n".join(lines) + "\n")
+                     f"{_uncut(r)} | {r['mean_plies']} |")
+    out.write_text("\n".join(lines) + "\n")
+
+
+def _uncut(row: dict) -> str:
+    if "taker_score_uncut" in row:
+        return f"{row['taker_score_uncut']:.3f}"
+    n = row["games"] - row["truncated"]  # rows written before the column: from their counts
+    if n == 0:
+        return "—"
+    return f"{(row['taker_wins'] + (row['draws'] - row['truncated']) / 2) / n:.3f}"
 
 
 def main() -> None:
@@ -149,6 +169,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=31_000)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--redo", action="store_true")
+    ap.add_argument("--study", default=None,
+                    help="the trained agents of cross_variant/STUDY/<variation>/agent.pt")
     args = ap.parse_args()
     names = list(VARIANTS) if not args.only else args.only.split(",")
     bad = [n for n in names if n not in VARIANTS]
@@ -158,7 +180,16 @@ def main() -> None:
         ap.error("--games must be a positive multiple of 4 (every colour/role pairing)")
     sims = [int(s) for s in args.sims.split(",") if s]
     depths = [int(d) for d in args.depths.split(",") if d]
-    done = json.loads(OUT_JSON.read_text()) if OUT_JSON.exists() else []
+    out_json, out_md, reference, title = OUT_JSON, OUT_MD, [], ""
+    if args.study:
+        folder = HERE / args.study
+        for name, (spec, _) in list(VARIANTS.items()):
+            VARIANTS[name] = (spec, str((folder / name / "agent.pt").relative_to(ROOT)))
+        out_json, out_md = folder / "role_balance.json", folder / "role_balance.md"
+        title = f" ({args.study} agents)"
+        base = json.loads(OUT_JSON.read_text()) if OUT_JSON.exists() else []
+        reference = [r for r in base if r["player"] == "alphabeta" and r["name"] in names]
+    done = json.loads(out_json.read_text()) if out_json.exists() else []
     todo = [r for r in rows_for(names, sims, depths)
             if args.redo or _key(r) not in {_key(d) for d in done if "error" not in d}]
     done = [d for d in done if _key(d) not in {_key(r) for r in todo}]
@@ -168,8 +199,8 @@ def main() -> None:
         for fut in cf.as_completed(futs):
             res = fut.result()
             done.append(res)
-            OUT_JSON.write_text(json.dumps(done, indent=2) + "\n")
-            write_md(done)
+            out_json.write_text(json.dumps(done, indent=2) + "\n")
+            write_md(done + reference, out_md, title)
             print(f"{res['name']} {res['player']} {res['budget']}: "
                   + (res.get("error") or f"Taker {res['taker_score']:.3f} {res['ci95']} "
                      f"({res['games']} games, {res['seconds']:.0f} s)"), flush=True)
