@@ -146,8 +146,10 @@ class NetworkPlayer:
         return chosen  # type: ignore[return-value]
 
     def analyse(self, board: Board, top: int = 5) -> RootAnalysis:
-        """Search ``board`` at the start of its move, as :meth:`choose_moves` would, and
-        report what the search found instead of playing (one search; no step is played).
+        """Report what one search of ``board`` finds, without playing a step.
+
+        The search is the one :meth:`choose_moves` makes at the start of the move; no step
+        is played.
 
         Args:
             board: a position whose game is going on.
@@ -176,8 +178,10 @@ class NetworkPlayer:
 
     @staticmethod
     def _start(boards: Sequence[Board]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(params [B, P], positions [B, POS_SIZE], histories [B, H])`` of the boards at
-        the start of their moves.
+        """Pack the boards at the start of their moves into the search's input arrays.
+
+        Returns:
+            ``(params [B, P], positions [B, POS_SIZE], histories [B, H])``.
 
         Raises:
             ValueError: a board's game is over.
@@ -281,9 +285,17 @@ class NetworkAgent(Agent):
         return self.player.choose_moves([board])[0]
 
     def analyse(self, board: Board, top: int = 5) -> RootAnalysis:
-        """The value of ``board`` and its most visited first steps, from one search with
-        the agent's settings (see :meth:`NetworkPlayer.analyse`); for display, apart from
-        :meth:`select_move`.
+        """Search ``board`` once and report its value and most visited first steps.
+
+        The search uses the agent's settings (see :meth:`NetworkPlayer.analyse`); it is for
+        display, apart from :meth:`select_move`.
+
+        Args:
+            board: a position whose game is going on.
+            top: how many of the most visited first steps to report (at least 1).
+
+        Returns:
+            The search value and the most visited first steps (:class:`RootAnalysis`).
 
         Raises:
             ValueError: the network does not fit the board, the game is over, or ``top``

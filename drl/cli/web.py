@@ -141,7 +141,17 @@ def serve(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Console entry point (see the module docstring)."""
+    """Console entry point (see the module docstring).
+
+    Args:
+        argv: the arguments after the program name (None: ``sys.argv[1:]``).
+
+    Returns:
+        The exit status (0).
+
+    Raises:
+        SystemExit: ``--help`` (status 0); bad arguments, or as :func:`serve` (status 2).
+    """
     args = _parser().parse_args(argv)
     if not 0 <= args.port <= 65535:
         _fail(f"--port must be 0..65535, got {args.port}")

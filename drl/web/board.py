@@ -13,8 +13,15 @@ _COLORS = ("black", "white")
 
 
 def position_text(board: Board) -> str:
-    """The pieces of ``board``, one character per square in square order: ``b``/``B``
-    black man/king, ``w``/``W`` white man/king, ``.`` empty."""
+    """Write the pieces of ``board`` as text, one character per square.
+
+    Args:
+        board: any position.
+
+    Returns:
+        One character per playable square, in square order: ``b``/``B`` black man/king,
+        ``w``/``W`` white man/king, ``.`` empty.
+    """
     state = board.state
     nsq = board.variant.board_size**2 // 2
     out = ["."] * nsq
@@ -27,14 +34,28 @@ def position_text(board: Board) -> str:
 
 
 def board_layout(variant: Variant) -> list[tuple[int, int, str]]:
-    """``(row from the top, column from the left, square name)`` of each playable square,
-    in square order (docs/internals.md, "Squares")."""
+    """Place and name each playable square of ``variant``'s board.
+
+    Args:
+        variant: the rules (board size and notation).
+
+    Returns:
+        ``(row from the top, column from the left, square name)`` of each playable square,
+        in square order (docs/internals.md, "Squares").
+    """
     n, notation = variant.board_size, variant.notation
     return [(*square_to_rowcol(sq, n), square_name(sq, n, notation)) for sq in range(n * n // 2)]
 
 
 def outcome_text(outcome: Outcome) -> str:
-    """``"1-0: white wins (no pieces)"`` / ``"1/2-1/2: draw (threefold repetition)"``."""
+    """Describe a finished game's result in words.
+
+    Args:
+        outcome: how the game ended.
+
+    Returns:
+        ``"1-0: white wins (no pieces)"`` / ``"1/2-1/2: draw (threefold repetition)"``.
+    """
     why = outcome.termination.name.lower().replace("_", " ")
     if outcome.winner is None:
         return f"{outcome.result}: draw ({why})"

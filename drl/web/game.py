@@ -34,10 +34,12 @@ __all__ = ["WebGame"]
 
 
 class _Worker:
-    """The one thread that calls a game's opponent, for the game's whole life: an engine
-    agent's process lives as long as the thread that started it (``drl.agents._process``),
-    and an agent is never called from two threads at once. A daemon thread, so a hung
-    agent never keeps the server from stopping."""
+    """The one thread that calls a game's opponent, for the game's whole life.
+
+    An engine agent's process lives as long as the thread that started it
+    (``drl.agents._process``), and an agent is never called from two threads at once. A
+    daemon thread, so a hung agent never keeps the server from stopping.
+    """
 
     def __init__(self, name: str) -> None:
         self._jobs: queue.SimpleQueue[tuple[Callable[..., Any], tuple, Future] | None] = (
@@ -86,8 +88,10 @@ def _build_agent(build: Callable[[str], Agent], spec: str, game: WebGame) -> Age
 
 
 def _close_agent(agent: Agent) -> None:
-    """Stop what ``agent`` started (``close()``: engine processes); agents without
-    one hold nothing to stop."""
+    """Stop what ``agent`` started (``close()``: engine processes).
+
+    Agents without ``close()`` hold nothing to stop.
+    """
     close = getattr(agent, "close", None)
     if callable(close):
         close()
@@ -157,8 +161,12 @@ class WebGame:
         return f"{self._square(a)}{'x' if capture else '-'}{self._square(b)}"
 
     def legal_steps(self) -> list[tuple[int, int]]:
-        """``(from, to)`` squares (0-based) of the player's legal next steps; empty when it
-        is not the player's turn or the game is over."""
+        """List the player's legal next steps.
+
+        Returns:
+            ``(from, to)`` squares (0-based), sorted; empty when it is not the player's
+            turn or the game is over.
+        """
         if int(self.board.turn) != self.human or self.board.is_game_over():
             return []
         return sorted(self._step.squares(int(a)) for a in self._step.legal_actions())
@@ -213,8 +221,11 @@ class WebGame:
     # ------------------------------------------------------------------ changes
 
     def _refuse_unless_going_on(self) -> None:
-        """Raise :class:`GameError` when the game is closed, over or waiting for a late
-        opponent move."""
+        """Refuse a change unless the game is going on.
+
+        Raises:
+            GameError: the game is closed, over, or waiting for a late opponent move.
+        """
         if self._closed:
             raise GameError(f"game {self.id} is closed: start a new game")
         outcome = self.board.outcome()
@@ -224,8 +235,9 @@ class WebGame:
             raise GameError(f"{self.agent.name} is still thinking about an earlier position")
 
     def play_step(self, from_sq: Any, to_sq: Any) -> None:
-        """Play one step of the player's move: a whole move, or one hop of a multi-jump
-        (the next hop must then start where this one lands).
+        """Play one step of the player's move: a whole move, or one hop of a multi-jump.
+
+        After a hop of a multi-jump, the next hop must start where this one lands.
 
         Args:
             from_sq: 0-based square the piece leaves (an int).
@@ -270,8 +282,9 @@ class WebGame:
         return f"{text}; legal steps: {legal}"
 
     def opponent_move(self) -> None:
-        """Let the opponent play its move (waiting at most the time limit plus
-        :data:`~drl.web.settings.GRACE` seconds).
+        """Let the opponent play its move.
+
+        The wait is at most the time limit plus :data:`~drl.web.settings.GRACE` seconds.
 
         Raises:
             GameError: the game is over or closed, it is the player's turn (or a move of
@@ -301,8 +314,9 @@ class WebGame:
             self._step = StepState.from_board(self.board)
 
     def undo(self) -> None:
-        """Take back the move in progress, or else the player's last move and the
-        opponent's replies to it.
+        """Take back the move in progress, or else the player's last completed move.
+
+        Taking back the player's last move also takes back the opponent's replies to it.
 
         Raises:
             GameError: the game is closed, the opponent is thinking, or the player has no
@@ -325,8 +339,12 @@ class WebGame:
             self._step = StepState.from_board(self.board)
 
     def analysis(self, top: int = 5) -> dict[str, Any]:
-        """The opponent's search at the current position (``az`` opponents:
-        ``NetworkAgent.analyse``), for the page's overlay.
+        """Show the opponent's search at the current position, for the page's overlay.
+
+        Only ``az`` opponents have one (``NetworkAgent.analyse``).
+
+        Args:
+            top: how many of the most visited first steps to report (at least 1).
 
         Returns:
             ``value``: the position's value for the player in ``[-1, 1]``; ``moves``: the
@@ -335,7 +353,9 @@ class WebGame:
             ``simulations``.
 
         Raises:
-            GameError: the opponent has no search to show, or the game is over or closed.
+            GameError: the opponent has no search to show, the game is over or closed, the
+                opponent is still thinking about an earlier position, or the search
+                refuses (e.g. ``top`` below 1).
         """
         with self.lock:
             analyse = getattr(self.agent, "analyse", None)
@@ -369,8 +389,12 @@ class WebGame:
             return {"value": value, "moves": moves, "simulations": found.simulations}
 
     def pdn(self) -> str:
-        """The game so far as PDN (``drl.rules.pdn.board_to_pdn``); an unfinished game
-        ends in ``*``. A move in progress is not part of it."""
+        """Write the game so far as PDN (``drl.rules.pdn.board_to_pdn``).
+
+        Returns:
+            The PDN text; an unfinished game ends in ``*``. A move in progress is not part
+            of it.
+        """
         with self.lock:
             names = ["you", self.agent.name] if self.human == 0 else [self.agent.name, "you"]
             tags = {
@@ -382,8 +406,10 @@ class WebGame:
             return board_to_pdn(self.board, tags)
 
     def close(self) -> None:
-        """Stop the opponent's processes (``close()`` of engine agents); idempotent. The
-        lock is not taken, so a game whose opponent is thinking closes at once."""
+        """Stop the opponent's processes (``close()`` of engine agents); idempotent.
+
+        The lock is not taken, so a game whose opponent is thinking closes at once.
+        """
         if self._closed:
             return
         self._closed = True

@@ -46,8 +46,12 @@ class ReplayFile:
     games: list[Game]
 
     def summary(self) -> list[dict[str, Any]]:
-        """One line per game: ``index``, ``white``, ``black``, ``event``, ``result``,
-        ``plies`` (moves recorded)."""
+        """List the file's games, one line each.
+
+        Returns:
+            One dict per game: ``index``, ``white``, ``black``, ``event``, ``result``,
+            ``plies`` (moves recorded).
+        """
         return [
             {
                 "index": i,
@@ -62,6 +66,9 @@ class ReplayFile:
 
     def frames(self, index: int) -> dict[str, Any]:
         """Game ``index`` replayed: its positions, ply by ply.
+
+        Args:
+            index: the game's place in the file (0-based).
 
         Returns:
             ``variant``, ``size``, ``layout`` (see :func:`~drl.web.board.board_layout`),
@@ -102,9 +109,13 @@ class ReplayFile:
 
 
 def _replay_prefix(game: Game) -> tuple[Board | None, str | None]:
-    """The board after the longest playable start of ``game`` and why it stops there
-    (None when the whole game plays); ``(None, reason)`` when not even the start
-    position can be set up."""
+    """Replay the longest playable start of ``game``.
+
+    Returns:
+        ``(board, reason)``: the board after that start and why the game stops there
+        (None when the whole game plays); ``(None, reason)`` when not even the start
+        position can be set up.
+    """
     try:
         return replay(game), None
     except PDNError as err:
@@ -136,6 +147,9 @@ def open_pdn(data: bytes | str, source: str) -> ReplayFile:
     Args:
         data: the file's bytes (decoded as drl's reader does) or text.
         source: the name shown on the page and in messages.
+
+    Returns:
+        The file's games, in file order.
 
     Raises:
         GameError: the file is too big, does not parse (the reader's message) or holds no
@@ -170,8 +184,12 @@ class ReplayFolder:
             raise NotADirectoryError(f"{root} is not a folder")
 
     def files(self) -> list[str]:
-        """Paths (relative to the folder, ``/``-separated) of its ``*.pdn`` files, sorted;
-        at most :data:`MAX_LISTED`."""
+        """List the folder's ``*.pdn`` files.
+
+        Returns:
+            Paths relative to the folder, ``/``-separated, sorted; at most
+            :data:`MAX_LISTED`.
+        """
         found = []
         for path in sorted(self.root.rglob("*.pdn")):
             if path.is_file() and self._inside(path):
@@ -185,6 +203,12 @@ class ReplayFolder:
 
     def open(self, relative: str) -> ReplayFile:
         """Read the PDN file at ``relative`` (a path inside the folder).
+
+        Args:
+            relative: the file's path relative to the folder.
+
+        Returns:
+            The file's games.
 
         Raises:
             GameError: the path leads outside the folder (``..``, an absolute path, a
@@ -207,8 +231,11 @@ class ReplayFolder:
 
 
 class ReplayStore:
-    """The files opened by the pages of one server, by id (the oldest are dropped
-    beyond ``keep``)."""
+    """The files opened by the pages of one server, by id.
+
+    Args:
+        keep: most files kept; the oldest are dropped beyond it.
+    """
 
     def __init__(self, keep: int = 16) -> None:
         self.keep = keep
@@ -216,7 +243,14 @@ class ReplayStore:
         self._lock = threading.Lock()
 
     def add(self, replay_file: ReplayFile) -> str:
-        """Keep ``replay_file``; returns its id."""
+        """Keep ``replay_file``, dropping the oldest files beyond ``keep``.
+
+        Args:
+            replay_file: the file opened.
+
+        Returns:
+            Its id (16 hex digits).
+        """
         key = secrets.token_hex(8)
         with self._lock:
             self._files[key] = replay_file
@@ -226,6 +260,12 @@ class ReplayStore:
 
     def get(self, key: str) -> ReplayFile:
         """The file of id ``key``.
+
+        Args:
+            key: an id from :meth:`add`.
+
+        Returns:
+            The file.
 
         Raises:
             GameError: no such file (dropped, or from an earlier server): open it again.

@@ -52,6 +52,12 @@ class GameSettings:
     def from_json(cls, data: Any) -> GameSettings:
         """Settings from the page's JSON object (missing keys take their defaults).
 
+        Args:
+            data: the decoded JSON of the new-game request.
+
+        Returns:
+            The settings.
+
         Raises:
             GameError: not an object, a value of the wrong type, a colour or role that is
                 not one of the choices, or a time limit outside ``(0, 3600]`` seconds.
@@ -127,8 +133,15 @@ def game_variant(text: str, color: str, role: str | None) -> Variant:
 
 
 def opponent_spec(spec: str, move_time: float | None) -> str:
-    """The opponent's spec with the per-move time limit given to it where it takes one
-    (a ``time`` parameter, and the spec sets neither ``time`` nor ``depth``).
+    """Give the per-move time limit to the opponent's spec where the agent takes one.
+
+    Args:
+        spec: the opponent's agent spec.
+        move_time: seconds per opponent move, or None (no limit given).
+
+    Returns:
+        ``spec`` with ``time=move_time`` added when the agent has a ``time`` parameter and
+        the spec sets neither ``time`` nor ``depth``; else ``spec`` unchanged.
 
     Raises:
         GameError: a bad spec (the message lists the valid agents and parameters).

@@ -60,8 +60,15 @@ class GameStore:
         self._lock = threading.Lock()
 
     def new(self, settings: GameSettings, replace: str | None = None) -> WebGame:
-        """Start a game (building its opponent); ``replace`` names a game of the same page
-        that this one replaces, which is closed.
+        """Start a game, building its opponent.
+
+        Args:
+            settings: the new-game form's choices.
+            replace: the id of a game of the same page that this one replaces, which is
+                closed; None to replace none.
+
+        Returns:
+            The new game, kept in the store.
 
         Raises:
             GameError: bad settings (see :class:`~drl.web.WebGame`); no game is closed
@@ -84,6 +91,12 @@ class GameStore:
     def get(self, game_id: str) -> WebGame:
         """The game ``game_id`` (marked as just used).
 
+        Args:
+            game_id: the game's id.
+
+        Returns:
+            The game.
+
         Raises:
             GameNotFound: no such game.
         """
@@ -99,16 +112,26 @@ class GameStore:
             return len(self._games)
 
     def remove(self, game_id: str) -> None:
-        """Close the game ``game_id`` (nothing happens for an unknown id)."""
+        """Close the game ``game_id`` (nothing happens for an unknown id).
+
+        Args:
+            game_id: the game's id.
+        """
         with self._lock:
             game = self._games.pop(game_id, None)
         if game is not None:
             self._finish(game)
 
     def save(self, game: WebGame) -> Path | None:
-        """Write ``game``'s PDN to the save folder (atomically); None without one.
+        """Write ``game``'s PDN to the save folder (atomically).
 
         An error is logged, not raised: the game goes on.
+
+        Args:
+            game: the game to save.
+
+        Returns:
+            The file written, or None without a save folder or when writing failed.
         """
         if self.save_dir is None:
             return None
@@ -129,7 +152,11 @@ class GameStore:
             log.error("game %s: closing %s failed: %s", game.id, game.agent.name, err)
 
     def close_all(self) -> int:
-        """Save and close every game (the server is stopping); returns how many."""
+        """Save and close every game (the server is stopping).
+
+        Returns:
+            How many games were closed.
+        """
         with self._lock:
             games = list(self._games.values())
             self._games.clear()
