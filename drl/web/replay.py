@@ -234,10 +234,15 @@ class ReplayStore:
     """The files opened by the pages of one server, by id.
 
     Args:
-        keep: most files kept; the oldest are dropped beyond it.
+        keep: most files kept (at least 1); the oldest are dropped beyond it.
+
+    Raises:
+        ValueError: ``keep`` below 1 (every file would be dropped as it is added).
     """
 
     def __init__(self, keep: int = 16) -> None:
+        if keep < 1:
+            raise ValueError(f"keep={keep}: a replay store keeps at least 1 file")
         self.keep = keep
         self._files: OrderedDict[str, ReplayFile] = OrderedDict()
         self._lock = threading.Lock()

@@ -13,7 +13,7 @@ import pytest
 from drl.agents import Agent, make
 from drl.rules import Board, read_games, replay
 from drl.web import GRACE, GameError, GameSettings, WebGame
-from drl.web.replay import ReplayFolder, open_pdn
+from drl.web.replay import ReplayFolder, ReplayStore, open_pdn
 from drl.web.settings import game_variant, opponent_spec
 from drl.web.store import GameNotFound, GameStore
 
@@ -256,3 +256,8 @@ def test_the_folder_refuses_paths_outside_it(tmp_path):
             folder.open(bad)
     with pytest.raises(GameError, match="no such file"):
         folder.open("b.pdn")
+
+
+def test_a_replay_store_that_would_keep_nothing_is_refused():
+    with pytest.raises(ValueError, match="keep=0"):
+        ReplayStore(keep=0)
