@@ -167,9 +167,7 @@ def _role_variants(v: Variant) -> list[tuple[str | None, Variant]]:
     """
     if not v.is_asymmetric:
         return [(None, v)]
-    first = v.first_player
-    other = "white" if first == "black" else "black"
-    return [("taker", v.with_taker(first)), ("giver", v.with_taker(other))]
+    return [(role, v.with_role(v.first_player, role)) for role in ("taker", "giver")]
 
 
 def _openings_summary(

@@ -143,10 +143,7 @@ def _start(cfg: PlayConfig) -> tuple[AZAgent, Board, Path | None]:
     agent = AZAgent(cfg.ckpt, sims=cfg.sims, device=cfg.device, variant=cfg.variant)
     variant = Variant.parse(cfg.variant or agent.trained_on or "english")
     agent.check_variant(variant)  # a checkpoint without its variant: the board still fits
-    if variant.is_asymmetric:
-        other = "white" if cfg.color == "black" else "black"
-        variant = variant.with_taker(cfg.color if cfg.role == "taker" else other)
-    return agent, Board(variant, fen=cfg.fen), pdn
+    return agent, Board(variant.with_role(cfg.color, cfg.role), fen=cfg.fen), pdn
 
 
 def _user_turn(board: Board, read: Callable[[str], str], write: Callable[[str], None]) -> bool:

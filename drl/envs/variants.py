@@ -109,8 +109,4 @@ def role_variants(variant: Variant, role: str | None) -> dict[int, Variant]:
             f"role={role!r} needs a variant with one Taker and one Giver; "
             f"{variant} has objectives {'/'.join(variant.objectives)}"
         )
-    out = {}
-    for color in (0, 1):
-        taker = ("black", "white")[color if role == "taker" else 1 - color]
-        out[color] = variant.with_taker(taker)
-    return out
+    return {0: variant.with_role("black", role), 1: variant.with_role("white", role)}

@@ -295,6 +295,26 @@ class Variant:
             return self
         return self.replace(taker=color, objectives=_taker_objectives(color))
 
+    def with_role(self, color: str, role: str) -> Variant:
+        """This variant with the player of ``color`` in ``role``.
+
+        Args:
+            color: ``"black"`` or ``"white"``.
+            role: ``"taker"`` (``color`` takes) or ``"giver"`` (the other colour takes).
+
+        Returns:
+            :meth:`with_taker` of the Taker's colour; a variant without one Taker and one
+            Giver unchanged.
+
+        Raises:
+            VariantError: ``color`` or ``role`` is not one of those.
+        """
+        if color not in COLORS:
+            raise VariantError(f"color must be 'black' or 'white', got {color!r}")
+        if role not in ("taker", "giver"):
+            raise VariantError(f"role must be 'taker' or 'giver', got {role!r}")
+        return self.with_taker(color if role == "taker" else COLORS[1 - COLORS.index(color)])
+
     # ------------------------------------------------------------------ queries
 
     @property

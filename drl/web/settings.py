@@ -122,8 +122,7 @@ def game_variant(text: str, color: str, role: str | None) -> Variant:
     if role is None:
         return variant
     if variant.is_asymmetric:
-        other = COLORS[1 - COLORS.index(color)]
-        return variant.with_taker(color if role == "taker" else other)
+        return variant.with_role(color, role)
     roles = {variant.role(0), variant.role(1)}
     if roles == {None}:
         raise GameError(f"{variant} has no Taker and Giver: leave the role empty")

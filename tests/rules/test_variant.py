@@ -263,3 +263,20 @@ def test_canonical_string_round_trips(name, flags, data):
     # Only flags that differ from the preset are written.
     if all(getattr(v, f) == getattr(Variant.preset(name), f) for f in _FLAG_VALUES):
         assert canonical == name
+
+
+@pytest.mark.parametrize("color", ["black", "white"])
+@pytest.mark.parametrize("role", ["taker", "giver"])
+def test_with_role_puts_the_colour_in_the_role(color, role):
+    v = Variant.parse("give_and_take").with_role(color, role)
+    index = ("black", "white").index(color)
+    assert v.role(index) == role
+    assert v.role(1 - index) == ("giver" if role == "taker" else "taker")
+    assert Variant.parse("english").with_role(color, role) == Variant.parse("english")
+
+
+def test_with_role_names_a_bad_colour_or_role():
+    with pytest.raises(VariantError, match="color must be"):
+        Variant.parse("give_and_take").with_role("red", "taker")
+    with pytest.raises(VariantError, match="role must be"):
+        Variant.parse("give_and_take").with_role("black", "thief")
