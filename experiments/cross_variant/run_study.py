@@ -135,12 +135,21 @@ def ladder_rows(names: list[str]) -> list[dict]:
 
 
 def stage_analyze(names: list[str], games: int, sims: int, jobs: int) -> None:
-    """``drl-analyze`` each run into ``<name>/analysis/`` (``jobs`` at a time), then one
-    report over all of them (``report/``) with the ladder table."""
-    runs = [n for n in names if (HERE / n / "run" / "checkpoints").is_dir()]
+    """``drl-analyze`` each run (its folder, or its ``agent.pt`` once the folder is gone)
+    into ``<name>/analysis/`` (``jobs`` at a time), then one report over all of them
+    (``report/``) with the ladder table."""
+    def source(name: str) -> str | None:
+        # the run folder while it is there, else the committed final agent
+        if (HERE / name / "run" / "checkpoints").is_dir():
+            return f"experiments/{_rel_here()}/{name}/run"
+        if (HERE / name / "agent.pt").is_file():
+            return f"experiments/{_rel_here()}/{name}/agent.pt"
+        return None
+
+    runs = [n for n in names if source(n) is not None]
 
     def one(name: str) -> tuple[str, int]:
-        cmd = [PY, "-m", "drl.cli.analyze", f"experiments/{_rel_here()}/{name}/run",
+        cmd = [PY, "-m", "drl.cli.analyze", str(source(name)),
                "--out", f"experiments/{_rel_here()}/{name}/analysis", "--games", str(games),
                "--sims", str(sims), "--threads", "1", "--title", f"drl analysis: {name}"]
         return name, _run(cmd, HERE / name / "study.log")

@@ -70,7 +70,11 @@ def main() -> None:
     ap.add_argument("--openings", type=int, default=4)
     ap.add_argument("--max-plies", type=int, default=300)
     ap.add_argument("--seed", type=int, default=50_000)
+    ap.add_argument("--out", default=".", help="folder under experiments/vs-scan/ for the "
+                    "results (default: experiments/vs-scan itself)")
     args = ap.parse_args()
+    out_dir = HERE / args.out
+    out_dir.mkdir(parents=True, exist_ok=True)
     if args.games < 2 or args.games % 2:
         ap.error("--games must be a positive even number (colours swapped)")
 
@@ -124,13 +128,13 @@ def main() -> None:
     ratings = {p: {"elo": float(r.elo[i]), "ci95": [float(r.lower[i]), float(r.upper[i])],
                    "games": int(r.games[i]), "score": float(r.score[i])}
                for i, p in enumerate(r.players)}
-    write_pdn(all_games, HERE / "games.pdn")
+    write_pdn(all_games, out_dir / "games.pdn")
     out = {"command": shlex.join(["python", "experiments/vs-scan/run_vs_scan.py", *sys.argv[1:]]),
            "utc": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC"),
            "nproc": os.cpu_count(), "load": list(os.getloadavg()),
            "scan": "Scan 2.0 (Hub-1, book off, tt-size 20)", "anchor": anchor,
            "records": records, "ratings": ratings}
-    (HERE / "results.json").write_text(json.dumps(out, indent=2) + "\n")
+    (out_dir / "results.json").write_text(json.dumps(out, indent=2) + "\n")
 
     def fmt(x: float) -> str:
         return "inf" if x == float("inf") else "-inf" if x == float("-inf") else f"{x:+.0f}"
@@ -147,7 +151,7 @@ def main() -> None:
         lines.append(f"| {rec['player']} | {rec['opponent']} | {rec['games']} | {rec['wins']}-"
                      f"{rec['draws']}-{rec['losses']} | {rec['truncated']} | {rec['score']:.3f} | "
                      f"{rec['ci95'][0]:.3f}-{rec['ci95'][1]:.3f} |")
-    (HERE / "results.md").write_text("\n".join(lines) + "\n")
+    (out_dir / "results.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
 
