@@ -109,11 +109,15 @@ def run_name(source: str | Path) -> str:
     """A run's display name: the folder's name, or a checkpoint file's stem.
 
     The folder's parent's name when the folder is called ``run``
-    (``experiments/<name>/run``).
+    (``experiments/<name>/run``); a checkpoint's folder name when its stem names no run
+    (``experiments/<name>/agent.pt``, ``<run>/checkpoints/ckpt-00000024.pt``).
     """
     path = Path(source)
     if path.is_dir():
         return path.resolve().parent.name if path.name == "run" else path.name
+    if path.stem == "agent" or path.stem.startswith("ckpt-"):
+        folder = path.resolve().parent
+        return folder.parent.name if folder.name == "checkpoints" else folder.name
     return path.stem
 
 

@@ -157,3 +157,25 @@ def test_both_givers_reports_the_first_mover_only(tiny_run):
     assert out["first_mover"]["score"]["n"] == 2
     assert set(s["material"]["groups"]) <= {"all", "giver"}
     assert s["openings"]["entries"][0]["human"] is None
+
+
+@pytest.mark.parametrize(
+    ("source", "name"),
+    [
+        ("experiments/english/run", "english"),
+        ("runs/english-20260101", "english-20260101"),
+        ("experiments/english/agent.pt", "english"),
+        ("runs/english-20260101/checkpoints/ckpt-00000024.pt", "english-20260101"),
+        ("models/best-english.pt", "best-english"),
+    ],
+)
+def test_a_run_is_named_by_what_names_it(tmp_path, source, name):
+    from drl.cli.analyze import run_name
+
+    path = tmp_path / source
+    if path.suffix:
+        path.parent.mkdir(parents=True)
+        path.write_bytes(b"")
+    else:
+        path.mkdir(parents=True)
+    assert run_name(path) == name
