@@ -6,13 +6,23 @@ Each value comes from the page's "new game" form and is checked here; a bad one 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from drl.agents import parse_spec
 from drl.rules import Variant, VariantError
 
-__all__ = ["COLORS", "GRACE", "GameError", "GameSettings", "game_variant", "opponent_spec"]
+__all__ = [
+    "COLORS",
+    "GRACE",
+    "GameError",
+    "GameSettings",
+    "check_opponent",
+    "game_variant",
+    "opponent_spec",
+    "starts_process",
+]
 
 GRACE = 5.0
 """Seconds an opponent may take beyond the per-move time limit before it is given up on."""
@@ -156,3 +166,59 @@ def opponent_spec(spec: str, move_time: float | None) -> str:
     except ValueError:
         return spec  # the kind has no time parameter: only the wait is limited
     return f"{spec}{',' if ':' in spec else ':'}time={move_time:g}"
+
+
+def starts_process(spec: str) -> bool:
+    """Whether the agent of ``spec`` runs an external program (its kind takes ``cmd=``).
+
+    Every registered kind is asked, plug-ins included: ``hub`` and ``dxp`` here.
+
+    Args:
+        spec: an agent spec.
+
+    Returns:
+        True when the spec's kind has a ``cmd`` parameter.
+
+    Raises:
+        GameError: a bad spec (the message lists the valid agents and parameters).
+    """
+    try:
+        kind, _ = parse_spec(spec)
+    except ValueError as err:
+        raise GameError(f"opponent {spec!r}: {err}") from None
+    try:
+        parse_spec(f"{kind}:cmd=x")
+    except ValueError:
+        return False
+    return True
+
+
+def check_opponent(spec: str, allowed: Iterable[str]) -> None:
+    """Refuse an opponent that would run a program the server was not started with.
+
+    A page may name any agent, but one that starts an external process (``hub:``,
+    ``dxp:``: :func:`starts_process`) only when the same spec (same kind and values) was
+    given on ``drl-web``'s command line (``--opponent`` or ``--engine``); otherwise any
+    page could make the server run any command.
+
+    Args:
+        spec: the opponent's agent spec, as the page sent it.
+        allowed: the engine specs of the command line.
+
+    Raises:
+        GameError: a bad spec, or an engine spec not among ``allowed`` (the message says
+            to start the server with ``--engine SPEC``).
+    """
+    if not starts_process(spec):
+        return
+    wanted = parse_spec(spec)
+    for other in allowed:
+        try:
+            if parse_spec(other) == wanted:
+                return
+        except ValueError:
+            continue
+    raise GameError(
+        f"opponent {spec!r} runs an external program, which this server only does for the "
+        f"engines it was started with: start the server with --engine {spec!r}"
+    )

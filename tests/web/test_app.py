@@ -11,7 +11,8 @@ import pytest
 pytest.importorskip("flask", reason="Flask is not installed (pip install -e '.[web]')")
 
 from drl.rules import read_games, replay  # noqa: E402
-from drl.web.app import create_app  # noqa: E402
+from drl.web import GameError  # noqa: E402
+from drl.web.app import LOOPBACK_HOSTS, create_app  # noqa: E402
 from drl.web.replay import ReplayFolder  # noqa: E402
 from drl.web.store import GameStore  # noqa: E402
 from tests.tiny_checkpoints import tiny_resnet_checkpoint  # noqa: E402
@@ -145,3 +146,38 @@ def test_the_az_overlay_shows_the_search(client, tmp_path):
     assert all(m["move"] for m in shown["moves"])  # no multi-jump at the start
     plain = _new(client)
     assert client.get(f"/api/games/{plain['id']}/analysis").status_code == 400
+
+
+def test_an_engine_spec_not_named_at_start_up_is_refused(tmp_path, caplog):
+    caplog.set_level(logging.INFO, logger="drl.web")
+    pwned = tmp_path / "pwned"
+    store = GameStore()
+    app = create_app(store, engines=["hub:cmd=drl-hub,depth=1"])
+    with app.test_client() as c:
+        for spec in (f"hub:cmd=touch {pwned}", f"dxp:cmd=touch {pwned}", "hub:cmd=drl-hub,depth=2"):
+            answer = c.post("/api/games", json={"opponent": spec, "color": "white"})
+            _refused(answer, 400, "--engine", caplog)
+    store.close_all()
+    assert not pwned.exists() and len(store) == 0
+
+
+def test_the_allowed_engines_are_the_start_up_ones():
+    from drl.web.settings import check_opponent
+
+    allowed = ["hub:cmd=/x/scan,depth=2", "random"]
+    check_opponent("hub:cmd=/x/scan, depth=2", allowed)  # the same spec, spaced
+    check_opponent("alphabeta:depth=3", [])  # no process: always allowed
+    for spec in ("hub:cmd=/x/scan,depth=3", "dxp:cmd=/x/scan", "hub:cmd=/bin/sh"):
+        with pytest.raises(GameError, match="start the server with --engine"):
+            check_opponent(spec, allowed)
+
+
+@pytest.mark.parametrize("host", ["evil.example", "evil.example:8765", "10.0.0.1"])
+def test_a_loopback_server_refuses_other_host_names(tmp_path, caplog, host):
+    caplog.set_level(logging.INFO, logger="drl.web")
+    app = create_app(GameStore(), hosts=LOOPBACK_HOSTS)
+    with app.test_client() as c:
+        _refused(c.get("/api/options", headers={"Host": host}), 400, "Host", caplog)
+        assert c.get("/", headers={"Host": host}).status_code == 400
+        for good in ("127.0.0.1:8765", "localhost", "LOCALHOST:1", "[::1]:8765", "[::1]"):
+            assert c.get("/api/options", headers={"Host": good}).status_code == 200, good
