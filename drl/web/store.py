@@ -125,7 +125,8 @@ class GameStore:
     def save(self, game: WebGame) -> Path | None:
         """Write ``game``'s PDN to the save folder (atomically).
 
-        An error is logged, not raised: the game goes on.
+        The moves completed so far are written without waiting for an opponent that is
+        thinking (:meth:`WebGame.pdn`). An error is logged, not raised: the game goes on.
 
         Args:
             game: the game to save.

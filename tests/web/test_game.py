@@ -261,3 +261,40 @@ def test_the_folder_refuses_paths_outside_it(tmp_path):
 def test_a_replay_store_that_would_keep_nothing_is_refused():
     with pytest.raises(ValueError, match="keep=0"):
         ReplayStore(keep=0)
+
+
+class _Sleepy(Agent):
+    """Thinks for ``seconds`` whatever happens."""
+
+    name = "sleepy"
+
+    def __init__(self, seconds: float = 8.0) -> None:
+        self.seconds = seconds
+
+    def select_move(self, board: Board):
+        time.sleep(self.seconds)
+        return board.legal_moves[0]
+
+
+@pytest.mark.parametrize("how", ["close_all", "remove", "replace"])
+def test_saving_does_not_wait_for_a_thinking_opponent(tmp_path, how):
+    store = GameStore(save_dir=tmp_path, build_agent=lambda spec: _Sleepy())
+    game = store.new(GameSettings())
+    game.play_step(10, 14)  # 11-15
+    thinking = threading.Thread(
+        target=lambda: pytest.raises(GameError, game.opponent_move), daemon=True
+    )
+    thinking.start()
+    time.sleep(0.3)  # the opponent is thinking, the game's lock held
+    started = time.monotonic()
+    if how == "close_all":
+        store.close_all()
+    elif how == "remove":
+        store.remove(game.id)
+    else:
+        store.new(GameSettings(), replace=game.id)
+    assert time.monotonic() - started < 2.0
+    (read,) = read_games(tmp_path / f"{game.id}.pdn")
+    assert [str(m) for m in replay(read).move_stack] == ["11-15"]
+    assert game.pdn() == (tmp_path / f"{game.id}.pdn").read_text()
+    store.close_all()
