@@ -223,7 +223,7 @@ class WebGame:
                 "moves": [str(m) for m in board.move_stack],
                 "fen": board.fen(),
                 "over": outcome is not None,
-                "result": None if outcome is None else outcome_text(outcome),
+                "result": None if outcome is None else outcome_text(outcome, self.variant),
                 "analysable": callable(getattr(self.agent, "analyse", None)),
             }
 
@@ -239,7 +239,10 @@ class WebGame:
             raise GameError(f"game {self.id} is closed: start a new game")
         outcome = self.board.outcome()
         if outcome is not None:
-            raise GameError(f"the game is over ({outcome_text(outcome)}): undo or start a new game")
+            raise GameError(
+                f"the game is over ({outcome_text(outcome, self.variant)}): "
+                "undo or start a new game"
+            )
         if self._thinking is not None and not self._thinking.done():
             raise GameError(f"{self.agent.name} is still thinking about an earlier position")
 

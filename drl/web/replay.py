@@ -19,9 +19,9 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from drl.rules import Board, PDNError, read_games, replay
+from drl.rules import Board, PDNError, Variant, read_games, replay
 from drl.rules.pdn import Game, variant_for_game
-from drl.web.board import board_layout, position_text
+from drl.web.board import board_layout, file_result_text, players_text, position_text
 from drl.web.settings import GameError
 
 __all__ = ["MAX_FILE_BYTES", "ReplayFile", "ReplayFolder", "ReplayStore", "open_pdn"]
@@ -49,20 +49,33 @@ class ReplayFile:
         """List the file's games, one line each.
 
         Returns:
-            One dict per game: ``index``, ``white``, ``black``, ``event``, ``result``,
-            ``plies`` (moves recorded).
+            One dict per game: ``index``, ``white``, ``black``, ``event``, ``result`` (as
+            the file writes it), ``players`` (both names, the one whose score the file's
+            result gives first first: ``Black - White`` in English-board files),
+            ``outcome`` (the result in words, e.g. ``"1-0: Black wins"``), ``plies``
+            (moves recorded).
         """
-        return [
-            {
-                "index": i,
-                "white": g.tags.get("White", "?"),
-                "black": g.tags.get("Black", "?"),
-                "event": g.tags.get("Event", ""),
-                "result": g.result or g.tags.get("Result", "*"),
-                "plies": len(g.moves),
-            }
-            for i, g in enumerate(self.games)
-        ]
+        found = []
+        for i, g in enumerate(self.games):
+            try:
+                variant: Variant | None = variant_for_game(g)
+            except PDNError:
+                variant = None
+            white, black = g.tags.get("White", "?"), g.tags.get("Black", "?")
+            result = g.result or g.tags.get("Result", "*")
+            found.append(
+                {
+                    "index": i,
+                    "white": white,
+                    "black": black,
+                    "players": players_text(black, white, variant),
+                    "event": g.tags.get("Event", ""),
+                    "result": result,
+                    "outcome": file_result_text(result, variant),
+                    "plies": len(g.moves),
+                }
+            )
+        return found
 
     def frames(self, index: int) -> dict[str, Any]:
         """Game ``index`` replayed: its positions, ply by ply.

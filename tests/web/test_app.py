@@ -101,7 +101,7 @@ def test_a_move_in_a_finished_game_is_refused(client, caplog):
     game = _new(client, fen="B:W18:B14")
     url = f"/api/games/{game['id']}"
     over = client.post(f"{url}/step", json={"from": 13, "to": 22}).get_json()
-    assert over["over"] and over["result"].startswith("0-1")
+    assert over["over"] and over["result"] == "1-0: Black wins (no pieces)"
     _refused(client.post(f"{url}/step", json={"from": 22, "to": 26}), 400, "game is over", caplog)
     _refused(client.post(f"{url}/opponent"), 400, "game is over", caplog)
     assert client.get(url).get_json() == over
