@@ -12,10 +12,12 @@ a path that leads outside it is refused.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import secrets
 import threading
 from collections import OrderedDict
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -181,6 +183,24 @@ def open_pdn(data: bytes | str, source: str) -> ReplayFile:
     return ReplayFile(source, games)
 
 
+@contextlib.contextmanager
+def _usable_path(relative: str) -> Iterator[None]:
+    """Turn the system's refusal of a path into a :class:`GameError` that names it.
+
+    A NUL byte, a name too long, no permission...; a :class:`GameError` passes through.
+
+    Raises:
+        GameError: ``ValueError`` or ``OSError`` in the block.
+    """
+    try:
+        yield
+    except GameError:
+        raise
+    except (ValueError, OSError) as err:
+        why = getattr(err, "strerror", None) or err
+        raise GameError(f"{relative!r} cannot be opened ({why})") from None
+
+
 class ReplayFolder:
     """The folder the server may read PDN files from.
 
@@ -203,12 +223,13 @@ class ReplayFolder:
             Paths relative to the folder, ``/``-separated, sorted; at most
             :data:`MAX_LISTED`.
         """
-        found = []
-        for path in sorted(self.root.rglob("*.pdn")):
-            if path.is_file() and self._inside(path):
-                found.append(path.relative_to(self.root).as_posix())
-            if len(found) >= MAX_LISTED:
-                break
+        found: list[str] = []
+        with _usable_path(str(self.root)):
+            for path in sorted(self.root.rglob("*.pdn")):
+                if path.is_file() and self._inside(path):
+                    found.append(path.relative_to(self.root).as_posix())
+                if len(found) >= MAX_LISTED:
+                    break
         return found
 
     def _inside(self, path: Path) -> bool:
@@ -225,21 +246,20 @@ class ReplayFolder:
 
         Raises:
             GameError: the path leads outside the folder (``..``, an absolute path, a
-                link), is not a file, cannot be read, or does not parse.
+                link), is not a file, is one the system refuses (a NUL byte, too long),
+                cannot be read, or does not parse.
         """
         if not isinstance(relative, str) or not relative.strip():
             raise GameError("give the path of a PDN file inside the folder")
-        path = self.root / relative
-        if not self._inside(path):
-            raise GameError(f"{relative!r} is outside the folder {self.root}: refused")
-        if not path.resolve().is_file():
-            raise GameError(f"{relative!r}: no such file in {self.root}")
-        try:
+        with _usable_path(relative):
+            path = self.root / relative
+            if not self._inside(path):
+                raise GameError(f"{relative!r} is outside the folder {self.root}: refused")
+            if not path.resolve().is_file():
+                raise GameError(f"{relative!r}: no such file in {self.root}")
             if path.stat().st_size > MAX_FILE_BYTES:
                 raise GameError(f"{relative}: larger than {MAX_FILE_BYTES} bytes")
             data = path.read_bytes()
-        except OSError as err:
-            raise GameError(f"{relative}: cannot be read ({err.strerror or err})") from None
         return open_pdn(data, relative)
 
 

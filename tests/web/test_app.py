@@ -181,3 +181,12 @@ def test_a_loopback_server_refuses_other_host_names(tmp_path, caplog, host):
         assert c.get("/", headers={"Host": host}).status_code == 400
         for good in ("127.0.0.1:8765", "localhost", "LOCALHOST:1", "[::1]:8765", "[::1]"):
             assert c.get("/api/options", headers={"Host": good}).status_code == 200, good
+
+
+def test_a_path_the_system_refuses_is_a_message(client, caplog):
+    caplog.set_level(logging.INFO, logger="drl.web")
+    for path in ("tiny.pdn\u0000.txt", "x" * 5000 + ".pdn", "a/" * 3000 + "b.pdn"):
+        answer = client.post("/api/replays/open", json={"path": path})
+        _refused(answer, 400, "cannot be opened", caplog)
+    answer = client.post("/api/games", json={"opponent": "az:ckpt=a\u0000b"})
+    _refused(answer, 400, "opponent 'az:ckpt=a", caplog)
