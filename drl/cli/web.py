@@ -28,6 +28,7 @@ import ipaddress
 import logging
 import os
 import signal
+import socket
 import sys
 from types import FrameType
 from typing import Any, NoReturn
@@ -94,17 +95,18 @@ def _application(args: argparse.Namespace) -> tuple[Any, Any]:
         from drl.web.app import create_app
     except ImportError as err:
         _fail(f"the browser board needs Flask ({err}): {INSTALL}")
-    from drl.web import GameError, GameSettings
+    from drl.web import GameError, GameSettings, WebGame
     from drl.web.app import LOOPBACK_HOSTS
     from drl.web.replay import ReplayFolder
-    from drl.web.settings import game_variant, opponent_spec, starts_process
+    from drl.web.settings import game_variant, starts_process
     from drl.web.store import GameStore
 
     form = {k: getattr(args, k) for k in ("variant", "opponent", "color", "role", "move_time")}
     try:
         defaults = GameSettings.from_json(form)
         game_variant(defaults.variant, defaults.color, defaults.role)
-        opponent_spec(defaults.opponent, defaults.move_time)
+        if not starts_process(defaults.opponent):  # an engine starts on its first move
+            WebGame(defaults, "start-up").close()  # a checkpoint that does not load...
         for spec in args.engine:
             if not starts_process(spec):
                 raise GameError(f"--engine {spec!r}: not an agent that runs a program")
@@ -122,6 +124,17 @@ def _loopback(host: str) -> bool:
         return host == "localhost" or ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def _bind_error(host: str, port: int) -> str:
+    """Why ``host:port`` cannot be listened on, as the system says it."""
+    try:
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        with socket.socket(family, socket.SOCK_STREAM) as trial:
+            trial.bind((host, port))
+    except OSError as err:
+        return err.strerror or str(err)
+    return "the address could not be bound"
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -142,8 +155,10 @@ def serve(args: argparse.Namespace) -> int:
 
     try:
         server = make_server(args.host, args.port, app, threaded=True)
-    except (OSError, SystemExit) as err:
-        _fail(f"cannot listen on {args.host}:{args.port}: {err}")
+    except OSError as err:
+        _fail(f"cannot listen on {args.host}:{args.port}: {err.strerror or err}")
+    except SystemExit:  # werkzeug printed the error and exits with 1
+        _fail(f"cannot listen on {args.host}:{args.port}: {_bind_error(args.host, args.port)}")
     host, port = server.socket.getsockname()[:2]
     if not _loopback(args.host):
         logging.getLogger("drl.web").warning(

@@ -21,7 +21,8 @@ through a DNS name of its own; an opponent that runs an external program (``hub:
 ``dxp:``) is only built from a spec the server was started with
 (:func:`~drl.web.settings.check_opponent`).
 
-A refused request is ``{"error": message}`` with status 400 (404 for an unknown game),
+A refused request is ``{"error": message}`` with status 400 (404 for an unknown game or
+PDN file),
 written to the server log too; the game is left as it was. An unexpected failure is a
 500 with a one-line message on the page and the traceback in the log only.
 """
@@ -40,7 +41,7 @@ from drl.agents import registered_agents
 from drl.rules.variant import PRESETS
 from drl.web.game import WebGame
 from drl.web.replay import MAX_FILE_BYTES, ReplayFolder, ReplayStore, open_pdn
-from drl.web.settings import GameError, GameSettings, check_opponent
+from drl.web.settings import GameError, GameSettings, NotFound, check_opponent
 from drl.web.store import GameNotFound, GameStore
 
 __all__ = ["LOOPBACK_HOSTS", "create_app"]
@@ -53,7 +54,7 @@ log = logging.getLogger("drl.web")
 
 def _refused(err: GameError) -> tuple[Response, int]:
     """The JSON answer of a refused request (logged)."""
-    status = 404 if isinstance(err, GameNotFound) else 400
+    status = 404 if isinstance(err, NotFound) else 400
     log.warning("%s %s refused: %s", request.method, request.path, str(err).splitlines()[0])
     return jsonify(error=str(err)), status
 
@@ -131,7 +132,7 @@ def create_app(
     if hosts is not None:
         app.before_request(lambda: _check_host(hosts))
     allowed = [*engines, *([] if defaults is None else [defaults.opponent])]
-    _game_routes(app, store, allowed)
+    _game_routes(app, store, allowed, defaults)
     _replay_routes(app, replays, folder)
 
     @app.get("/")
@@ -151,7 +152,9 @@ def create_app(
     return app
 
 
-def _game_routes(app: Flask, store: GameStore, engines: list[str]) -> None:
+def _game_routes(
+    app: Flask, store: GameStore, engines: list[str], defaults: GameSettings | None
+) -> None:
     """The ``/api/games`` routes."""
 
     def answer(game: WebGame, change: Callable[[], object] | None = None) -> Response:
@@ -164,7 +167,7 @@ def _game_routes(app: Flask, store: GameStore, engines: list[str]) -> None:
     def new_game() -> tuple[Response, int]:
         data = _body()
         replace = data.get("replace")
-        settings = GameSettings.from_json(data)
+        settings = GameSettings.from_json(data, defaults)
         check_opponent(settings.opponent, engines)
         game = store.new(settings, replace if isinstance(replace, str) else None)
         store.save(game)
@@ -204,7 +207,8 @@ def _game_routes(app: Flask, store: GameStore, engines: list[str]) -> None:
 
     @app.delete("/api/games/<game_id>")
     def close(game_id: str) -> Response:
-        store.remove(game_id)
+        if not store.remove(game_id):
+            raise GameNotFound(f"no game {game_id!r} (closed or from an earlier server)")
         return jsonify(closed=game_id)
 
 

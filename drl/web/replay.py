@@ -24,7 +24,7 @@ from typing import Any
 from drl.rules import Board, PDNError, Variant, read_games, replay
 from drl.rules.pdn import Game, variant_for_game
 from drl.web.board import board_layout, file_result_text, players_text, position_text
-from drl.web.settings import GameError
+from drl.web.settings import GameError, NotFound
 
 __all__ = ["MAX_FILE_BYTES", "ReplayFile", "ReplayFolder", "ReplayStore", "open_pdn"]
 
@@ -306,10 +306,10 @@ class ReplayStore:
             The file.
 
         Raises:
-            GameError: no such file (dropped, or from an earlier server): open it again.
+            NotFound: no such file (dropped, or from an earlier server): open it again.
         """
         with self._lock:
             found = self._files.get(key)
         if found is None:
-            raise GameError(f"no open PDN file {key!r}: open it again")
+            raise NotFound(f"no open PDN file {key!r}: open it again")
         return found

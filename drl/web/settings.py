@@ -18,6 +18,7 @@ __all__ = [
     "GRACE",
     "GameError",
     "GameSettings",
+    "NotFound",
     "check_opponent",
     "game_variant",
     "opponent_spec",
@@ -32,6 +33,10 @@ COLORS = ("black", "white")
 
 class GameError(ValueError):
     """A request the game refuses; the message is shown on the page as it is."""
+
+
+class NotFound(GameError):
+    """A request for a game or a PDN file that is not open (HTTP 404)."""
 
 
 @dataclass(frozen=True)
@@ -59,11 +64,14 @@ class GameSettings:
     move_time: float | None = None
 
     @classmethod
-    def from_json(cls, data: Any) -> GameSettings:
-        """Settings from the page's JSON object (missing keys take their defaults).
+    def from_json(cls, data: Any, defaults: GameSettings | None = None) -> GameSettings:
+        """Settings from the page's JSON object.
 
         Args:
             data: the decoded JSON of the new-game request.
+            defaults: the values of the keys it leaves out (None, or ``""`` for
+                ``variant``, ``opponent`` and ``color``): the server's ``--variant``,
+                ``--opponent``... (None: this class's defaults).
 
         Returns:
             The settings.
@@ -74,21 +82,23 @@ class GameSettings:
         """
         if not isinstance(data, dict):
             raise GameError("the new-game request must be a JSON object")
+        base = defaults or cls()
+        data = {**{k: v for k, v in base.__dict__.items() if k not in data}, **data}
         text = {k: data.get(k) for k in ("variant", "opponent", "color", "role", "fen")}
         for key, value in text.items():
             if value is not None and not isinstance(value, str):
                 raise GameError(f"{key} must be text, got {value!r}")
             if isinstance(value, str) and len(value) > 2000:
                 raise GameError(f"{key} is longer than 2000 characters")
-        color = (text["color"] or "black").strip().lower()
+        color = (text["color"] or base.color).strip().lower()
         if color not in COLORS:
             raise GameError(f"color must be black or white, got {text['color']!r}")
         role = (text["role"] or "").strip().lower() or None
         if role not in (None, "taker", "giver"):
             raise GameError(f"role must be taker or giver, got {text['role']!r}")
         return cls(
-            variant=(text["variant"] or "english").strip(),
-            opponent=(text["opponent"] or "random").strip(),
+            variant=(text["variant"] or base.variant).strip(),
+            opponent=(text["opponent"] or base.opponent).strip(),
             color=color,
             role=role,
             fen=(text["fen"] or "").strip() or None,

@@ -190,3 +190,25 @@ def test_a_path_the_system_refuses_is_a_message(client, caplog):
         _refused(answer, 400, "cannot be opened", caplog)
     answer = client.post("/api/games", json={"opponent": "az:ckpt=a\u0000b"})
     _refused(answer, 400, "opponent 'az:ckpt=a", caplog)
+
+
+def test_unknown_replays_and_closed_games_are_404(client, caplog):
+    caplog.set_level(logging.INFO, logger="drl.web")
+    _refused(client.get("/api/replays/nope/0"), 404, "no open PDN file 'nope'", caplog)
+    _refused(client.delete("/api/games/nope"), 404, "no game 'nope'", caplog)
+    game = _new(client)
+    assert client.delete(f"/api/games/{game['id']}").get_json() == {"closed": game["id"]}
+    _refused(client.delete(f"/api/games/{game['id']}"), 404, "no game", caplog)
+
+
+def test_a_new_game_takes_the_server_s_defaults():
+    from drl.web import GameSettings
+
+    store = GameStore()
+    defaults = GameSettings(variant="international", opponent="alphabeta:depth=1", color="white")
+    with create_app(store, defaults=defaults).test_client() as c:
+        game = _new(c)
+        assert game["opponent"].startswith("alphabeta") and game["size"] == 10
+        assert game["you"] == "white"
+        assert _new(c, opponent="random", variant="english")["opponent"] == "random"
+    store.close_all()

@@ -119,3 +119,22 @@ def test_bad_options_are_one_line(tmp_path, capsys):
         with pytest.raises(SystemExit) as stop:
             web.main(argv)
         assert stop.value.code == 2 and text in capsys.readouterr().err
+
+
+def test_a_bad_default_opponent_or_a_taken_port_is_one_line(capsys):
+    import socket
+
+    from drl.cli import web
+
+    with pytest.raises(SystemExit) as stop:
+        web.main(["--port", "0", "--opponent", "az:ckpt=/nonexistent"])
+    assert stop.value.code == 2 and "/nonexistent does not exist" in capsys.readouterr().err
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(SystemExit) as stop:
+            web.main(["--port", str(port)])
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert stop.value.code == 2 and last.startswith(f"drl-web: cannot listen on 127.0.0.1:{port}")
+    assert "in use" in last and not last.endswith(": 1")
