@@ -212,3 +212,27 @@ def test_a_new_game_takes_the_server_s_defaults():
         assert game["you"] == "white"
         assert _new(c, opponent="random", variant="english")["opponent"] == "random"
     store.close_all()
+
+
+def test_other_requests_are_answered_while_alphabeta_thinks():
+    import threading
+    import time
+
+    store = GameStore()
+    app = create_app(store)
+    with app.test_client() as c:
+        game = _new(c, opponent="alphabeta:depth=17", color="white")
+        c.get("/api/options")  # the page's first call, before the search
+        thinking = threading.Thread(
+            target=lambda: app.test_client().post(f"/api/games/{game['id']}/opponent"),
+            daemon=True,
+        )
+        thinking.start()
+        time.sleep(0.5)
+        started = time.monotonic()
+        assert c.get("/api/options").status_code == 200
+        waited = time.monotonic() - started
+        assert thinking.is_alive(), "the search ended too soon to show anything"
+        assert waited < 2.0
+        thinking.join(120)
+    store.close_all()
