@@ -450,7 +450,7 @@ def _negamax(depth, stack, tables, root, net, scratch):
             ply += 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, nogil=True)  # a server answers others meanwhile
 def search_root(root, depth, stack, tables, net, scratch):
     """Search ``root.state`` to ``depth`` plies (plus forced captures).
 

@@ -229,7 +229,7 @@ def _descend(tree, work, params, path, c, rollout_limit, count):
             return node, DRAW, count
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, nogil=True)  # a server answers others meanwhile
 def uct_search(tree, work, root, params, path, sims, c, rollout_limit, seed):
     """Run ``sims`` simulations from ``root``.
 

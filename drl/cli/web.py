@@ -4,9 +4,15 @@
     drl-web --opponent alphabeta:depth=6 --variant give_and_take --port 8000
     drl-web --games runs/english-20260101-120000  # its PDN files open by path too
 
-The server listens on 127.0.0.1 only, unless another address is named with ``--host``
-(e.g. ``--host 0.0.0.0``: anyone who reaches the machine can then play and read the
-``--games`` folder). Ctrl-C or SIGTERM stops it: every opponent is closed (engine
+The server listens on 127.0.0.1 only, and answers only requests addressed to 127.0.0.1,
+localhost or [::1], unless another address is named with ``--host`` (e.g. ``--host
+0.0.0.0``: anyone who reaches the machine can then play, read the ``--games`` folder and
+make the server read any file it can named in an ``az:ckpt=`` spec). A page may choose
+an engine that runs an external program (``hub:``, ``dxp:``) only when the same spec was
+given here, with ``--opponent`` or ``--engine`` (repeatable):
+
+    drl-web --engine 'hub:cmd=/tmp/scan/scan,cwd=/tmp/scan,depth=4' --variant international
+ Ctrl-C or SIGTERM stops it: every opponent is closed (engine
 processes included) and, with ``--save``, every game's PDN is written whole one last time.
 
 Needs Flask: ``pip install -e ".[web]"`` (or ``pip install "flask>=3"``).
@@ -18,9 +24,11 @@ taken (one line on stderr).
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import logging
 import os
 import signal
+import socket
 import sys
 from types import FrameType
 from typing import Any, NoReturn
@@ -50,6 +58,13 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--port", type=int, default=8765, help="port (8765; 0: any free port)")
     ap.add_argument("--variant", default="english", help="the form's variant (english)")
     ap.add_argument("--opponent", default="random", help="the form's opponent spec (random)")
+    ap.add_argument(
+        "--engine",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help="an agent spec that runs a program (hub:, dxp:) a page may choose (repeatable)",
+    )
     ap.add_argument("--color", choices=("black", "white"), default="black")
     ap.add_argument("--role", choices=("taker", "giver"), default=None)
     ap.add_argument(
@@ -80,21 +95,46 @@ def _application(args: argparse.Namespace) -> tuple[Any, Any]:
         from drl.web.app import create_app
     except ImportError as err:
         _fail(f"the browser board needs Flask ({err}): {INSTALL}")
-    from drl.web import GameError, GameSettings
+    from drl.web import GameError, GameSettings, WebGame
+    from drl.web.app import LOOPBACK_HOSTS
     from drl.web.replay import ReplayFolder
-    from drl.web.settings import game_variant, opponent_spec
+    from drl.web.settings import game_variant, starts_process
     from drl.web.store import GameStore
 
     form = {k: getattr(args, k) for k in ("variant", "opponent", "color", "role", "move_time")}
     try:
         defaults = GameSettings.from_json(form)
         game_variant(defaults.variant, defaults.color, defaults.role)
-        opponent_spec(defaults.opponent, defaults.move_time)
+        if not starts_process(defaults.opponent):  # an engine starts on its first move
+            WebGame(defaults, "start-up").close()  # a checkpoint that does not load...
+        for spec in args.engine:
+            if not starts_process(spec):
+                raise GameError(f"--engine {spec!r}: not an agent that runs a program")
         folder = None if args.games is None else ReplayFolder(args.games)
         store = GameStore(max_games=args.max_games, save_dir=args.save)
     except (GameError, ValueError, OSError) as err:
         _fail(str(err))
-    return create_app(store, folder, defaults), store
+    hosts = LOOPBACK_HOSTS if _loopback(args.host) else None
+    return create_app(store, folder, defaults, args.engine, hosts), store
+
+
+def _loopback(host: str) -> bool:
+    """Whether ``host`` is a loopback address or ``localhost``."""
+    try:
+        return host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _bind_error(host: str, port: int) -> str:
+    """Why ``host:port`` cannot be listened on, as the system says it."""
+    try:
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        with socket.socket(family, socket.SOCK_STREAM) as trial:
+            trial.bind((host, port))
+    except OSError as err:
+        return err.strerror or str(err)
+    return "the address could not be bound"
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -115,12 +155,17 @@ def serve(args: argparse.Namespace) -> int:
 
     try:
         server = make_server(args.host, args.port, app, threaded=True)
-    except (OSError, SystemExit) as err:
-        _fail(f"cannot listen on {args.host}:{args.port}: {err}")
+    except OSError as err:
+        _fail(f"cannot listen on {args.host}:{args.port}: {err.strerror or err}")
+    except SystemExit:  # werkzeug printed the error and exits with 1
+        _fail(f"cannot listen on {args.host}:{args.port}: {_bind_error(args.host, args.port)}")
     host, port = server.socket.getsockname()[:2]
-    if args.host not in ("127.0.0.1", "localhost", "::1"):
+    if not _loopback(args.host):
         logging.getLogger("drl.web").warning(
-            "listening on %s: anyone who reaches this machine can play", args.host
+            "listening on %s: anyone who reaches this machine can play, open the --games "
+            "folder's PDN files and make this server read any file it can that is named "
+            "in an az:ckpt= spec",
+            args.host,
         )
     print(f"{PROG}: http://{host}:{port}/ (Ctrl-C stops it)", flush=True)
     handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}

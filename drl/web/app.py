@@ -15,7 +15,14 @@ Routes (every answer but the page, the static files and the PDN download is JSON
   as the body, its name in ``?name=``) or ``POST /api/replays/open`` (``path`` inside the
   folder) -> an id and the games; ``GET /api/replays/<id>/<game>``: one game's positions.
 
-A refused request is ``{"error": message}`` with status 400 (404 for an unknown game),
+A server that listens on a loopback address answers only requests whose ``Host`` is a
+loopback name (:data:`LOOPBACK_HOSTS`), so a web page of another site cannot reach it
+through a DNS name of its own; an opponent that runs an external program (``hub:``,
+``dxp:``) is only built from a spec the server was started with
+(:func:`~drl.web.settings.check_opponent`).
+
+A refused request is ``{"error": message}`` with status 400 (404 for an unknown game or
+PDN file),
 written to the server log too; the game is left as it was. An unexpected failure is a
 500 with a one-line message on the page and the traceback in the log only.
 """
@@ -34,17 +41,20 @@ from drl.agents import registered_agents
 from drl.rules.variant import PRESETS
 from drl.web.game import WebGame
 from drl.web.replay import MAX_FILE_BYTES, ReplayFolder, ReplayStore, open_pdn
-from drl.web.settings import GameError, GameSettings
+from drl.web.settings import GameError, GameSettings, NotFound, check_opponent
 from drl.web.store import GameNotFound, GameStore
 
-__all__ = ["create_app"]
+__all__ = ["LOOPBACK_HOSTS", "create_app"]
+
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "[::1]", "::1"})
+"""The ``Host`` names a loopback server answers (any port)."""
 
 log = logging.getLogger("drl.web")
 
 
 def _refused(err: GameError) -> tuple[Response, int]:
     """The JSON answer of a refused request (logged)."""
-    status = 404 if isinstance(err, GameNotFound) else 400
+    status = 404 if isinstance(err, NotFound) else 400
     log.warning("%s %s refused: %s", request.method, request.path, str(err).splitlines()[0])
     return jsonify(error=str(err)), status
 
@@ -69,10 +79,34 @@ def _body() -> dict[str, Any]:
     return data
 
 
+def _host_name(header: str) -> str:
+    """The name of a ``Host`` header, without its port, lower case."""
+    header = header.strip().lower()
+    if header.startswith("["):
+        return header.partition("]")[0] + "]"
+    return header.rpartition(":")[0] if header.count(":") == 1 else header
+
+
+def _check_host(hosts: frozenset[str]) -> None:
+    """Refuse a request whose ``Host`` is not one of ``hosts``.
+
+    Raises:
+        GameError: another name (e.g. a DNS name that points at 127.0.0.1).
+    """
+    header = request.headers.get("Host", "")
+    if _host_name(header) not in hosts:
+        raise GameError(
+            f"Host {header!r} refused: this server answers only {', '.join(sorted(hosts))} "
+            f"(start it with --host to serve other names)"
+        )
+
+
 def create_app(
     store: GameStore,
     folder: ReplayFolder | None = None,
     defaults: GameSettings | None = None,
+    engines: tuple[str, ...] | list[str] = (),
+    hosts: frozenset[str] | None = None,
 ) -> Flask:
     """The Flask application of one server.
 
@@ -80,6 +114,10 @@ def create_app(
         store: the games.
         folder: where PDN files may be opened from by path (None: uploads only).
         defaults: the new-game form's initial values.
+        engines: the agent specs that run an external program which a page may name
+            (``defaults.opponent`` is one too); any other such spec is refused.
+        hosts: the ``Host`` names answered (:data:`LOOPBACK_HOSTS` for a loopback
+            server); None answers any.
 
     Returns:
         The application (serve it with ``werkzeug.serving.make_server``, threaded).
@@ -91,7 +129,10 @@ def create_app(
     replays = ReplayStore()
     app.register_error_handler(GameError, _refused)
     app.register_error_handler(Exception, _failed)
-    _game_routes(app, store)
+    if hosts is not None:
+        app.before_request(lambda: _check_host(hosts))
+    allowed = [*engines, *([] if defaults is None else [defaults.opponent])]
+    _game_routes(app, store, allowed, defaults)
     _replay_routes(app, replays, folder)
 
     @app.get("/")
@@ -111,7 +152,9 @@ def create_app(
     return app
 
 
-def _game_routes(app: Flask, store: GameStore) -> None:
+def _game_routes(
+    app: Flask, store: GameStore, engines: list[str], defaults: GameSettings | None
+) -> None:
     """The ``/api/games`` routes."""
 
     def answer(game: WebGame, change: Callable[[], object] | None = None) -> Response:
@@ -124,9 +167,9 @@ def _game_routes(app: Flask, store: GameStore) -> None:
     def new_game() -> tuple[Response, int]:
         data = _body()
         replace = data.get("replace")
-        game = store.new(
-            GameSettings.from_json(data), replace if isinstance(replace, str) else None
-        )
+        settings = GameSettings.from_json(data, defaults)
+        check_opponent(settings.opponent, engines)
+        game = store.new(settings, replace if isinstance(replace, str) else None)
         store.save(game)
         return jsonify(game.state()), 201
 
@@ -164,7 +207,8 @@ def _game_routes(app: Flask, store: GameStore) -> None:
 
     @app.delete("/api/games/<game_id>")
     def close(game_id: str) -> Response:
-        store.remove(game_id)
+        if not store.remove(game_id):
+            raise GameNotFound(f"no game {game_id!r} (closed or from an earlier server)")
         return jsonify(closed=game_id)
 
 

@@ -108,7 +108,10 @@ class WebGame:
     """A game between the player (clicks on the page) and an opponent agent.
 
     Every method that reads or changes the game takes :attr:`lock`, so requests of one
-    game are served one at a time; games do not share anything.
+    game are served one at a time; games do not share anything. :meth:`pdn` and
+    :meth:`close` do not: they must answer while the opponent thinks (the lock held by the
+    request waiting for its move), so :meth:`pdn` writes a copy of the game taken after
+    each completed move.
 
     Args:
         settings: the new-game form's choices.
@@ -150,6 +153,12 @@ class WebGame:
         self._worker = _Worker(f"drl-web-{game_id}")
         self._thinking: Future | None = None  # an opponent move given up on, still running
         self._closed = False
+        self._played = self.board.copy()  # the game as pdn() writes it, read without the lock
+
+    def _moved(self) -> None:
+        """After a completed move or an undo: a new step state and a new copy for pdn()."""
+        self._step = StepState.from_board(self.board)
+        self._played = self.board.copy()
 
     # ------------------------------------------------------------------ queries
 
@@ -214,7 +223,7 @@ class WebGame:
                 "moves": [str(m) for m in board.move_stack],
                 "fen": board.fen(),
                 "over": outcome is not None,
-                "result": None if outcome is None else outcome_text(outcome),
+                "result": None if outcome is None else outcome_text(outcome, self.variant),
                 "analysable": callable(getattr(self.agent, "analyse", None)),
             }
 
@@ -230,7 +239,10 @@ class WebGame:
             raise GameError(f"game {self.id} is closed: start a new game")
         outcome = self.board.outcome()
         if outcome is not None:
-            raise GameError(f"the game is over ({outcome_text(outcome)}): undo or start a new game")
+            raise GameError(
+                f"the game is over ({outcome_text(outcome, self.variant)}): "
+                "undo or start a new game"
+            )
         if self._thinking is not None and not self._thinking.done():
             raise GameError(f"{self.agent.name} is still thinking about an earlier position")
 
@@ -268,7 +280,7 @@ class WebGame:
                 self._step = after
                 return
             self.board.push(Move.from_row(row, self.variant.board_size, self.variant.notation))
-            self._step = StepState.from_board(self.board)
+            self._moved()
 
     def _illegal(self, a: int, b: int) -> str:
         """Why the step ``a`` -> ``b`` is refused, with the legal steps."""
@@ -307,11 +319,13 @@ class WebGame:
                 ) from None
             except Exception as err:
                 raise GameError(f"{self.agent.name} failed: {type(err).__name__}: {err}") from None
+            if self._closed:  # closed while it thought: the saved game stays as it was
+                raise GameError(f"game {self.id} is closed: start a new game")
             try:
                 self.board.push(move)
             except IllegalMoveError as err:
                 raise GameError(f"{self.agent.name} played an illegal move: {err}") from None
-            self._step = StepState.from_board(self.board)
+            self._moved()
 
     def undo(self) -> None:
         """Take back the move in progress, or else the player's last completed move.
@@ -336,7 +350,7 @@ class WebGame:
                 raise GameError("nothing to take back: you have not moved yet")
             while self.board.ply > mine[-1]:
                 self.board.pop()
-            self._step = StepState.from_board(self.board)
+            self._moved()
 
     def analysis(self, top: int = 5) -> dict[str, Any]:
         """Show the opponent's search at the current position, for the page's overlay.
@@ -391,19 +405,17 @@ class WebGame:
     def pdn(self) -> str:
         """Write the game so far as PDN (``drl.rules.pdn.board_to_pdn``).
 
+        The lock is not taken: the copy of the game made after its last completed move is
+        written, so a game whose opponent is thinking is saved at once.
+
         Returns:
             The PDN text; an unfinished game ends in ``*``. A move in progress is not part
             of it.
         """
-        with self.lock:
-            names = ["you", self.agent.name] if self.human == 0 else [self.agent.name, "you"]
-            tags = {
-                "Event": "drl-web",
-                "Date": self.date,
-                "Black": names[0],
-                "White": names[1],
-            }
-            return board_to_pdn(self.board, tags)
+        played = self._played
+        names = ["you", self.agent.name] if self.human == 0 else [self.agent.name, "you"]
+        tags = {"Event": "drl-web", "Date": self.date, "Black": names[0], "White": names[1]}
+        return board_to_pdn(played, tags)
 
     def close(self) -> None:
         """Stop the opponent's processes (``close()`` of engine agents); idempotent.

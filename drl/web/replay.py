@@ -12,17 +12,19 @@ a path that leads outside it is refused.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import secrets
 import threading
 from collections import OrderedDict
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from drl.rules import Board, PDNError, read_games, replay
+from drl.rules import Board, PDNError, Variant, read_games, replay
 from drl.rules.pdn import Game, variant_for_game
-from drl.web.board import board_layout, position_text
-from drl.web.settings import GameError
+from drl.web.board import board_layout, file_result_text, players_text, position_text
+from drl.web.settings import GameError, NotFound
 
 __all__ = ["MAX_FILE_BYTES", "ReplayFile", "ReplayFolder", "ReplayStore", "open_pdn"]
 
@@ -49,20 +51,33 @@ class ReplayFile:
         """List the file's games, one line each.
 
         Returns:
-            One dict per game: ``index``, ``white``, ``black``, ``event``, ``result``,
-            ``plies`` (moves recorded).
+            One dict per game: ``index``, ``white``, ``black``, ``event``, ``result`` (as
+            the file writes it), ``players`` (both names, the one whose score the file's
+            result gives first first: ``Black - White`` in English-board files),
+            ``outcome`` (the result in words, e.g. ``"1-0: Black wins"``), ``plies``
+            (moves recorded).
         """
-        return [
-            {
-                "index": i,
-                "white": g.tags.get("White", "?"),
-                "black": g.tags.get("Black", "?"),
-                "event": g.tags.get("Event", ""),
-                "result": g.result or g.tags.get("Result", "*"),
-                "plies": len(g.moves),
-            }
-            for i, g in enumerate(self.games)
-        ]
+        found = []
+        for i, g in enumerate(self.games):
+            try:
+                variant: Variant | None = variant_for_game(g)
+            except PDNError:
+                variant = None
+            white, black = g.tags.get("White", "?"), g.tags.get("Black", "?")
+            result = g.result or g.tags.get("Result", "*")
+            found.append(
+                {
+                    "index": i,
+                    "white": white,
+                    "black": black,
+                    "players": players_text(black, white, variant),
+                    "event": g.tags.get("Event", ""),
+                    "result": result,
+                    "outcome": file_result_text(result, variant),
+                    "plies": len(g.moves),
+                }
+            )
+        return found
 
     def frames(self, index: int) -> dict[str, Any]:
         """Game ``index`` replayed: its positions, ply by ply.
@@ -168,6 +183,24 @@ def open_pdn(data: bytes | str, source: str) -> ReplayFile:
     return ReplayFile(source, games)
 
 
+@contextlib.contextmanager
+def _usable_path(relative: str) -> Iterator[None]:
+    """Turn the system's refusal of a path into a :class:`GameError` that names it.
+
+    A NUL byte, a name too long, no permission...; a :class:`GameError` passes through.
+
+    Raises:
+        GameError: ``ValueError`` or ``OSError`` in the block.
+    """
+    try:
+        yield
+    except GameError:
+        raise
+    except (ValueError, OSError) as err:
+        why = getattr(err, "strerror", None) or err
+        raise GameError(f"{relative!r} cannot be opened ({why})") from None
+
+
 class ReplayFolder:
     """The folder the server may read PDN files from.
 
@@ -190,12 +223,13 @@ class ReplayFolder:
             Paths relative to the folder, ``/``-separated, sorted; at most
             :data:`MAX_LISTED`.
         """
-        found = []
-        for path in sorted(self.root.rglob("*.pdn")):
-            if path.is_file() and self._inside(path):
-                found.append(path.relative_to(self.root).as_posix())
-            if len(found) >= MAX_LISTED:
-                break
+        found: list[str] = []
+        with _usable_path(str(self.root)):
+            for path in sorted(self.root.rglob("*.pdn")):
+                if path.is_file() and self._inside(path):
+                    found.append(path.relative_to(self.root).as_posix())
+                if len(found) >= MAX_LISTED:
+                    break
         return found
 
     def _inside(self, path: Path) -> bool:
@@ -212,21 +246,20 @@ class ReplayFolder:
 
         Raises:
             GameError: the path leads outside the folder (``..``, an absolute path, a
-                link), is not a file, cannot be read, or does not parse.
+                link), is not a file, is one the system refuses (a NUL byte, too long),
+                cannot be read, or does not parse.
         """
         if not isinstance(relative, str) or not relative.strip():
             raise GameError("give the path of a PDN file inside the folder")
-        path = self.root / relative
-        if not self._inside(path):
-            raise GameError(f"{relative!r} is outside the folder {self.root}: refused")
-        if not path.resolve().is_file():
-            raise GameError(f"{relative!r}: no such file in {self.root}")
-        try:
+        with _usable_path(relative):
+            path = self.root / relative
+            if not self._inside(path):
+                raise GameError(f"{relative!r} is outside the folder {self.root}: refused")
+            if not path.resolve().is_file():
+                raise GameError(f"{relative!r}: no such file in {self.root}")
             if path.stat().st_size > MAX_FILE_BYTES:
                 raise GameError(f"{relative}: larger than {MAX_FILE_BYTES} bytes")
             data = path.read_bytes()
-        except OSError as err:
-            raise GameError(f"{relative}: cannot be read ({err.strerror or err})") from None
         return open_pdn(data, relative)
 
 
@@ -273,10 +306,10 @@ class ReplayStore:
             The file.
 
         Raises:
-            GameError: no such file (dropped, or from an earlier server): open it again.
+            NotFound: no such file (dropped, or from an earlier server): open it again.
         """
         with self._lock:
             found = self._files.get(key)
         if found is None:
-            raise GameError(f"no open PDN file {key!r}: open it again")
+            raise NotFound(f"no open PDN file {key!r}: open it again")
         return found

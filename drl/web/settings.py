@@ -6,13 +6,24 @@ Each value comes from the page's "new game" form and is checked here; a bad one 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from drl.agents import parse_spec
 from drl.rules import Variant, VariantError
 
-__all__ = ["COLORS", "GRACE", "GameError", "GameSettings", "game_variant", "opponent_spec"]
+__all__ = [
+    "COLORS",
+    "GRACE",
+    "GameError",
+    "GameSettings",
+    "NotFound",
+    "check_opponent",
+    "game_variant",
+    "opponent_spec",
+    "starts_process",
+]
 
 GRACE = 5.0
 """Seconds an opponent may take beyond the per-move time limit before it is given up on."""
@@ -22,6 +33,10 @@ COLORS = ("black", "white")
 
 class GameError(ValueError):
     """A request the game refuses; the message is shown on the page as it is."""
+
+
+class NotFound(GameError):
+    """A request for a game or a PDN file that is not open (HTTP 404)."""
 
 
 @dataclass(frozen=True)
@@ -49,11 +64,14 @@ class GameSettings:
     move_time: float | None = None
 
     @classmethod
-    def from_json(cls, data: Any) -> GameSettings:
-        """Settings from the page's JSON object (missing keys take their defaults).
+    def from_json(cls, data: Any, defaults: GameSettings | None = None) -> GameSettings:
+        """Settings from the page's JSON object.
 
         Args:
             data: the decoded JSON of the new-game request.
+            defaults: the values of the keys it leaves out (None, or ``""`` for
+                ``variant``, ``opponent`` and ``color``): the server's ``--variant``,
+                ``--opponent``... (None: this class's defaults).
 
         Returns:
             The settings.
@@ -64,21 +82,23 @@ class GameSettings:
         """
         if not isinstance(data, dict):
             raise GameError("the new-game request must be a JSON object")
+        base = defaults or cls()
+        data = {**{k: v for k, v in base.__dict__.items() if k not in data}, **data}
         text = {k: data.get(k) for k in ("variant", "opponent", "color", "role", "fen")}
         for key, value in text.items():
             if value is not None and not isinstance(value, str):
                 raise GameError(f"{key} must be text, got {value!r}")
             if isinstance(value, str) and len(value) > 2000:
                 raise GameError(f"{key} is longer than 2000 characters")
-        color = (text["color"] or "black").strip().lower()
+        color = (text["color"] or base.color).strip().lower()
         if color not in COLORS:
             raise GameError(f"color must be black or white, got {text['color']!r}")
         role = (text["role"] or "").strip().lower() or None
         if role not in (None, "taker", "giver"):
             raise GameError(f"role must be taker or giver, got {text['role']!r}")
         return cls(
-            variant=(text["variant"] or "english").strip(),
-            opponent=(text["opponent"] or "random").strip(),
+            variant=(text["variant"] or base.variant).strip(),
+            opponent=(text["opponent"] or base.opponent).strip(),
             color=color,
             role=role,
             fen=(text["fen"] or "").strip() or None,
@@ -156,3 +176,59 @@ def opponent_spec(spec: str, move_time: float | None) -> str:
     except ValueError:
         return spec  # the kind has no time parameter: only the wait is limited
     return f"{spec}{',' if ':' in spec else ':'}time={move_time:g}"
+
+
+def starts_process(spec: str) -> bool:
+    """Whether the agent of ``spec`` runs an external program (its kind takes ``cmd=``).
+
+    Every registered kind is asked, plug-ins included: ``hub`` and ``dxp`` here.
+
+    Args:
+        spec: an agent spec.
+
+    Returns:
+        True when the spec's kind has a ``cmd`` parameter.
+
+    Raises:
+        GameError: a bad spec (the message lists the valid agents and parameters).
+    """
+    try:
+        kind, _ = parse_spec(spec)
+    except ValueError as err:
+        raise GameError(f"opponent {spec!r}: {err}") from None
+    try:
+        parse_spec(f"{kind}:cmd=x")
+    except ValueError:
+        return False
+    return True
+
+
+def check_opponent(spec: str, allowed: Iterable[str]) -> None:
+    """Refuse an opponent that would run a program the server was not started with.
+
+    A page may name any agent, but one that starts an external process (``hub:``,
+    ``dxp:``: :func:`starts_process`) only when the same spec (same kind and values) was
+    given on ``drl-web``'s command line (``--opponent`` or ``--engine``); otherwise any
+    page could make the server run any command.
+
+    Args:
+        spec: the opponent's agent spec, as the page sent it.
+        allowed: the engine specs of the command line.
+
+    Raises:
+        GameError: a bad spec, or an engine spec not among ``allowed`` (the message says
+            to start the server with ``--engine SPEC``).
+    """
+    if not starts_process(spec):
+        return
+    wanted = parse_spec(spec)
+    for other in allowed:
+        try:
+            if parse_spec(other) == wanted:
+                return
+        except ValueError:
+            continue
+    raise GameError(
+        f"opponent {spec!r} runs an external program, which this server only does for the "
+        f"engines it was started with: start the server with --engine {spec!r}"
+    )

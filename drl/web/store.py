@@ -18,14 +18,14 @@ from pathlib import Path
 from drl._atomic import write_atomic
 from drl.agents import Agent, make
 from drl.web.game import WebGame
-from drl.web.settings import GameError, GameSettings
+from drl.web.settings import GameSettings, NotFound
 
 __all__ = ["GameNotFound", "GameStore"]
 
 log = logging.getLogger("drl.web")
 
 
-class GameNotFound(GameError):
+class GameNotFound(NotFound):
     """No game has the id asked for (closed, or the server was restarted)."""
 
 
@@ -111,21 +111,26 @@ class GameStore:
         with self._lock:
             return len(self._games)
 
-    def remove(self, game_id: str) -> None:
+    def remove(self, game_id: str) -> bool:
         """Close the game ``game_id`` (nothing happens for an unknown id).
 
         Args:
             game_id: the game's id.
+
+        Returns:
+            Whether there was such a game.
         """
         with self._lock:
             game = self._games.pop(game_id, None)
         if game is not None:
             self._finish(game)
+        return game is not None
 
     def save(self, game: WebGame) -> Path | None:
         """Write ``game``'s PDN to the save folder (atomically).
 
-        An error is logged, not raised: the game goes on.
+        The moves completed so far are written without waiting for an opponent that is
+        thinking (:meth:`WebGame.pdn`). An error is logged, not raised: the game goes on.
 
         Args:
             game: the game to save.

@@ -11,7 +11,8 @@ import pytest
 pytest.importorskip("flask", reason="Flask is not installed (pip install -e '.[web]')")
 
 from drl.rules import read_games, replay  # noqa: E402
-from drl.web.app import create_app  # noqa: E402
+from drl.web import GameError  # noqa: E402
+from drl.web.app import LOOPBACK_HOSTS, create_app  # noqa: E402
 from drl.web.replay import ReplayFolder  # noqa: E402
 from drl.web.store import GameStore  # noqa: E402
 from tests.tiny_checkpoints import tiny_resnet_checkpoint  # noqa: E402
@@ -100,7 +101,7 @@ def test_a_move_in_a_finished_game_is_refused(client, caplog):
     game = _new(client, fen="B:W18:B14")
     url = f"/api/games/{game['id']}"
     over = client.post(f"{url}/step", json={"from": 13, "to": 22}).get_json()
-    assert over["over"] and over["result"].startswith("0-1")
+    assert over["over"] and over["result"] == "1-0: Black wins (no pieces)"
     _refused(client.post(f"{url}/step", json={"from": 22, "to": 26}), 400, "game is over", caplog)
     _refused(client.post(f"{url}/opponent"), 400, "game is over", caplog)
     assert client.get(url).get_json() == over
@@ -145,3 +146,93 @@ def test_the_az_overlay_shows_the_search(client, tmp_path):
     assert all(m["move"] for m in shown["moves"])  # no multi-jump at the start
     plain = _new(client)
     assert client.get(f"/api/games/{plain['id']}/analysis").status_code == 400
+
+
+def test_an_engine_spec_not_named_at_start_up_is_refused(tmp_path, caplog):
+    caplog.set_level(logging.INFO, logger="drl.web")
+    pwned = tmp_path / "pwned"
+    store = GameStore()
+    app = create_app(store, engines=["hub:cmd=drl-hub,depth=1"])
+    with app.test_client() as c:
+        for spec in (f"hub:cmd=touch {pwned}", f"dxp:cmd=touch {pwned}", "hub:cmd=drl-hub,depth=2"):
+            answer = c.post("/api/games", json={"opponent": spec, "color": "white"})
+            _refused(answer, 400, "--engine", caplog)
+    store.close_all()
+    assert not pwned.exists() and len(store) == 0
+
+
+def test_the_allowed_engines_are_the_start_up_ones():
+    from drl.web.settings import check_opponent
+
+    allowed = ["hub:cmd=/x/scan,depth=2", "random"]
+    check_opponent("hub:cmd=/x/scan, depth=2", allowed)  # the same spec, spaced
+    check_opponent("alphabeta:depth=3", [])  # no process: always allowed
+    for spec in ("hub:cmd=/x/scan,depth=3", "dxp:cmd=/x/scan", "hub:cmd=/bin/sh"):
+        with pytest.raises(GameError, match="start the server with --engine"):
+            check_opponent(spec, allowed)
+
+
+@pytest.mark.parametrize("host", ["evil.example", "evil.example:8765", "10.0.0.1"])
+def test_a_loopback_server_refuses_other_host_names(tmp_path, caplog, host):
+    caplog.set_level(logging.INFO, logger="drl.web")
+    app = create_app(GameStore(), hosts=LOOPBACK_HOSTS)
+    with app.test_client() as c:
+        _refused(c.get("/api/options", headers={"Host": host}), 400, "Host", caplog)
+        assert c.get("/", headers={"Host": host}).status_code == 400
+        for good in ("127.0.0.1:8765", "localhost", "LOCALHOST:1", "[::1]:8765", "[::1]"):
+            assert c.get("/api/options", headers={"Host": good}).status_code == 200, good
+
+
+def test_a_path_the_system_refuses_is_a_message(client, caplog):
+    caplog.set_level(logging.INFO, logger="drl.web")
+    for path in ("tiny.pdn\u0000.txt", "x" * 5000 + ".pdn", "a/" * 3000 + "b.pdn"):
+        answer = client.post("/api/replays/open", json={"path": path})
+        _refused(answer, 400, "cannot be opened", caplog)
+    answer = client.post("/api/games", json={"opponent": "az:ckpt=a\u0000b"})
+    _refused(answer, 400, "opponent 'az:ckpt=a", caplog)
+
+
+def test_unknown_replays_and_closed_games_are_404(client, caplog):
+    caplog.set_level(logging.INFO, logger="drl.web")
+    _refused(client.get("/api/replays/nope/0"), 404, "no open PDN file 'nope'", caplog)
+    _refused(client.delete("/api/games/nope"), 404, "no game 'nope'", caplog)
+    game = _new(client)
+    assert client.delete(f"/api/games/{game['id']}").get_json() == {"closed": game["id"]}
+    _refused(client.delete(f"/api/games/{game['id']}"), 404, "no game", caplog)
+
+
+def test_a_new_game_takes_the_server_s_defaults():
+    from drl.web import GameSettings
+
+    store = GameStore()
+    defaults = GameSettings(variant="international", opponent="alphabeta:depth=1", color="white")
+    with create_app(store, defaults=defaults).test_client() as c:
+        game = _new(c)
+        assert game["opponent"].startswith("alphabeta") and game["size"] == 10
+        assert game["you"] == "white"
+        assert _new(c, opponent="random", variant="english")["opponent"] == "random"
+    store.close_all()
+
+
+def test_other_requests_are_answered_while_alphabeta_thinks():
+    import threading
+    import time
+
+    store = GameStore()
+    app = create_app(store)
+    with app.test_client() as c:
+        game = _new(c, opponent="alphabeta:depth=17", color="white")
+        c.get("/api/options")  # the page's first call, before the search
+        thinking = threading.Thread(
+            target=lambda: app.test_client().post(f"/api/games/{game['id']}/opponent"),
+            daemon=True,
+        )
+        thinking.start()
+        time.sleep(0.5)
+        started = time.monotonic()
+        assert c.get("/api/options").status_code == 200
+        waited = time.monotonic() - started
+        assert thinking.is_alive(), "the search ended too soon to show anything"
+        assert waited < 2.0
+        thinking.join(120)
+    store.close_all()

@@ -187,7 +187,7 @@ def test_a_whole_english_game_against_random_with_a_multi_jump(server, browser):
     page.new_game(variant="english", opponent="random:seed=1", fen="B:W22,25,26:B6,7,9,10")
     moves = _play_out(page, "english")
     assert "14x23x30" in moves  # played hop by hop: 14, then 23, then 30
-    assert page.text("status").endswith("Game over: 0-1: black wins (no pieces)")
+    assert page.text("status").endswith("Game over: 1-0: Black wins (no pieces)")
     assert _pdn_moves(page) == moves
 
 
@@ -262,7 +262,7 @@ def test_refused_input_is_shown_and_the_game_stays(server, browser, tmp_path):
     shown = page.text("status")
     page.click(22)
     page.click(26)  # a move in a finished game
-    assert "the game is over (0-1: black wins (no pieces))" in page.error()
+    assert "the game is over (1-0: Black wins (no pieces))" in page.error()
     corrupt = tmp_path / "ckpt-00000001.pt"
     corrupt.write_bytes(b"not a checkpoint")
     for form, text in [

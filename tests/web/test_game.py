@@ -35,7 +35,7 @@ def test_a_multi_jump_is_played_hop_by_hop_and_checked_at_each_hop():
     game.play_step(22, 29)
     state = game.state()
     assert state["moves"] == ["14x23x30"] and state["over"]
-    assert state["result"] == "0-1: black wins (no pieces)"
+    assert state["result"] == "1-0: Black wins (no pieces)"
 
 
 def test_an_illegal_step_names_the_legal_ones_and_changes_nothing():
@@ -78,7 +78,7 @@ def test_a_finished_game_refuses_moves_and_undo_reopens_it():
     game = WebGame(GameSettings(fen=DOUBLE_JUMP))
     game.play_step(13, 22)
     game.play_step(22, 29)
-    with pytest.raises(GameError, match="the game is over .0-1: black wins"):
+    with pytest.raises(GameError, match="the game is over .1-0: Black wins"):
         game.play_step(0, 4)
     with pytest.raises(GameError, match="the game is over"):
         game.opponent_move()
@@ -261,3 +261,78 @@ def test_the_folder_refuses_paths_outside_it(tmp_path):
 def test_a_replay_store_that_would_keep_nothing_is_refused():
     with pytest.raises(ValueError, match="keep=0"):
         ReplayStore(keep=0)
+
+
+class _Sleepy(Agent):
+    """Thinks for ``seconds`` whatever happens."""
+
+    name = "sleepy"
+
+    def __init__(self, seconds: float = 8.0) -> None:
+        self.seconds = seconds
+
+    def select_move(self, board: Board):
+        time.sleep(self.seconds)
+        return board.legal_moves[0]
+
+
+@pytest.mark.parametrize("how", ["close_all", "remove", "replace"])
+def test_saving_does_not_wait_for_a_thinking_opponent(tmp_path, how):
+    store = GameStore(save_dir=tmp_path, build_agent=lambda spec: _Sleepy())
+    game = store.new(GameSettings())
+    game.play_step(10, 14)  # 11-15
+    thinking = threading.Thread(
+        target=lambda: pytest.raises(GameError, game.opponent_move), daemon=True
+    )
+    thinking.start()
+    time.sleep(0.3)  # the opponent is thinking, the game's lock held
+    started = time.monotonic()
+    if how == "close_all":
+        store.close_all()
+    elif how == "remove":
+        store.remove(game.id)
+    else:
+        store.new(GameSettings(), replace=game.id)
+    assert time.monotonic() - started < 2.0
+    (read,) = read_games(tmp_path / f"{game.id}.pdn")
+    assert [str(m) for m in replay(read).move_stack] == ["11-15"]
+    assert game.pdn() == (tmp_path / f"{game.id}.pdn").read_text()
+    store.close_all()
+
+
+@pytest.mark.parametrize(
+    ("variant", "fen", "color", "file_result", "shown"),
+    [
+        ("english", "W:W18:B14", "white", "0-1", "0-1: White wins (no pieces)"),
+        ("english", DOUBLE_JUMP, "black", "1-0", "1-0: Black wins (no pieces)"),
+        ("international", "W:W28:B23", "white", "1-0", "1-0: White wins (no pieces)"),
+        ("international", "B:W28:B23", "black", "0-1", "0-1: Black wins (no pieces)"),
+    ],
+)
+def test_the_result_is_shown_as_the_pdn_writes_it(variant, fen, color, file_result, shown):
+    game = WebGame(GameSettings(variant=variant, fen=fen, color=color))
+    while not game.state()["over"]:
+        game.play_step(*game.legal_steps()[0])
+    assert game.state()["result"] == shown
+    (read,) = read_games(game.pdn())
+    assert read.tags["Result"] == file_result
+
+
+def test_the_replay_list_names_the_players_in_the_order_of_the_result():
+    english = open_pdn((DATA / "two_games.pdn").read_bytes(), "two_games.pdn").summary()
+    assert english[0]["players"] == "alphabeta:depth=2,seed=1 - random:seed=2"
+    assert english[0]["outcome"] == "1-0: Black wins"
+    assert english[1]["players"] == "random:seed=3 - greedy:seed=4"
+    assert english[1]["outcome"] == "0-1: White wins"
+    text = (
+        '[White "w"]\n[Black "b"]\n[Result "1-0"]\n[GameType "20"]\n1. 32-28 1-0\n\n'
+        '[White "w"]\n[Black "b"]\n[Result "1/2-1/2"]\n[GameType "20"]\n1. 32-28 1/2-1/2\n\n'
+        '[White "w"]\n[Black "b"]\n[GameType "20"]\n1. 32-28 *\n'
+    )
+    international = open_pdn(text, "i.pdn").summary()
+    assert [g["players"] for g in international] == ["w - b"] * 3
+    assert [g["outcome"] for g in international] == [
+        "1-0: White wins",
+        "1/2-1/2: draw",
+        "*: unfinished",
+    ]

@@ -19,6 +19,7 @@ from drl.rules import read_games, replay  # noqa: E402
 from tests.agents.engine_procs import alive, descendants, hub_cmd, wait_gone  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
+ENGINE = f"hub:cmd={hub_cmd('--agent', 'random')},depth=1"
 
 
 def _listening(pid: int, port: int) -> list[str]:
@@ -51,7 +52,10 @@ def _call(url: str, method: str = "GET", body: dict | None = None) -> dict:
 def server(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "drl.cli.web", "--port", "0", "--save", str(tmp_path / "saved")],
+        [
+            *(sys.executable, "-m", "drl.cli.web", "--port", "0"),
+            *("--save", str(tmp_path / "saved"), "--engine", ENGINE),
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -74,8 +78,7 @@ def test_the_server_listens_on_loopback_and_stops_its_engines(server, sig):
     proc, url, saved = server
     port = int(url.rstrip("/").rsplit(":", 1)[1])
     assert _listening(proc.pid, port) == ["0100007F"]  # 127.0.0.1, and nothing else
-    spec = f"hub:cmd={hub_cmd('--agent', 'random')},depth=1"
-    game = _call(f"{url}api/games", "POST", {"opponent": spec, "color": "white"})
+    game = _call(f"{url}api/games", "POST", {"opponent": ENGINE, "color": "white"})
     state = _call(f"{url}api/games/{game['id']}/opponent", "POST", {})
     assert len(state["moves"]) == 1
     engines = [p for p, cmd in descendants(proc.pid).items() if "drl.cli.hub" in cmd]
@@ -111,7 +114,27 @@ def test_bad_options_are_one_line(tmp_path, capsys):
         (["--port", "70000"], "--port must be 0..65535"),
         (["--games", str(tmp_path / "none")], "is not a folder"),
         (["--variant", "english:x=1"], "unknown flag 'x'"),
+        (["--engine", "alphabeta:depth=2"], "not an agent that runs a program"),
     ]:
         with pytest.raises(SystemExit) as stop:
             web.main(argv)
         assert stop.value.code == 2 and text in capsys.readouterr().err
+
+
+def test_a_bad_default_opponent_or_a_taken_port_is_one_line(capsys):
+    import socket
+
+    from drl.cli import web
+
+    with pytest.raises(SystemExit) as stop:
+        web.main(["--port", "0", "--opponent", "az:ckpt=/nonexistent"])
+    assert stop.value.code == 2 and "/nonexistent does not exist" in capsys.readouterr().err
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(SystemExit) as stop:
+            web.main(["--port", str(port)])
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert stop.value.code == 2 and last.startswith(f"drl-web: cannot listen on 127.0.0.1:{port}")
+    assert "in use" in last and not last.endswith(": 1")

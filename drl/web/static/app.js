@@ -320,7 +320,7 @@ async function opened(summary) {
   for (const g of summary.games) {
     const option = document.createElement("option");
     option.value = String(g.index);
-    option.textContent = `${g.index + 1}. ${g.white} - ${g.black} ${g.result} (${g.plies} plies)`;
+    option.textContent = `${g.index + 1}. ${g.players} ${g.outcome} (${g.plies} plies)`;
     select.appendChild(option);
   }
   say(`${summary.source}: ${summary.games.length} game(s)`);
