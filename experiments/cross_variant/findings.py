@@ -120,7 +120,7 @@ def extras(new: str) -> list[dict]:
         for phase in ("opening", "middlegame", "endgame"):
             row[f"king in men, {phase}"] = _stat(g, phase, "king_in_men")
         t = s["outcomes"].get("terminations", {})
-        if name == "give_and_take" or name.startswith("gt-"):
+        if s["outcomes"].get("taker"):  # one Taker and one Giver
             row["Giver eliminated / blocked / cut"] = (
                 f"{t.get('giver_eliminated', 0)} / {t.get('blocked', 0)} / "
                 f"{t.get('max_plies', 0)} of {s['outcomes']['games']}")
