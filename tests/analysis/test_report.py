@@ -137,7 +137,8 @@ def test_the_cli_analyses_each_run_and_writes_the_report(tmp_path, monkeypatch, 
     from drl.cli import analyze as cli
 
     (tmp_path / "english" / "run").mkdir(parents=True)
-    ckpt = tmp_path / "agent.pt"
+    ckpt = tmp_path / "russian" / "agent.pt"
+    ckpt.parent.mkdir()
     ckpt.write_bytes(b"x")
     seen = []
 
@@ -161,7 +162,8 @@ def test_the_cli_analyses_each_run_and_writes_the_report(tmp_path, monkeypatch, 
     )
     assert [s[1:] for s in seen] == [(5, 3), (5, 3)]
     names = [s["name"] for s in json.loads((tmp_path / "r" / "summary.json").read_text())]
-    assert names == ["english", "agent"]  # a folder called run is named by its parent
+    # a folder called run is named by its parent, an agent.pt by its folder
+    assert names == ["english", "russian"]
     assert "report:" in capsys.readouterr().out
     # re-rendering from the summaries plays nothing
     seen.clear()
