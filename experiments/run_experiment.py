@@ -11,10 +11,11 @@ Stages (``--stages``, default all three, in this order):
   ``--timeout-min`` is given), samples the load average while it runs and writes
   ``experiments/<name>/train.json`` (exact command, start/end UTC, wall seconds, exit
   status, nproc, load averages). The run folder ``run/`` is not committed.
-- ``eval``: the newest checkpoint of the run plays ``--games`` games against each of
-  ``--opponents`` (Give and Take: half as Taker, half as Giver, each role from both
-  colours; other variants: half with each colour), all from seeded random openings of
-  ``--openings`` plies, the network searching ``--sims`` simulations without noise.
+- ``eval``: the newest checkpoint of the run (or ``--checkpoint PATH``) plays ``--games``
+  games against each of ``--opponents`` (Give and Take: half as Taker, half as Giver,
+  each role from both colours; other variants: half with each colour), all from seeded
+  random openings of ``--openings`` plies, the network searching ``--sims`` simulations
+  without noise.
   Writes ``results.json``: a list of records ``{variant, agent, opponent, role, games,
   score, wins, draws, losses, truncated, ci95}``, score = (wins + draws/2) / games from
   the trained network's side, ci95 the Wilson interval (``drl.eval.stats``); the games go
@@ -128,7 +129,8 @@ def _record(variant: str, agent: str, opponent: str, role: str, w) -> dict:
 
 
 def stage_eval(args: argparse.Namespace, out: Path) -> list[dict]:
-    """Evaluate the newest checkpoint of ``out/run``; write ``results.json`` and PDNs."""
+    """Evaluate the newest checkpoint of ``out/run`` (or ``--checkpoint``); write
+    ``results.json`` and PDNs."""
     import torch
 
     from drl.eval.arena import write_pdn
@@ -137,14 +139,20 @@ def stage_eval(args: argparse.Namespace, out: Path) -> list[dict]:
     from drl.rules import Variant
     from drl.agents.az import search_config_from_checkpoint
     from drl.nn import load
-    from drl.nn.checkpoint import load_latest
+    from drl.nn.checkpoint import load_checkpoint, load_latest
     from drl.train.evaluate import EVALUATION_SETTINGS, NET_NAME, play_against_baseline
 
     torch.set_num_threads(1)
-    found = load_latest(out / "run" / "checkpoints")
-    if found is None:
-        raise SystemExit(f"no checkpoint under {out / 'run' / 'checkpoints'}")
-    ckpt, payload = found
+    if args.checkpoint:
+        ckpt = Path(args.checkpoint)
+        if not ckpt.is_file():
+            raise SystemExit(f"--checkpoint {ckpt}: no such file")
+        payload = load_checkpoint(ckpt)
+    else:
+        found = load_latest(out / "run" / "checkpoints")
+        if found is None:
+            raise SystemExit(f"no checkpoint under {out / 'run' / 'checkpoints'}")
+        ckpt, payload = found
     net = load(payload, "cpu")
     search = search_config_from_checkpoint(payload, args.sims)
     agent = f"az:ckpt={_rel(ckpt)},sims={args.sims}"
@@ -208,7 +216,9 @@ def stage_eval(args: argparse.Namespace, out: Path) -> list[dict]:
                                    "--variant", args.variant, "--stages", "eval",
                                    "--games", str(args.games), "--sims", str(args.sims),
                                    "--openings", str(args.openings), "--seed", str(args.seed),
-                                   "--opponents", *args.opponents])}
+                                   "--opponents", *args.opponents,
+                                   *(["--checkpoint", args.checkpoint] if args.checkpoint
+                                     else [])])}
     if args.append and (out / "eval.json").exists():
         meta["command"] += " --append"
         first = json.loads((out / "eval.json").read_text())
@@ -424,6 +434,9 @@ def main() -> None:
     ap.add_argument("--sims", type=int, default=64, help="network simulations per move")
     ap.add_argument("--openings", type=int, default=4, help="plies of random openings")
     ap.add_argument("--opponents", nargs="+", default=["random", "alphabeta:depth=2"])
+    ap.add_argument("--checkpoint", default=None, metavar="PATH",
+                    help="eval: this checkpoint (e.g. an adopted agent.pt) instead of the "
+                    "run's newest")
     ap.add_argument("--seed", type=int, default=20_000, help="evaluation seed")
     argv = sys.argv[1:]
     cut = argv.index("--") if "--" in argv else len(argv)

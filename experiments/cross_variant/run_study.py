@@ -16,10 +16,12 @@ Stages (``--stages``, in this order):
 - ``train``: ``experiments/run_experiment.py cross_variant/<name> --variant SPEC --stages
   train -- train.max_minutes=M ...`` for each entry of :data:`STUDY`, ``--jobs`` at a time,
   each with ``threads=1``; the run folders (``<name>/run``) are not committed.
-- ``ladder``: each final agent plays ``--games`` games against ``alphabeta:depth=D`` for
-  each D of ``--ladder``, from seeded distinct openings, colours (and Give and Take roles)
-  swapped (``run_experiment.py ... --stages eval,report``); ``<name>/results.json``.
-- ``analyze``: ``drl-analyze`` over every run folder into ``report/`` (HTML, Markdown,
+- ``ladder``: each agent (``<name>/agent.pt`` when there is one: the checkpoint adopted
+  by ``budget.py --adopt``; else the run's newest checkpoint) plays ``--games`` games
+  against ``alphabeta:depth=D`` for each D of ``--ladder``, from seeded distinct openings,
+  colours (and Give and Take roles) swapped (``run_experiment.py ... --stages
+  eval,report``); ``<name>/results.json``.
+- ``analyze``: ``drl-analyze`` over every agent into ``report/`` (HTML, Markdown,
   ``summary.json``, plots); the ladder table is added to the report; ``summary.json`` is
   copied to this folder for the notebook.
 """
@@ -100,9 +102,12 @@ def stage_ladder(names: list[str], depths: list[int], games: int, sims: int,
 
     def one(name: str) -> tuple[str, int, float]:
         t0 = time.time()
+        agent = HERE / name / "agent.pt"  # the adopted agent, when there is one
         rc = _run([PY, "experiments/run_experiment.py", f"{_rel_here()}/{name}", "--variant",
                    STUDY[name][0], "--stages", "eval,report", "--games", str(games),
-                   "--sims", str(sims), "--opponents", *opponents],
+                   "--sims", str(sims), "--opponents", *opponents,
+                   *(["--checkpoint", str(agent.relative_to(ROOT))] if agent.is_file()
+                     else [])],
                   HERE / name / "study.log")
         return name, rc, time.time() - t0
 
@@ -135,15 +140,15 @@ def ladder_rows(names: list[str]) -> list[dict]:
 
 
 def stage_analyze(names: list[str], games: int, sims: int, jobs: int) -> None:
-    """``drl-analyze`` each run (its folder, or its ``agent.pt`` once the folder is gone)
+    """``drl-analyze`` each agent (its ``agent.pt``, else its run folder's newest checkpoint)
     into ``<name>/analysis/`` (``jobs`` at a time), then one report over all of them
     (``report/``) with the ladder table."""
     def source(name: str) -> str | None:
-        # the run folder while it is there, else the committed final agent
-        if (HERE / name / "run" / "checkpoints").is_dir():
-            return f"experiments/{_rel_here()}/{name}/run"
+        # the adopted agent (budget.py --adopt), else the run's newest checkpoint
         if (HERE / name / "agent.pt").is_file():
             return f"experiments/{_rel_here()}/{name}/agent.pt"
+        if (HERE / name / "run" / "checkpoints").is_dir():
+            return f"experiments/{_rel_here()}/{name}/run"
         return None
 
     runs = [n for n in names if source(n) is not None]

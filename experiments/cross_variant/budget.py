@@ -1,0 +1,240 @@
+"""The training budget search: each kept checkpoint of a study's runs against one alpha-beta
+rung, to find the smallest number of iterations at which an agent scores at least
+``--target`` (Give and Take: in each role).
+
+    python experiments/cross_variant/budget.py --study strong --only russian,brazilian \
+        --iterations 24,36,48,60,72
+    python experiments/cross_variant/budget.py --study strong --table   # budget.md only
+    python experiments/cross_variant/budget.py --study strong --only english --adopt 36
+
+A run's checkpoints are read from ``cross_variant/STUDY/budget/<name>/run`` when that
+folder exists, else from the study's own run folder ``cross_variant/STUDY/<name>/run``;
+train with ``train.keep_checkpoints`` large enough to keep the iterations asked for. The
+learning rate is constant and nothing in the default config depends on the planned number
+of iterations, so the checkpoint of iteration K of a longer run is the agent a K-iteration
+budget trains.
+
+Each row plays ``--games`` games against ``alphabeta:depth=D`` with the ladder's settings
+(seeded distinct ``--openings``-ply openings, colours and Give and Take roles swapped,
+the network at ``--sims`` simulations without noise); the default seed is the one the
+ladder (``run_study.py --ladder 2,4,...``) gives its depth-4 rung, so the row of the
+budget a study adopts is the game set of its ladder rung. Rows go to
+``cross_variant/STUDY/budget/<name>/budget.json`` as they finish and are not played again
+unless ``--redo``; ``cross_variant/STUDY/budget.md`` / ``budget.json`` gather them all,
+with each agent's smallest budget that reaches the target. ``--adopt K`` makes the
+checkpoint of iteration K each run's study agent (``<name>/agent.pt``), which
+``run_study.py``'s ladder and analysis then read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+BASE = Path(__file__).resolve().parent
+ROOT = BASE.parents[1]
+sys.path.insert(0, str(BASE))
+
+from run_study import STUDY  # noqa: E402
+
+LADDER_SEED = 20000 + 7919  # run_experiment.py: seed + 7919 * (rung index); depth 4 is rung 1
+
+
+def _checkpoints(study: Path, name: str) -> Path:
+    budget = study / "budget" / name / "run" / "checkpoints"
+    return budget if budget.is_dir() else study / name / "run" / "checkpoints"
+
+
+def _rows_path(study: Path, name: str) -> Path:
+    return study / "budget" / name / "budget.json"
+
+
+def _play(name: str, ckpt: Path, args: argparse.Namespace) -> list[dict]:
+    import torch
+
+    from drl.agents.az import search_config_from_checkpoint
+    from drl.eval.stats import wdl
+    from drl.nn import NetworkEvaluator, load
+    from drl.nn.checkpoint import load_checkpoint
+    from drl.rules import Variant
+    from drl.train.evaluate import EVALUATION_SETTINGS, NET_NAME, play_against_baseline
+
+    torch.set_num_threads(1)
+    payload = load_checkpoint(ckpt)
+    net = load(payload, "cpu")
+    search = search_config_from_checkpoint(payload, args.sims)
+    spec = STUDY[name][0]
+    opponent = f"alphabeta:depth={args.depth}"
+    settings = replace(EVALUATION_SETTINGS, openings=args.openings, seed=args.seed)
+    t0 = time.perf_counter()
+    games = play_against_baseline(NetworkEvaluator(net, "cpu"), search, opponent, spec,
+                                  args.games, settings=settings)
+    seconds = round(time.perf_counter() - t0, 1)
+    groups = [("all", games)]
+    if Variant.parse(spec).is_asymmetric:
+        groups += [(role, [g for g in games if g.role_of(NET_NAME) == role])
+                   for role in ("taker", "giver")]
+    c = payload["counters"]
+    rows = []
+    for role, sub in groups:
+        w = wdl(sub, NET_NAME)
+        lo, hi = w.score_interval
+        rows.append({"run": name, "variant": spec, "iterations": int(c["iteration"]),
+                     "self_play_games": int(c["games"]),
+                     "cpu_minutes": round(float(c.get("cpu_minutes", 0.0)), 1),
+                     "checkpoint": str(ckpt.relative_to(ROOT)), "opponent": opponent,
+                     "sims": args.sims, "seed": args.seed, "role": role, "games": w.games,
+                     "score": round(w.score, 4), "wins": w.wins, "draws": w.draws,
+                     "losses": w.losses, "truncated": w.truncated,
+                     "ci95": [round(lo, 4), round(hi, 4)], "seconds": seconds})
+    return rows
+
+
+def _same_setting(row: dict, args: argparse.Namespace) -> bool:
+    return (row["role"] == "all" and row["opponent"] == f"alphabeta:depth={args.depth}"
+            and row["sims"] == args.sims and row["seed"] == args.seed
+            and row["games"] == args.games)
+
+
+def search(study: Path, names: list[str], iterations: list[int], args: argparse.Namespace) -> None:
+    """Play the missing rows of ``names`` x ``iterations``, saving after each."""
+    for name in names:
+        path = _rows_path(study, name)
+        rows = json.loads(path.read_text()) if path.exists() else []
+        for k in iterations:
+            done = [r for r in rows if r["iterations"] == k and _same_setting(r, args)]
+            if done and not args.redo:
+                continue
+            ckpt = _checkpoints(study, name) / f"ckpt-{k:08d}.pt"
+            if not ckpt.is_file():
+                print(f"[budget] {name}: no checkpoint of iteration {k} ({ckpt}); skipped",
+                      flush=True)
+                continue
+            new = _play(name, ckpt, args)
+            rows = [r for r in rows if r["iterations"] != k] + new
+            rows.sort(key=lambda r: (r["iterations"], r["role"]))
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(rows, indent=2) + "\n")
+            a = new[0]
+            print(f"[budget] {name} iteration {k}: {a['score']:.2f} "
+                  f"[{a['ci95'][0]:.2f}, {a['ci95'][1]:.2f}] against {a['opponent']} "
+                  f"({a['games']} games, {a['seconds']:.0f} s)", flush=True)
+
+
+def smallest(rows: list[dict], target: float) -> int | None:
+    """The fewest iterations whose score reaches ``target`` overall and in every role."""
+    by_k: dict[int, list[dict]] = {}
+    for r in rows:
+        by_k.setdefault(r["iterations"], []).append(r)
+    for k in sorted(by_k):
+        if all(r["score"] >= target for r in by_k[k]):
+            return k
+    return None
+
+
+def table(study: Path, target: float) -> None:
+    """Gather every run's rows into ``budget.json`` and ``budget.md``."""
+    allrows, chosen = [], {}
+    for name in STUDY:
+        path = _rows_path(study, name)
+        if path.exists():
+            rows = json.loads(path.read_text())
+            allrows += rows
+            chosen[name] = smallest(rows, target)
+    if not allrows:
+        raise SystemExit(f"no budget rows under {study / 'budget'}")
+    (study / "budget.json").write_text(json.dumps({"target": target, "smallest": chosen,
+                                                   "rows": allrows}, indent=2) + "\n")
+    iters = sorted({r["iterations"] for r in allrows})
+    lines = [f"# Training budget against {allrows[0]['opponent']}", "",
+             f"Score of the checkpoint after K iterations (512 self-play games each), "
+             f"{allrows[0]['games']} games per cell, 95% Wilson interval; Give and Take "
+             "also per role (Taker / Giver). **Bold**: the smallest budget scoring at least "
+             f"{target:.2f} (in each role for Give and Take).", "",
+             "Made by `python experiments/cross_variant/budget.py --study "
+             f"{study.name} ...` (see its docstring).", "",
+             "| agent | " + " | ".join(f"{k} it." for k in iters) + " | smallest |",
+             "|---|" + "---|" * (len(iters) + 1)]
+    for name, k_min in chosen.items():
+        rows = json.loads(_rows_path(study, name).read_text())
+        cells = []
+        for k in iters:
+            at = {r["role"]: r for r in rows if r["iterations"] == k}
+            if "all" not in at:
+                cells.append("—")
+                continue
+            a = at["all"]
+            cell = f"{a['score']:.2f} [{a['ci95'][0]:.2f}, {a['ci95'][1]:.2f}]"
+            if "taker" in at:
+                cell += f" ({at['taker']['score']:.2f} / {at['giver']['score']:.2f})"
+            cells.append(f"**{cell}**" if k == k_min else cell)
+        lines.append(f"| {name} | " + " | ".join(cells) + " | "
+                     + (f"{k_min}" if k_min is not None else f"not reached by {max(iters)}")
+                     + " |")
+    (study / "budget.md").write_text("\n".join(lines) + "\n")
+    print(f"wrote {study / 'budget.md'}")
+
+
+def adopt(study: Path, names: list[str], k: int) -> None:
+    """Copy each run's checkpoint of iteration ``k`` to ``<name>/agent.pt`` (and its
+    SHA-256 to ``agent.pt.sha256``): the agent the study's ladder and analysis read."""
+    import hashlib
+    import shutil
+
+    for name in names:
+        ckpt = _checkpoints(study, name) / f"ckpt-{k:08d}.pt"
+        if not ckpt.is_file():
+            raise SystemExit(f"{name}: no checkpoint of iteration {k} ({ckpt})")
+        dest = study / name / "agent.pt"
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(ckpt, dest)
+        digest = hashlib.sha256(dest.read_bytes()).hexdigest()
+        dest.with_name("agent.pt.sha256").write_text(digest + "\n")
+        print(f"[adopt] {name}: {ckpt.relative_to(ROOT)} -> {dest.relative_to(ROOT)}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--study", required=True, help="study folder under cross_variant/")
+    ap.add_argument("--only", default=None, help="comma-separated study names")
+    ap.add_argument("--iterations", default="", help="comma-separated iteration counts")
+    ap.add_argument("--depth", type=int, default=4, help="alpha-beta depth of the rung")
+    ap.add_argument("--games", type=int, default=100)
+    ap.add_argument("--sims", type=int, default=800)
+    ap.add_argument("--openings", type=int, default=4)
+    ap.add_argument("--seed", type=int, default=LADDER_SEED)
+    ap.add_argument("--target", type=float, default=0.60)
+    ap.add_argument("--redo", action="store_true", help="play rows already there again")
+    ap.add_argument("--table", action="store_true", help="only rebuild budget.md/json")
+    ap.add_argument("--adopt", type=int, default=None, metavar="K",
+                    help="copy each run's checkpoint of iteration K to <name>/agent.pt "
+                    "(the study's agent) and stop")
+    args = ap.parse_args()
+    study = BASE / args.study
+    if not study.is_dir():
+        ap.error(f"no study folder {study}")
+    names = list(STUDY) if not args.only else args.only.split(",")
+    unknown = [n for n in names if n not in STUDY]
+    if unknown:
+        ap.error(f"unknown study names {unknown}; known: {', '.join(STUDY)}")
+    if args.adopt is not None:
+        adopt(study, names, args.adopt)
+        return
+    if not args.table:
+        try:
+            iterations = [int(k) for k in args.iterations.split(",") if k]
+        except ValueError:
+            ap.error(f"--iterations must be comma-separated integers, not {args.iterations!r}")
+        if not iterations:
+            ap.error("--iterations is required (or --table)")
+        search(study, names, iterations, args)
+    table(study, args.target)
+
+
+if __name__ == "__main__":
+    main()
