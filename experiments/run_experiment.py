@@ -285,7 +285,11 @@ def _plot(series: dict, panels: list[tuple[str, list[str], str]], path: Path,
 
 
 def plot_run(name: str, run: Path, out: Path) -> list[str]:
-    """PNG plots of the run's TensorBoard scalars; returns the file names written."""
+    """PNG plots of the run's TensorBoard scalars; returns the file names written (none
+    when the run folder is gone: its agent was adopted from elsewhere or it was cleaned)."""
+    if not (run / "tb").is_dir():
+        print(f"[{name}] no {run / 'tb'}: no training plots", flush=True)
+        return []
     s = _scalars(run)
     written = []
     losses = sorted(k for k in s if k.startswith("loss/") and k not in

@@ -59,14 +59,17 @@ STUDY: dict[str, tuple[str, str]] = {
 }
 
 
-def train_overrides(minutes: float, iterations: int | None = None) -> list[str]:
+def train_overrides(minutes: float, iterations: int | None = None,
+                    keep: int | None = None) -> list[str]:
     """The study's one training config: the default config under a wall budget, or under
     a budget of ``iterations`` (of 512 self-play games each) with no wall limit, which
-    does not depend on what else the machine is doing."""
+    does not depend on what else the machine is doing. ``keep`` checkpoints are kept
+    (default: the config's), for ``budget.py`` to rate the earlier ones."""
     budget = ([f"train.iterations={iterations}", "train.max_minutes=0"] if iterations
               else [f"train.max_minutes={minutes}"])
+    kept = [f"train.keep_checkpoints={keep}"] if keep else []
     return [*budget, "train.eval.every=0", "train.final_eval.baselines=[random]",
-            "train.final_eval.games=8"]
+            "train.final_eval.games=8", *kept]
 
 
 def _rel_here() -> str:
@@ -82,12 +85,12 @@ def _run(cmd: list[str], log: Path) -> int:
 
 
 def stage_train(names: list[str], minutes: float, jobs: int,
-                iterations: int | None = None) -> None:
+                iterations: int | None = None, keep: int | None = None) -> None:
     def one(name: str) -> tuple[str, int, float]:
         spec = STUDY[name][0]
         t0 = time.time()
         rc = _run([PY, "experiments/run_experiment.py", f"{_rel_here()}/{name}", "--variant",
-                   spec, "--stages", "train", "--", *train_overrides(minutes, iterations)],
+                   spec, "--stages", "train", "--", *train_overrides(minutes, iterations, keep)],
                   HERE / name / "study.log")
         return name, rc, time.time() - t0
 
@@ -186,6 +189,8 @@ def main() -> None:
     ap.add_argument("--iterations", type=int, default=None,
                     help="training budget per run in iterations (no wall limit; "
                          "replaces --minutes)")
+    ap.add_argument("--keep-checkpoints", type=int, default=None, metavar="N",
+                    help="train: keep the N newest checkpoints (budget.py rates them)")
     ap.add_argument("--study", default=None,
                     help="study folder under cross_variant/ (default: cross_variant itself)")
     ap.add_argument("--extra-opponents", nargs="*", default=[],
@@ -207,7 +212,7 @@ def main() -> None:
     if bad:
         ap.error(f"unknown stages {sorted(bad)}")
     if "train" in stages:
-        stage_train(names, args.minutes, args.jobs, args.iterations)
+        stage_train(names, args.minutes, args.jobs, args.iterations, args.keep_checkpoints)
     if "ladder" in stages:
         stage_ladder(names, [int(d) for d in args.ladder.split(",")], args.games, args.sims,
                      args.jobs, args.extra_opponents)
