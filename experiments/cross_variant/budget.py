@@ -18,7 +18,8 @@ Each row plays ``--games`` games against ``alphabeta:depth=D`` with the ladder's
 (seeded distinct ``--openings``-ply openings, colours and Give and Take roles swapped,
 the network at ``--sims`` simulations without noise); the default seed is the one the
 ladder (``run_study.py --ladder 2,4,...``) gives its depth-4 rung, so the row of the
-budget a study adopts is the game set of its ladder rung. Rows go to
+budget a study adopts is the game set of its ladder rung. Another ``--seed`` plays a
+further set of games, which the table pools with the first. Rows go to
 ``cross_variant/STUDY/budget/<name>/budget.json`` as they finish and are not played again
 unless ``--redo``; ``cross_variant/STUDY/budget.md`` / ``budget.json`` gather them all,
 with each agent's smallest budget that reaches the target. ``--adopt K`` makes the
@@ -47,6 +48,13 @@ LADDER_SEED = 20000 + 7919  # run_experiment.py: seed + 7919 * (rung index); dep
 def _checkpoints(study: Path, name: str) -> Path:
     budget = study / "budget" / name / "run" / "checkpoints"
     return budget if budget.is_dir() else study / name / "run" / "checkpoints"
+
+
+def _shown(path: Path) -> str:
+    try:
+        return str(path.relative_to(ROOT))
+    except ValueError:
+        return str(path)
 
 
 def _rows_path(study: Path, name: str) -> Path:
@@ -86,7 +94,7 @@ def _play(name: str, ckpt: Path, args: argparse.Namespace) -> list[dict]:
         rows.append({"run": name, "variant": spec, "iterations": int(c["iteration"]),
                      "self_play_games": int(c["games"]),
                      "cpu_minutes": round(float(c.get("cpu_minutes", 0.0)), 1),
-                     "checkpoint": str(ckpt.relative_to(ROOT)), "opponent": opponent,
+                     "checkpoint": _shown(ckpt), "opponent": opponent,
                      "sims": args.sims, "seed": args.seed, "role": role, "games": w.games,
                      "score": round(w.score, 4), "wins": w.wins, "draws": w.draws,
                      "losses": w.losses, "truncated": w.truncated,
@@ -115,8 +123,8 @@ def search(study: Path, names: list[str], iterations: list[int], args: argparse.
                       flush=True)
                 continue
             new = _play(name, ckpt, args)
-            rows = [r for r in rows if r["iterations"] != k] + new
-            rows.sort(key=lambda r: (r["iterations"], r["role"]))
+            rows = [r for r in rows if (r["iterations"], r["seed"]) != (k, args.seed)] + new
+            rows.sort(key=lambda r: (r["iterations"], r["seed"], r["role"]))
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(rows, indent=2) + "\n")
             a = new[0]
@@ -125,13 +133,31 @@ def search(study: Path, names: list[str], iterations: list[int], args: argparse.
                   f"({a['games']} games, {a['seconds']:.0f} s)", flush=True)
 
 
-def smallest(rows: list[dict], target: float) -> int | None:
-    """The fewest iterations whose score reaches ``target`` overall and in every role."""
-    by_k: dict[int, list[dict]] = {}
+def pooled(rows: list[dict]) -> dict[int, dict[str, dict]]:
+    """Rows of one run pooled over seeds: ``{iterations: {role: cell}}``, a cell holding
+    ``games``, ``score`` = (wins + draws / 2) / games and its 95% Wilson ``ci95``."""
+    from drl.eval.stats import wilson_interval
+
+    cells: dict[int, dict[str, dict]] = {}
     for r in rows:
-        by_k.setdefault(r["iterations"], []).append(r)
-    for k in sorted(by_k):
-        if all(r["score"] >= target for r in by_k[k]):
+        c = cells.setdefault(r["iterations"], {}).setdefault(
+            r["role"], {"games": 0, "points": 0.0, "seeds": 0})
+        c["games"] += r["games"]
+        c["points"] += r["wins"] + r["draws"] / 2
+        c["seeds"] += 1
+    for by_role in cells.values():
+        for c in by_role.values():
+            c["score"] = c["points"] / c["games"]
+            c["ci95"] = list(wilson_interval(c["points"], c["games"]))
+    return cells
+
+
+def smallest(rows: list[dict], target: float) -> int | None:
+    """The fewest iterations whose score, pooled over the seeds played, reaches ``target``
+    overall and in every role."""
+    cells = pooled(rows)
+    for k in sorted(cells):
+        if all(c["score"] >= target for c in cells[k].values()):
             return k
     return None
 
@@ -152,7 +178,8 @@ def table(study: Path, target: float) -> None:
     iters = sorted({r["iterations"] for r in allrows})
     lines = [f"# Training budget against {allrows[0]['opponent']}", "",
              f"Score of the checkpoint after K iterations (512 self-play games each), "
-             f"{allrows[0]['games']} games per cell, 95% Wilson interval; Give and Take "
+             f"{allrows[0]['games']} games per cell (more where a second seed was played: the "
+             "sets pooled), 95% Wilson interval; Give and Take "
              "also per role (Taker / Giver). **Bold**: the smallest budget scoring at least "
              f"{target:.2f} (in each role for Give and Take).", "",
              "Made by `python experiments/cross_variant/budget.py --study "
@@ -160,10 +187,10 @@ def table(study: Path, target: float) -> None:
              "| agent | " + " | ".join(f"{k} it." for k in iters) + " | smallest |",
              "|---|" + "---|" * (len(iters) + 1)]
     for name, k_min in chosen.items():
-        rows = json.loads(_rows_path(study, name).read_text())
+        by_k = pooled(json.loads(_rows_path(study, name).read_text()))
         cells = []
         for k in iters:
-            at = {r["role"]: r for r in rows if r["iterations"] == k}
+            at = by_k.get(k, {})
             if "all" not in at:
                 cells.append("—")
                 continue
@@ -171,10 +198,15 @@ def table(study: Path, target: float) -> None:
             cell = f"{a['score']:.2f} [{a['ci95'][0]:.2f}, {a['ci95'][1]:.2f}]"
             if "taker" in at:
                 cell += f" ({at['taker']['score']:.2f} / {at['giver']['score']:.2f})"
+            if a["seeds"] > 1:
+                cell += f" {a['games']} games"
             cells.append(f"**{cell}**" if k == k_min else cell)
-        lines.append(f"| {name} | " + " | ".join(cells) + " | "
-                     + (f"{k_min}" if k_min is not None else f"not reached by {max(iters)}")
-                     + " |")
+        tried = sorted(by_k)
+        if k_min is None:
+            verdict = f"not reached by {tried[-1]}"
+        else:  # the fewest tried: a smaller budget may do too
+            verdict = f"≤ {k_min}" if k_min == tried[0] else f"{k_min}"
+        lines.append(f"| {name} | " + " | ".join(cells) + f" | {verdict} |")
     (study / "budget.md").write_text("\n".join(lines) + "\n")
     print(f"wrote {study / 'budget.md'}")
 
@@ -194,7 +226,7 @@ def adopt(study: Path, names: list[str], k: int) -> None:
         shutil.copyfile(ckpt, dest)
         digest = hashlib.sha256(dest.read_bytes()).hexdigest()
         dest.with_name("agent.pt.sha256").write_text(digest + "\n")
-        print(f"[adopt] {name}: {ckpt.relative_to(ROOT)} -> {dest.relative_to(ROOT)}")
+        print(f"[adopt] {name}: {_shown(ckpt)} -> {_shown(dest)}")
 
 
 def main() -> None:
