@@ -129,6 +129,14 @@ def _key(row: dict) -> tuple:
     return (row["name"], row["player"], row["budget"])
 
 
+def with_reference(rows: list[dict], reference: list[dict]) -> list[dict]:
+    """``rows`` and the reference rows of every variation among them that ``rows`` do not
+    already hold (a study's table shows the alpha-beta rows of this folder beside its
+    agents, for all of its variations, whichever ``--only`` played last)."""
+    names, own = {r["name"] for r in rows}, {_key(r) for r in rows}
+    return rows + [r for r in reference if r["name"] in names and _key(r) not in own]
+
+
 def write_md(rows: list[dict], out: Path = OUT_MD, title: str = "") -> None:
     lines = ["# Give and Take role balance" + title, "",
              "Taker's score against the Giver, one player in both roles (see "
@@ -188,7 +196,7 @@ def main() -> None:
         out_json, out_md = folder / "role_balance.json", folder / "role_balance.md"
         title = f" ({args.study} agents)"
         base = json.loads(OUT_JSON.read_text()) if OUT_JSON.exists() else []
-        reference = [r for r in base if r["player"] == "alphabeta" and r["name"] in names]
+        reference = [r for r in base if r["player"] == "alphabeta"]
     done = json.loads(out_json.read_text()) if out_json.exists() else []
     todo = [r for r in rows_for(names, sims, depths)
             if args.redo or _key(r) not in {_key(d) for d in done if "error" not in d}]
@@ -200,10 +208,11 @@ def main() -> None:
             res = fut.result()
             done.append(res)
             out_json.write_text(json.dumps(done, indent=2) + "\n")
-            write_md(done + reference, out_md, title)
+            write_md(with_reference(done, reference), out_md, title)
             print(f"{res['name']} {res['player']} {res['budget']}: "
                   + (res.get("error") or f"Taker {res['taker_score']:.3f} {res['ci95']} "
                      f"({res['games']} games, {res['seconds']:.0f} s)"), flush=True)
+    write_md(with_reference(done, reference), out_md, title)
 
 
 if __name__ == "__main__":
