@@ -35,6 +35,7 @@ def _row(k: int, role: str, wins: int, draws: int, losses: int, seed: int = 1) -
         "score": (wins + draws / 2) / games,
         "ci95": [0.0, 1.0],
         "opponent": "alphabeta:depth=4",
+        "sims": 800,
     }
 
 
@@ -87,16 +88,78 @@ def test_table_marks_the_smallest_tried_as_an_upper_bound(budget, tmp_path, monk
     assert summary["smallest"] == {"english": 12, "russian": 36, "brazilian": None}
 
 
+def _checkpoint(folder: Path, k: int) -> Path:
+    import torch
+
+    from drl.nn.checkpoint import save_checkpoint
+
+    payload = {"model": {"w": torch.full((2,), float(k))}, "net_config": {}, "counters": {}}
+    return save_checkpoint(folder, k, payload, keep=100)
+
+
 def test_adopt_copies_the_checkpoint_with_its_digest(budget, tmp_path):
     import hashlib
 
-    ckpts = tmp_path / "study" / "english" / "run" / "checkpoints"
-    ckpts.mkdir(parents=True)
-    (ckpts / "ckpt-00000012.pt").write_bytes(b"weights of iteration 12")
-    budget.adopt(tmp_path / "study", ["english"], 12)
-    agent = tmp_path / "study" / "english" / "agent.pt"
-    assert agent.read_bytes() == b"weights of iteration 12"
-    digest = (tmp_path / "study" / "english" / "agent.pt.sha256").read_text().strip()
+    study = tmp_path / "study"
+    source = _checkpoint(study / "english" / "run" / "checkpoints", 12)
+    budget.adopt(study, ["english"], 12)
+    agent = study / "english" / "agent.pt"
+    assert agent.read_bytes() == source.read_bytes()
+    digest = (study / "english" / "agent.pt.sha256").read_text().strip()
     assert digest == hashlib.sha256(agent.read_bytes()).hexdigest()
     with pytest.raises(SystemExit, match="no checkpoint of iteration 24"):
-        budget.adopt(tmp_path / "study", ["english"], 24)
+        budget.adopt(study, ["english"], 24)
+
+
+def test_adopt_refuses_a_corrupt_checkpoint_and_replaces_no_agent(budget, tmp_path):
+    study = tmp_path / "study"
+    _checkpoint(study / "english" / "run" / "checkpoints", 12)
+    bad = _checkpoint(study / "russian" / "run" / "checkpoints", 12)
+    bad.write_bytes(bad.read_bytes()[:100])  # cut short: its digest no longer matches
+    with pytest.raises(SystemExit, match="russian: .*ckpt-00000012.pt"):
+        budget.adopt(study, ["english", "russian"], 12)
+    assert not (study / "english" / "agent.pt").exists()  # all or nothing
+
+
+def test_table_never_pools_another_opponent_or_search_budget(budget, tmp_path):
+    study = tmp_path / "study"
+    rows = [
+        _row(24, "all", 40, 0, 60),
+        {**_row(24, "all", 100, 0, 0), "opponent": "alphabeta:depth=1"},
+        {**_row(24, "all", 100, 0, 0, seed=2), "sims": 64},
+    ]
+    (study / "budget" / "english").mkdir(parents=True)
+    (study / "budget" / "english" / "budget.json").write_text(json.dumps(rows))
+    budget.table(study, 0.60)
+    summary = json.loads((study / "budget.json").read_text())
+    assert [r["opponent"] for r in summary["rows"]] == ["alphabeta:depth=4"]
+    assert summary["smallest"] == {"english": None}
+    budget.table(study, 0.60, "alphabeta:depth=1", 800)
+    assert json.loads((study / "budget.json").read_text())["smallest"] == {"english": 24}
+
+
+def test_a_new_setting_adds_rows_and_keeps_the_others(budget, tmp_path, monkeypatch):
+    import argparse
+
+    study = tmp_path / "study"
+    _checkpoint(study / "english" / "run" / "checkpoints", 24)
+
+    def fake_play(name, ckpt, args):
+        row = _row(24, "all", 10, 0, 0, seed=args.seed)
+        return [
+            {**row, "opponent": f"alphabeta:depth={args.depth}", "sims": args.sims, "seconds": 1}
+        ]
+
+    monkeypatch.setattr(budget, "_play", fake_play)
+
+    def run(depth, seed, redo=False):
+        args = argparse.Namespace(depth=depth, games=10, sims=800, seed=seed, redo=redo)
+        budget.search(study, ["english"], [24], args)
+        return json.loads((study / "budget" / "english" / "budget.json").read_text())
+
+    run(4, 1)
+    rows = run(1, 1)  # another opponent at the same seed: both sets stay
+    assert sorted(r["opponent"] for r in rows) == ["alphabeta:depth=1", "alphabeta:depth=4"]
+    rows = run(4, 2)  # a second seed: pooled later, both kept
+    assert len(rows) == 3
+    assert len(run(4, 2, redo=True)) == 3  # replayed: replaced, not added

@@ -72,7 +72,12 @@ def _play(name: str, ckpt: Path, args: argparse.Namespace) -> list[dict]:
     from drl.train.evaluate import EVALUATION_SETTINGS, NET_NAME, play_against_baseline
 
     torch.set_num_threads(1)
-    payload = load_checkpoint(ckpt)
+    from drl.nn.checkpoint import CheckpointError
+
+    try:
+        payload = load_checkpoint(ckpt)
+    except CheckpointError as err:
+        raise SystemExit(f"{name}: {err}") from None
     net = load(payload, "cpu")
     search = search_config_from_checkpoint(payload, args.sims)
     spec = STUDY[name][0]
@@ -102,6 +107,11 @@ def _play(name: str, ckpt: Path, args: argparse.Namespace) -> list[dict]:
     return rows
 
 
+def _row_key(row: dict) -> tuple:
+    """Rows of one game set: a budget, an opponent, a search budget and a seed."""
+    return (row["iterations"], row["opponent"], row["sims"], row["seed"])
+
+
 def _same_setting(row: dict, args: argparse.Namespace) -> bool:
     return (row["role"] == "all" and row["opponent"] == f"alphabeta:depth={args.depth}"
             and row["sims"] == args.sims and row["seed"] == args.seed
@@ -123,7 +133,7 @@ def search(study: Path, names: list[str], iterations: list[int], args: argparse.
                       flush=True)
                 continue
             new = _play(name, ckpt, args)
-            rows = [r for r in rows if (r["iterations"], r["seed"]) != (k, args.seed)] + new
+            rows = [r for r in rows if _row_key(r) != _row_key(new[0])] + new
             rows.sort(key=lambda r: (r["iterations"], r["seed"], r["role"]))
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(rows, indent=2) + "\n")
@@ -162,17 +172,24 @@ def smallest(rows: list[dict], target: float) -> int | None:
     return None
 
 
-def table(study: Path, target: float) -> None:
-    """Gather every run's rows into ``budget.json`` and ``budget.md``."""
+def _rung_rows(path: Path, opponent: str, sims: int) -> list[dict]:
+    return [r for r in json.loads(path.read_text())
+            if r["opponent"] == opponent and r["sims"] == sims]
+
+
+def table(study: Path, target: float, opponent: str = "alphabeta:depth=4",
+          sims: int = 800) -> None:
+    """Gather every run's rows against ``opponent`` at ``sims`` simulations (other rows are
+    left out, never pooled with these) into ``budget.json`` and ``budget.md``."""
     allrows, chosen = [], {}
     for name in STUDY:
         path = _rows_path(study, name)
-        if path.exists():
-            rows = json.loads(path.read_text())
+        if path.exists() and (rows := _rung_rows(path, opponent, sims)):
             allrows += rows
             chosen[name] = smallest(rows, target)
     if not allrows:
-        raise SystemExit(f"no budget rows under {study / 'budget'}")
+        raise SystemExit(f"no budget rows against {opponent} at {sims} simulations "
+                         f"under {study / 'budget'}")
     (study / "budget.json").write_text(json.dumps({"target": target, "smallest": chosen,
                                                    "rows": allrows}, indent=2) + "\n")
     iters = sorted({r["iterations"] for r in allrows})
@@ -187,7 +204,7 @@ def table(study: Path, target: float) -> None:
              "| agent | " + " | ".join(f"{k} it." for k in iters) + " | smallest |",
              "|---|" + "---|" * (len(iters) + 1)]
     for name, k_min in chosen.items():
-        by_k = pooled(json.loads(_rows_path(study, name).read_text()))
+        by_k = pooled(_rung_rows(_rows_path(study, name), opponent, sims))
         cells = []
         for k in iters:
             at = by_k.get(k, {})
@@ -217,10 +234,19 @@ def adopt(study: Path, names: list[str], k: int) -> None:
     import hashlib
     import shutil
 
-    for name in names:
+    from drl.nn.checkpoint import CheckpointError, load_checkpoint
+
+    sources = {}
+    for name in names:  # every checkpoint checked before any agent is replaced
         ckpt = _checkpoints(study, name) / f"ckpt-{k:08d}.pt"
         if not ckpt.is_file():
             raise SystemExit(f"{name}: no checkpoint of iteration {k} ({ckpt})")
+        try:
+            load_checkpoint(ckpt)
+        except CheckpointError as err:
+            raise SystemExit(f"{name}: {err}") from None
+        sources[name] = ckpt
+    for name, ckpt in sources.items():
         dest = study / name / "agent.pt"
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(ckpt, dest)
@@ -264,8 +290,10 @@ def main() -> None:
             ap.error(f"--iterations must be comma-separated integers, not {args.iterations!r}")
         if not iterations:
             ap.error("--iterations is required (or --table)")
+        if min(iterations) < 0:
+            ap.error(f"--iterations must be >= 0, not {min(iterations)}")
         search(study, names, iterations, args)
-    table(study, args.target)
+    table(study, args.target, f"alphabeta:depth={args.depth}", args.sims)
 
 
 if __name__ == "__main__":
