@@ -139,7 +139,7 @@ def stage_eval(args: argparse.Namespace, out: Path) -> list[dict]:
     from drl.rules import Variant
     from drl.agents.az import search_config_from_checkpoint
     from drl.nn import load
-    from drl.nn.checkpoint import load_checkpoint, load_latest
+    from drl.nn.checkpoint import CheckpointError, load_checkpoint, load_latest
     from drl.train.evaluate import EVALUATION_SETTINGS, NET_NAME, play_against_baseline
 
     torch.set_num_threads(1)
@@ -147,7 +147,10 @@ def stage_eval(args: argparse.Namespace, out: Path) -> list[dict]:
         ckpt = Path(args.checkpoint)
         if not ckpt.is_file():
             raise SystemExit(f"--checkpoint {ckpt}: no such file")
-        payload = load_checkpoint(ckpt)
+        try:
+            payload = load_checkpoint(ckpt)
+        except CheckpointError as err:
+            raise SystemExit(f"--checkpoint: {err}") from None
     else:
         found = load_latest(out / "run" / "checkpoints")
         if found is None:
@@ -346,6 +349,9 @@ def _table(records: list[dict]) -> list[str]:
 
 def stage_report(args: argparse.Namespace, out: Path) -> None:
     """Write ``results.md`` and the PNG plots."""
+    if not any((out / f).exists() for f in ("train.json", "eval.json", "results.json")):
+        raise SystemExit(f"{out}: nothing to report (no train.json, eval.json or results.json; "
+                         "run the train or eval stage first)")
     pngs = plot_run(args.name, out / "run", out)
     train = json.loads((out / "train.json").read_text())["sessions"] \
         if (out / "train.json").exists() else []
@@ -439,19 +445,23 @@ def main() -> None:
     ap.add_argument("--openings", type=int, default=4, help="plies of random openings")
     ap.add_argument("--opponents", nargs="+", default=["random", "alphabeta:depth=2"])
     ap.add_argument("--checkpoint", default=None, metavar="PATH",
-                    help="eval: this checkpoint (e.g. an adopted agent.pt) instead of the "
-                    "run's newest")
+                    help="eval: this checkpoint (e.g. an adopted agent.pt, with its .sha256 "
+                    "beside it) instead of the run's newest")
     ap.add_argument("--seed", type=int, default=20_000, help="evaluation seed")
     argv = sys.argv[1:]
     cut = argv.index("--") if "--" in argv else len(argv)
     args = ap.parse_args(argv[:cut])
     args.overrides = argv[cut + 1:]  # drl-train (Hydra) overrides, after --
     out = HERE / args.name
-    out.mkdir(parents=True, exist_ok=True)
     stages = [s.strip() for s in args.stages.split(",") if s.strip()]
     for s in stages:
         if s not in ("train", "eval", "report"):
             ap.error(f"unknown stage {s!r}; stages are train, eval, report")
+    if args.checkpoint and not Path(args.checkpoint).is_file():
+        ap.error(f"--checkpoint {args.checkpoint}: no such file")
+    if "train" not in stages and not args.continue_from and not out.is_dir():
+        ap.error(f"no experiment folder {out}: run the train stage first")
+    out.mkdir(parents=True, exist_ok=True)
     if args.continue_from:
         _continue_from(HERE / args.continue_from, out)
         if not any(o.split("=", 1)[0].lstrip("+") == "train.max_minutes" for o in args.overrides):
