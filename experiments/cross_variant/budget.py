@@ -57,6 +57,20 @@ def _shown(path: Path) -> str:
         return str(path)
 
 
+def _checkpoint_of(study: Path, name: str, k: int) -> Path:
+    return _checkpoints(study, name) / f"ckpt-{k:08d}.pt"
+
+
+def _load(name: str, ckpt: Path) -> dict:
+    """The checkpoint's payload, its digest checked; a bad file is a clear error."""
+    from drl.nn.checkpoint import CheckpointError, load_checkpoint
+
+    try:
+        return load_checkpoint(ckpt)
+    except CheckpointError as err:
+        raise SystemExit(f"{name}: {err}") from None
+
+
 def _rows_path(study: Path, name: str) -> Path:
     return study / "budget" / name / "budget.json"
 
@@ -67,17 +81,11 @@ def _play(name: str, ckpt: Path, args: argparse.Namespace) -> list[dict]:
     from drl.agents.az import search_config_from_checkpoint
     from drl.eval.stats import wdl
     from drl.nn import NetworkEvaluator, load
-    from drl.nn.checkpoint import load_checkpoint
     from drl.rules import Variant
     from drl.train.evaluate import EVALUATION_SETTINGS, NET_NAME, play_against_baseline
 
     torch.set_num_threads(1)
-    from drl.nn.checkpoint import CheckpointError
-
-    try:
-        payload = load_checkpoint(ckpt)
-    except CheckpointError as err:
-        raise SystemExit(f"{name}: {err}") from None
+    payload = _load(name, ckpt)
     net = load(payload, "cpu")
     search = search_config_from_checkpoint(payload, args.sims)
     spec = STUDY[name][0]
@@ -127,7 +135,7 @@ def search(study: Path, names: list[str], iterations: list[int], args: argparse.
             done = [r for r in rows if r["iterations"] == k and _same_setting(r, args)]
             if done and not args.redo:
                 continue
-            ckpt = _checkpoints(study, name) / f"ckpt-{k:08d}.pt"
+            ckpt = _checkpoint_of(study, name, k)
             if not ckpt.is_file():
                 print(f"[budget] {name}: no checkpoint of iteration {k} ({ckpt}); skipped",
                       flush=True)
@@ -231,27 +239,20 @@ def table(study: Path, target: float, opponent: str = "alphabeta:depth=4",
 def adopt(study: Path, names: list[str], k: int) -> None:
     """Copy each run's checkpoint of iteration ``k`` to ``<name>/agent.pt`` (and its
     SHA-256 to ``agent.pt.sha256``): the agent the study's ladder and analysis read."""
-    import hashlib
     import shutil
-
-    from drl.nn.checkpoint import CheckpointError, load_checkpoint
 
     sources = {}
     for name in names:  # every checkpoint checked before any agent is replaced
-        ckpt = _checkpoints(study, name) / f"ckpt-{k:08d}.pt"
+        ckpt = _checkpoint_of(study, name, k)
         if not ckpt.is_file():
             raise SystemExit(f"{name}: no checkpoint of iteration {k} ({ckpt})")
-        try:
-            load_checkpoint(ckpt)
-        except CheckpointError as err:
-            raise SystemExit(f"{name}: {err}") from None
+        _load(name, ckpt)
         sources[name] = ckpt
     for name, ckpt in sources.items():
         dest = study / name / "agent.pt"
         dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(ckpt, dest)
-        digest = hashlib.sha256(dest.read_bytes()).hexdigest()
-        dest.with_name("agent.pt.sha256").write_text(digest + "\n")
+        shutil.copyfile(ckpt, dest)  # with the digest _load has just checked
+        shutil.copyfile(ckpt.with_name(ckpt.name + ".sha256"), dest.with_name("agent.pt.sha256"))
         print(f"[adopt] {name}: {_shown(ckpt)} -> {_shown(dest)}")
 
 
