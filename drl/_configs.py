@@ -9,7 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["VariantCfg"]
+__all__ = ["DEFAULT_MAX_PLIES", "VariantCfg"]
+
+DEFAULT_MAX_PLIES = 200
+"""The one default cap on a game's plies: self-play training, ``drl-eval``, the
+evaluations during training, the envs, ``drl-analyze``, ``drl-hub`` and every published
+table. A game that reaches it is truncated (scored 1/2 in a match, value 0 in training),
+not drawn by rule. 200 plies is past the end of nearly every game between agents that try
+to win (the longest of the committed PDN collections' games are under 200 plies)."""
 
 
 @dataclass
@@ -28,4 +35,4 @@ class VariantCfg:
     name: str = "give_and_take"
     spec: str = "give_and_take"
     alternate_roles: bool = True
-    max_plies: int = 200
+    max_plies: int = DEFAULT_MAX_PLIES

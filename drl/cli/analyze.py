@@ -24,6 +24,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from drl._configs import DEFAULT_MAX_PLIES
+
 __all__ = ["main", "run_name"]
 
 PROG = "drl-analyze"
@@ -72,7 +74,7 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument(
         "--openings", type=_count(0, 40), default=4, help="plies of each seeded random opening (4)"
     )
-    ap.add_argument("--max-plies", type=_count(1, 100_000), default=200)
+    ap.add_argument("--max-plies", type=_count(1, 100_000), default=DEFAULT_MAX_PLIES)
     ap.add_argument("--seed", type=_count(0, 2**32 - 1), default=0)
     ap.add_argument("--workers", type=_count(1, 64), default=1)
     ap.add_argument("--threads", type=_count(1, 256), default=1, help="torch threads (1)")

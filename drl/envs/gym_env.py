@@ -13,6 +13,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from drl._configs import DEFAULT_MAX_PLIES
 from drl.encode.actions import action_index
 from drl.encode.planes import N_CHANNELS
 from drl.envs.opponents import make_opponent
@@ -26,7 +27,6 @@ from drl.rules.variant import Variant
 
 COLORS = ("black", "white")
 ILLEGAL_ACTIONS = ("raise", "lose")
-DEFAULT_MAX_PLIES = 400
 
 
 class DraughtsEnv(gym.Env):
@@ -48,8 +48,11 @@ class DraughtsEnv(gym.Env):
             env's seeded generator).
         max_plies: the episode is truncated (not drawn) after this many plies (full moves
             by either side) since reset; ``None`` for no limit.
-        illegal_action: ``"raise"`` a ``ValueError`` naming the action and the legal ones,
-            or ``"lose"``: end the episode with reward -1.
+        illegal_action: ``"lose"`` (default, as in PettingZoo's classic games and what
+            Gymnasium's ``check_env`` expects of an env whose actions are masked: the
+            episode ends, reward -1, ``info["termination"] == "illegal_action"``) or
+            ``"raise"``: a ``ValueError`` naming the action and the legal ones, nothing
+            played (to catch a masking bug in an agent).
         render_mode: ``None``, ``"ansi"`` (text) or ``"rgb_array"`` (``uint8[H, W, 3]``).
 
     Spaces:
@@ -84,7 +87,7 @@ class DraughtsEnv(gym.Env):
         opponent: Any = "random",
         agent_color: str = "random",
         max_plies: int | None = DEFAULT_MAX_PLIES,
-        illegal_action: str = "raise",
+        illegal_action: str = "lose",
         render_mode: str | None = None,
     ) -> None:
         if agent_color not in COLORS + ("random",):
@@ -245,7 +248,7 @@ class DraughtsEnv(gym.Env):
         start, cur = self._game.jumper()
         state = self._game.state
         if self.render_mode == "ansi":
-            return render_ansi(state, self._game.size, cur, start)
+            return render_ansi(state, self._game.size, cur, start, self.variant.notation)
         return render_rgb(state, self._game.size, cur, start)
 
     # ------------------------------------------------------------------ internals

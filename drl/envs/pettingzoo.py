@@ -24,6 +24,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from drl._configs import DEFAULT_MAX_PLIES
 from drl.encode.actions import action_index
 from drl.encode.planes import N_CHANNELS
 from drl.envs.render import render_ansi, render_rgb
@@ -56,8 +57,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             ``"give_and_take"``, ``"international"``, ...).
         variant_options: more rule flags (dict or ``"flag=value,..."``).
         max_plies: truncate after this many plies (``None``: no limit).
-        illegal_action: ``"raise"`` (``ValueError`` naming the legal actions) or ``"lose"``
-            (the offender gets -1, the other agent +1, the game ends).
+        illegal_action: ``"lose"`` (default, as in PettingZoo's classic games: the
+            offender gets -1, the other agent +1, the game ends) or ``"raise"``
+            (``ValueError`` naming the legal actions, nothing played).
         render_mode: ``None``, ``"ansi"`` or ``"rgb_array"``.
 
     Raises:
@@ -75,8 +77,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self,
         variant: str | Variant = "english",
         variant_options: Options = None,
-        max_plies: int | None = 400,
-        illegal_action: str = "raise",
+        max_plies: int | None = DEFAULT_MAX_PLIES,
+        illegal_action: str = "lose",
         render_mode: str | None = None,
     ) -> None:
         super().__init__()
@@ -226,7 +228,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             return None
         start, cur = self._game.jumper()
         if self.render_mode == "ansi":
-            return render_ansi(self._game.state, self._game.size, cur, start)
+            return render_ansi(
+                self._game.state, self._game.size, cur, start, self.variant.notation
+            )
         return render_rgb(self._game.state, self._game.size, cur, start)
 
     def close(self) -> None:

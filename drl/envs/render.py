@@ -41,32 +41,53 @@ def _pieces(state: np.ndarray, nsq: int) -> list[str]:
     return kinds
 
 
-def render_ansi(state: np.ndarray, board_size: int, jumper: int = -1, moved_from: int = -1) -> str:
-    """Text diagram of a position.
+def render_ansi(
+    state: np.ndarray,
+    board_size: int,
+    jumper: int = -1,
+    moved_from: int = -1,
+    notation: str = "numeric",
+) -> str:
+    """Text diagram of a position, its squares named as the variant's notation names them.
 
     Args:
         state: ``int64[STATE_SIZE]`` game state.
         board_size: 8 or 10.
         jumper: square (0-based) the piece of a move in progress stands on, or -1.
         moved_from: its start square (shown empty), or -1.
+        notation: ``"numeric"`` (PDN square numbers: the diagram is followed, on each
+            rank, by the numbers of that rank's squares, as in the printed diagrams of
+            English and international draughts) or ``"algebraic"`` (files ``a..`` at the
+            bottom, ranks ``1..`` on the left, as in Russian and Brazilian draughts).
 
     Returns:
-        Lines of text: ranks from the top, files a.. at the bottom, the side to move last.
+        Lines of text: ranks from the top, the side to move last.
+
+    Raises:
+        ValueError: an unknown notation.
     """
+    if notation not in ("numeric", "algebraic"):
+        raise ValueError(f"unknown notation {notation!r}; expected 'numeric' or 'algebraic'")
     z = 0 if board_size == 8 else 1
     nsq = board_size * board_size // 2
     kinds = _pieces(state, nsq)
     if jumper >= 0 and moved_from >= 0 and jumper != moved_from:
         kinds[jumper], kinds[moved_from] = kinds[moved_from], "."
-    grid = [[" "] * board_size for _ in range(board_size)]
+    grid = [["  "] * board_size for _ in range(board_size)]
+    numbers = [["   "] * board_size for _ in range(board_size)]
     for s in range(nsq):
-        mark = kinds[s] + ("*" if s == jumper else " ")
-        grid[int(ROW[z, s])][int(COL[z, s])] = mark
+        r, c = int(ROW[z, s]), int(COL[z, s])
+        grid[r][c] = kinds[s] + ("*" if s == jumper else " ")
+        numbers[r][c] = f"{s + 1:>3}"
     lines = []
     for r in range(board_size):
-        cells = "".join(grid[r][c] if len(grid[r][c]) == 2 else "  " for c in range(board_size))
-        lines.append(f"{board_size - r:>2} {cells}")
-    lines.append("   " + "".join(f"{chr(ord('a') + c)} " for c in range(board_size)))
+        cells = "".join(grid[r])
+        if notation == "numeric":
+            lines.append(f"{cells}   {''.join(numbers[r])}".rstrip())
+        else:
+            lines.append(f"{board_size - r:>2} {cells}".rstrip())
+    if notation == "algebraic":
+        lines.append("   " + "".join(f"{chr(ord('a') + c)} " for c in range(board_size)).rstrip())
     side = "Black" if int(state[_ST_TURN]) == 0 else "White"
     lines.append(f"{side} to move" + (" (move in progress)" if jumper >= 0 else ""))
     return "\n".join(lines)

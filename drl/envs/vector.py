@@ -26,6 +26,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from drl._configs import DEFAULT_MAX_PLIES
 from drl.encode.actions import num_actions
 from drl.encode.planes import N_CHANNELS
 from drl.envs import _kernels as K
@@ -198,8 +199,8 @@ class DraughtsVectorEnv(VectorEnv):
         role: str | None = None,
         variant_options: Options = None,
         agent_color: str = "random",
-        max_plies: int = 400,
-        illegal_action: str = "raise",
+        max_plies: int = DEFAULT_MAX_PLIES,
+        illegal_action: str = "lose",
         copy: bool = True,
         opponent: str = "random",
         render_mode: str | None = None,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from drl._configs import VariantCfg
+from drl._configs import DEFAULT_MAX_PLIES, VariantCfg
 from drl.eval.settings import MatchSettings
 from drl.eval.sprt import SPRTSettings
 
@@ -59,7 +59,7 @@ class EvalConfig:
     openings: int | None = 4
     seed: int = 0
     workers: int | None = None
-    max_plies: int = 400
+    max_plies: int = DEFAULT_MAX_PLIES
     anchor: str | None = "random"
     draw_model: str = "half"
     prior_draws: float = 1.0

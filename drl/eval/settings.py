@@ -24,6 +24,7 @@ from typing import Any, TypeVar, cast
 
 import numpy as np
 
+from drl._configs import DEFAULT_MAX_PLIES
 from drl.eval.limits import MAX_WORKERS, check_count, check_max_plies, check_openings
 
 __all__ = ["DEFAULT_SETTINGS", "MatchSettings", "moved_keywords"]
@@ -56,7 +57,7 @@ class MatchSettings:
     openings: int | Sequence[str] | None = 4
     seed: int = 0
     workers: int | None = None
-    max_plies: int = 400
+    max_plies: int = DEFAULT_MAX_PLIES
     progress: bool = True
     pdn_path: str | os.PathLike | None = None
     event: str | None = None

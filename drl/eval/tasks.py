@@ -19,6 +19,7 @@ from typing import overload
 import numpy as np
 
 from drl.agents import Agent, spec_name
+from drl._configs import DEFAULT_MAX_PLIES
 from drl.eval.limits import check_games, check_max_plies, check_openings
 from drl.eval.openings import _Openings, role_variant
 from drl.rules import Board, Variant
@@ -53,7 +54,7 @@ class GameTask:
     opening: str | None
     opening_index: int
     seed: int
-    max_plies: int = 400
+    max_plies: int = DEFAULT_MAX_PLIES
     event: str = "drl arena"
     round: str = ""
 
@@ -163,7 +164,7 @@ def match_tasks(
     games: int,
     openings: int | Sequence[str] | None = 4,
     seed: int = 0,
-    max_plies: int = 400,
+    max_plies: int = DEFAULT_MAX_PLIES,
     names: tuple[str, str] | None = None,
     event: str = "drl arena",
     first_index: int = 0,

@@ -14,6 +14,7 @@ from drl.encode import step_index
 from drl.envs import ENV_IDS, DraughtsEnv
 from drl.envs.render import KING_MARK
 from drl.rules import Board
+from drl.rules.geometry import square_to_rowcol
 from drl.rules.pdn import read_games, replay, result_for_white, variant_for_game
 
 EXPECTED_IDS = {
@@ -39,8 +40,10 @@ def test_all_ids_are_registered_on_import():
 
 
 @pytest.mark.parametrize("env_id", sorted(EXPECTED_IDS))
-def test_env_checker_passes(env_id):
-    env = gym.make(env_id, illegal_action="lose")
+def test_env_checker_passes_with_default_arguments(env_id):
+    # Gymnasium's checker steps unmasked samples of the action space: only an env that
+    # ends the game on an illegal action (the default, as in PettingZoo) passes it.
+    env = gym.make(env_id)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         check_env(env.unwrapped)
@@ -101,7 +104,7 @@ def test_same_seed_same_episode_and_seeds_differ():
 
 
 def test_illegal_action_raises_naming_the_action_and_the_legal_ones():
-    env = gym.make("drl/English-v0", agent_color="black")
+    env = gym.make("drl/English-v0", agent_color="black", illegal_action="raise")
     obs, _ = env.reset(seed=0)
     illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
     with pytest.raises(ValueError, match=rf"illegal action {illegal}\b.*legal actions: .*9-13"):
@@ -113,8 +116,8 @@ def test_illegal_action_raises_naming_the_action_and_the_legal_ones():
     assert env.unwrapped.board.ply == 2
 
 
-def test_illegal_action_can_lose_the_game():
-    env = gym.make("drl/English-v0", illegal_action="lose", agent_color="white")
+def test_illegal_action_loses_the_game_by_default():
+    env = gym.make("drl/English-v0", agent_color="white")
     obs, _ = env.reset(seed=0)
     illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
     obs, reward, terminated, truncated, info = env.step(illegal)
@@ -242,18 +245,30 @@ def test_render_ansi_and_rgb():
     env = gym.make("drl/English-v0", render_mode="ansi", agent_color="black")
     env.reset(seed=0, options={"fen": "B:W21,K28:B5,K9"})
     text = env.render()
-    diagram = "".join(line[3:] for line in text.splitlines()[:8])
+    lines = text.splitlines()
+    diagram = "".join(line[:16] for line in lines[:8])
     assert sorted(diagram.replace(" ", "").replace(".", "")) == ["B", "W", "b", "w"]
     assert diagram.count(".") == 28
-    assert text.splitlines()[-1] == "Black to move"
+    assert lines[-1] == "Black to move"
+    # The squares are named by their numbers, as in the moves (9-14, 28x19), each beside
+    # its place on the board: 1..4 on the top rank, 29..32 on the bottom one.
+    assert lines[0].split()[-4:] == ["1", "2", "3", "4"] and lines[7].split()[-1] == "32"
+    assert not any(c in "acdefgh" for line in lines[:8] for c in line)  # no a..h labels
+    for square, piece in ((5, "b"), (9, "B"), (21, "w"), (28, "W")):
+        r, c = square_to_rowcol(square - 1, 8)
+        assert lines[r][2 * c] == piece
+        assert lines[r][16 + 3 + 3 * c : 16 + 6 + 3 * c].strip() == str(square)
+    # Russian draughts names squares a1..h8: files and ranks are written round the board.
+    env = gym.make("drl/Russian-v0", render_mode="ansi")
+    env.reset(seed=0)
+    lines = env.render().splitlines()
+    assert lines[0].startswith(" 8 ") and lines[8].split() == list("abcdefgh")
     env = gym.make("drl/English-v0", render_mode="rgb_array", agent_color="black")
     env.reset(seed=0, options={"fen": "B:W21,K28:B5,K9"})
     img = env.render()
     assert img.shape == (256, 256, 3) and img.dtype == np.uint8
 
     def centre(square_1based):
-        from drl.rules.geometry import square_to_rowcol
-
         r, c = square_to_rowcol(square_1based - 1, 8)
         return tuple(img[r * 32 + 16, c * 32 + 16])
 

@@ -20,6 +20,15 @@ def test_pettingzoo_api_test_passes(variant):
     api_test(env(variant=variant, max_plies=120), num_cycles=200)
 
 
+@pytest.mark.filterwarnings(
+    "ignore:.*(space|agents to be named|NumPy array|unknown reset options).*:UserWarning"
+)
+def test_pettingzoo_api_test_passes_with_default_arguments():
+    e = env()
+    assert e.unwrapped.illegal_action == "lose" and e.unwrapped.max_plies == 200
+    api_test(e, num_cycles=300)
+
+
 def test_roles_are_in_infos():
     e = env(variant="give_and_take", variant_options={"taker": "white"})
     e.reset(seed=0)
@@ -47,7 +56,7 @@ def test_same_agent_keeps_acting_through_a_multi_jump(cases_dir):
 
 def test_game_end_rewards_and_illegal_actions():
     # Give and Take, White takes: 22x15 captures the Giver's last piece (rule case 036).
-    e = env(variant="give_and_take", variant_options={"taker": "white"})
+    e = env(variant="give_and_take", variant_options={"taker": "white"}, illegal_action="raise")
     e.reset(options={"fen": "W:W22:B18"})
     with pytest.raises(ValueError, match="legal actions: .*22x15"):
         e.step(0)
@@ -56,7 +65,7 @@ def test_game_end_rewards_and_illegal_actions():
     assert e.rewards == {"black": -1, "white": 1}
     assert e.infos["white"]["termination"] == "GIVER_ELIMINATED"
     assert "22x15" in e.infos["white"]["pdn"]
-    lose = raw_env(variant="english", illegal_action="lose")
+    lose = raw_env(variant="english")  # the default: an illegal action loses
     lose.reset()
     lose.step(0)
     assert lose.rewards == {"black": -1, "white": 1}

@@ -74,7 +74,7 @@ def test_random_play_is_consistent(env_id):
 
 
 def test_illegal_actions_raise_or_lose():
-    envs = DraughtsVectorEnv(3, "english", agent_color="black")
+    envs = DraughtsVectorEnv(3, "english", agent_color="black", illegal_action="raise")
     obs, _ = envs.reset(seed=1)
     states = envs._pos.copy()
     actions = np.array([np.flatnonzero(m)[0] for m in obs["action_mask"]])
@@ -85,7 +85,7 @@ def test_illegal_actions_raise_or_lose():
     assert np.array_equal(envs._pos, states)
     with pytest.raises(ValueError, match="expected 3 actions"):
         envs.step(actions[:2])
-    lose = DraughtsVectorEnv(3, "english", illegal_action="lose")
+    lose = DraughtsVectorEnv(3, "english")  # the default: an illegal action loses
     obs, _ = lose.reset(seed=1)
     bad = np.array([np.flatnonzero(m)[0] for m in obs["action_mask"]])
     bad[2] = 10_000
