@@ -21,8 +21,10 @@ plies, 4 by default) with colours swapped; in Give and Take the two have the sam
 colour (each agent plays each role from it once) and the next opening the other one.
 A progress bar runs
 while games are played; a table is printed at the end; ``results.json``, ``games.pdn``
-and ``elo.png`` are written to the Hydra run folder (``outputs/eval/<date>/<time>``, with
-``-1``, ``-2``, ... added for a second run started in the same second; checked and locked
+and ``elo.png`` are written to the Hydra run folder: beside the run evaluated
+(``<run>/eval/<date>_<time>``, the run of the first agent that plays from a checkpoint,
+``ckpt=``), else ``outputs/eval/<date>/<time>``; ``hydra.run.dir=PATH`` chooses another
+(``-1``, ``-2``, ... are added for a second run started in the same second; checked and locked
 before anything runs: a folder another run is writing to, or holding an earlier run's
 ``results.json``, is refused). Games are saved as they finish (``games.pdn`` game by
 game, ``results.json`` every few seconds); Ctrl-C or SIGTERM, at any moment from
@@ -233,8 +235,27 @@ class OutputDirCheck:
             return None
         return None if folder is None else str(folder)
 
+    def _beside_run(self, config: DictConfig) -> str | None:
+        """``<run>/eval/<date>_<time>`` for the run of the first agent with a checkpoint.
+
+        None when no agent names one (``ckpt=``) or the run's folder does not exist.
+        """
+        from omegaconf import OmegaConf
+
+        agents = OmegaConf.select(config, "agents", default=None) or []
+        for spec in agents:
+            run = checkpoint_run(str(spec))
+            if run is not None:  # (Hydra's ``now`` resolver: the time of its run folders)
+                when = OmegaConf.create({"t": "${now:%Y-%m-%d_%H-%M-%S}"}).t
+                return str(run / "eval" / str(when))
+        return None
+
     def on_run_start(self, config: DictConfig, **kwargs: Any) -> None:
         """Make ``hydra.run.dir`` unique when defaulted, check it, lock it, refuse old results.
+
+        When it is defaulted and an agent plays from a checkpoint, the folder is
+        ``<run>/eval/<date>_<time>`` beside that checkpoint's run (see
+        :func:`checkpoint_run`) instead of ``outputs/eval/<date>/<time>``.
 
         Exits with ``drl-eval: <message>`` (status 1) when the folder cannot be used.
         """
@@ -250,7 +271,7 @@ class OutputDirCheck:
         chosen = any(str(o).split("=", 1)[0].lstrip("+~") == key for o in given)
         try:
             if not chosen:
-                folder = str(fresh_folder(folder, key))
+                folder = str(fresh_folder(self._beside_run(config) or folder, key))
                 _RUN.created = True
                 with read_write(config.hydra), open_dict(config.hydra):
                     config.hydra.run.dir = folder
@@ -282,6 +303,28 @@ class OutputDirCheck:
         if name.startswith("on_"):  # Hydra's other callback hooks: nothing to do
             return _nothing
         raise AttributeError(name)
+
+
+def checkpoint_run(spec: str) -> Path | None:
+    """The run folder an agent spec's checkpoint belongs to, or None.
+
+    ``ckpt=runs/x`` (a run folder) gives ``runs/x``; ``ckpt=runs/x/checkpoints/ckpt-8.pt``
+    gives ``runs/x``; ``ckpt=experiments/e/agent.pt`` gives ``experiments/e``. None when
+    the spec names no checkpoint or the folder does not exist (the agent's own check then
+    reports the path).
+    """
+    from drl.agents.base import split_items
+
+    _, _, params = spec.partition(":")
+    for item in split_items(params):
+        key, eq, value = item.strip().partition("=")
+        if eq and key.strip() == "ckpt" and value.strip():
+            path = Path(value.strip().strip("'\"")).expanduser()
+            run = path if path.is_dir() else path.parent
+            if run.name == "checkpoints" and not path.is_dir():
+                run = run.parent
+            return run if run.is_dir() else None
+    return None
 
 
 def _save_hydra_files(cfg: DictConfig, out_dir: Path) -> None:

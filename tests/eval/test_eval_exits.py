@@ -264,3 +264,18 @@ def test_a_signal_while_the_program_is_still_importing_is_one_line(tmp_path, sig
     assert proc.returncode == status, proc.stderr[-2000:]
     assert proc.stderr.strip() == INTERRUPTED_AT_START
     assert list(tmp_path.iterdir()) == []
+
+
+def test_an_evaluation_of_a_run_is_written_beside_it(tmp_path):
+    from tests.tiny_checkpoints import tiny_resnet_checkpoint
+
+    run = tmp_path / "runs" / "gt-1"
+    ckpt = tiny_resnet_checkpoint(run / "checkpoints")
+    agents = f"agents=[az:ckpt={ckpt.relative_to(tmp_path)},sims=2,random]"
+    args = [agents, "games=2", "max_plies=20", "openings=1", "workers=1", *QUIET]
+    proc = _drl_eval(args, cwd=tmp_path, now="2001-02-03T04:05:06")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    folder = Path(re.search(r"results in (\S+)", proc.stdout).group(1))
+    assert (tmp_path / folder).resolve() == (run / "eval" / "2001-02-03_04-05-06").resolve()
+    assert _consistent(tmp_path / folder)["games_finished"] == 2
+    assert not (tmp_path / "outputs").exists()
