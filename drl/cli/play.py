@@ -60,8 +60,21 @@ class PlayConfig:
             "run": {"dir": "."},
             "output_subdir": None,
             "job": {"chdir": False},
+            "help": {"app_name": "drl-play", "template": HELP},
         }
     )
+
+
+HELP = """drl-play: play a trained checkpoint in the terminal.
+
+Usage: drl-play key=value ...   (Hydra overrides)
+  drl-play ckpt=runs/give_and_take-20260101-120000
+  drl-play ckpt=experiments/long-give_and_take/agent.pt color=white role=giver sims=128
+
+== Keys and their defaults (the fields of drl.cli.play.PlayConfig) ==
+$CONFIG
+Moves are typed as in PDN (11-15, 15x24); commands: moves, undo, quit.
+Hydra's own options: drl-play --hydra-help"""
 
 
 def square_numbers(board_size: int) -> str:
