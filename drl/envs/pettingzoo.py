@@ -228,9 +228,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             return None
         start, cur = self._game.jumper()
         if self.render_mode == "ansi":
-            return render_ansi(
-                self._game.state, self._game.size, cur, start, self.variant.notation
-            )
+            return render_ansi(self._game.state, self._game.size, cur, start, self.variant.notation)
         return render_rgb(self._game.state, self._game.size, cur, start)
 
     def close(self) -> None:

@@ -18,8 +18,8 @@ from typing import overload
 
 import numpy as np
 
-from drl.agents import Agent, spec_name
 from drl._configs import DEFAULT_MAX_PLIES
+from drl.agents import Agent, spec_name
 from drl.eval.limits import check_games, check_max_plies, check_openings
 from drl.eval.openings import _Openings, role_variant
 from drl.rules import Board, Variant
