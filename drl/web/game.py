@@ -199,7 +199,8 @@ class WebGame:
             ``you``/``turn`` (colours), ``roles`` (per colour, or None), ``opponent``,
             ``steps`` (``[from, to]`` legal next steps of the player), ``jump`` (the move
             in progress or None), ``last`` (squares of the last move), ``moves`` (move
-            texts), ``fen``, ``over``, ``result`` (text or None), ``analysable``.
+            texts), ``first`` (the colour that moves first in the variant), ``fen``,
+            ``over``, ``result`` (text or None), ``analysable``.
         """
         with self.lock:
             board, outcome = self.board, self.board.outcome()
@@ -221,6 +222,7 @@ class WebGame:
                 "jump": jump,
                 "last": list(last),
                 "moves": [str(m) for m in board.move_stack],
+                "first": self.variant.first_player,
                 "fen": board.fen(),
                 "over": outcome is not None,
                 "result": None if outcome is None else outcome_text(outcome, self.variant),

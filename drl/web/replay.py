@@ -89,7 +89,9 @@ class ReplayFile:
             ``variant``, ``size``, ``layout`` (see :func:`~drl.web.board.board_layout`),
             ``positions`` (one per ply, the start first; see
             :func:`~drl.web.board.position_text`), ``moves`` (texts), ``paths`` (squares
-            of each move), ``tags``, ``error`` (why the game stops early, or None).
+            of each move), ``start`` (the colour to move at the start), ``first`` (the
+            colour that moves first in the variant: a move number's first half), ``tags``,
+            ``error`` (why the game stops early, or None).
 
         Raises:
             GameError: no game ``index``, or a game whose variant cannot be known (no
@@ -107,6 +109,7 @@ class ReplayFile:
             raise GameError(error or f"{game.name}: cannot be replayed")
         played = board.move_stack
         walk = board.root()
+        start = ("black", "white")[int(walk.turn)]
         positions = [position_text(walk)]
         for move in played:
             walk.push(move)
@@ -118,6 +121,8 @@ class ReplayFile:
             "positions": positions,
             "moves": [str(m) for m in played],
             "paths": [list(m.path) for m in played],
+            "start": start,
+            "first": variant.first_player,
             "tags": game.tags,
             "error": error,
         }

@@ -5,6 +5,7 @@ back, and a recorded game stepped through. Skipped when either is absent."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 import threading
@@ -95,7 +96,8 @@ class Page:
     def __init__(self, browser, url: str) -> None:
         self.b = browser
         browser.get(url)
-        self.wait(lambda: self.body("ready") == "1")
+        # the page starts a game with the server's defaults (the first one may compile)
+        self.wait(lambda: self.body("ready") == "1", 120)
 
     def wait(self, until, seconds: float = 15.0):
         return WebDriverWait(self.b, seconds, poll_frequency=0.02).until(lambda _: until())
@@ -152,8 +154,24 @@ class Page:
         return sorted(squares)
 
     def moves(self) -> list[str]:
-        items = self.b.find_elements(By.CSS_SELECTOR, "#moves li")
-        return [m for item in items for m in item.text.split()]
+        return [m.text for m in self.b.find_elements(By.CSS_SELECTOR, "#moves .move")]
+
+    def shot(self, name: str) -> None:
+        """Save a screenshot to $DRL_SCREENSHOTS/name.png when that variable is set."""
+        folder = os.environ.get("DRL_SCREENSHOTS")
+        if folder:
+            Path(folder).mkdir(parents=True, exist_ok=True)
+            self.b.save_screenshot(str(Path(folder) / f"{name}.png"))
+
+    def fits(self) -> None:
+        """Nothing is cut off at 1,280 px and no button is blank."""
+        width = self.b.execute_script("return document.documentElement.scrollWidth")
+        assert width <= 1280, width
+        blank = self.b.execute_script(
+            "return [...document.querySelectorAll('button, a.button')]"
+            ".filter((b) => b.offsetParent !== null && !b.innerText.trim()).map((b) => b.id)"
+        )
+        assert not blank, blank
 
 
 def _play_out(page: Page, variant: str, limit: int = 60) -> list[str]:
@@ -326,3 +344,101 @@ def _positions(path: Path, index: int) -> list[str]:
         walk.push(move)
         out.append(position_text(walk))
     return out
+
+
+def test_the_board_shows_the_start_position_on_load(server, browser):
+    page = Page(browser, server)
+    board = browser.find_element(By.ID, "board")
+    start = Board("english")
+    assert board.get_attribute("data-fen") == start.fen()
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#board .piece")) == 24
+    assert "Your move" in page.text("status")
+    assert page.marked("movable") == [8, 9, 10, 11]  # 9..12 may move
+    page.fits()
+    page.shot("board-on-load")
+
+
+def test_one_orientation_for_play_and_replay(server, browser):
+    page = Page(browser, server)
+    board = browser.find_element(By.ID, "board")
+
+    def top_left() -> str:
+        """The name of the top row's first playable square as shown."""
+        return browser.execute_script(
+            "const cells = [...document.querySelectorAll('#board .square')];"
+            "const first = cells.find((c) => c.dataset.name);"
+            "return first.dataset.name;"
+        )
+
+    assert board.get_attribute("data-view") == "black"  # the colour you play: at the bottom
+    shown_in_play = top_left()
+    browser.find_element(By.ID, "tab-replay").click()
+    browser.find_element(By.ID, "pdn-file").send_keys(str(DATA / "two_games.pdn"))
+    page.wait(lambda: page.text("plies") == "43")
+    board = browser.find_element(By.ID, "board")
+    assert board.get_attribute("data-view") == "black" and top_left() == shown_in_play
+    browser.find_element(By.ID, "flip").click()
+    assert browser.find_element(By.ID, "board").get_attribute("data-view") == "white"
+    browser.find_element(By.ID, "tab-play").click()
+    assert browser.find_element(By.ID, "board").get_attribute("data-view") == "white"
+    assert top_left() != shown_in_play
+    page.new_game(variant="english", opponent="random:seed=1", color="white")
+    assert browser.find_element(By.ID, "board").get_attribute("data-view") == "white"
+
+
+def test_the_replay_list_keeps_moves_whole_and_numbers_them(server, browser):
+    page = Page(browser, server)
+    browser.find_element(By.ID, "tab-replay").click()
+    browser.find_element(By.ID, "pdn-file").send_keys(str(DATA / "two_games.pdn"))
+    page.wait(lambda: page.text("plies") == "43")
+    rows = browser.find_elements(By.CSS_SELECTOR, "#replay-moves .fullmove")
+    assert rows[0].text.split()[0] == "1." and rows[1].text.split()[0] == "2."
+    assert len(rows) == 22  # 43 plies
+    expected = [str(m) for m in replay(next(iter(read_games(DATA / "two_games.pdn")))).move_stack]
+    moves = browser.find_elements(By.CSS_SELECTOR, "#replay-moves .move")
+    assert [m.text for m in moves] == expected
+    # each full move is on one line: no move, and no number and its moves, broken apart
+    lines = browser.execute_script(
+        "return [...document.querySelectorAll('#replay-moves .fullmove')]"
+        ".map((r) => r.getClientRects().length === 1 && r.getBoundingClientRect().height)"
+    )
+    assert all(lines) and max(lines) < 2 * min(lines), lines
+    moves[4].click()
+    assert page.text("ply") == "5"
+    page.fits()
+    page.shot("replay")
+
+
+def test_a_game_from_a_position_with_the_second_player_to_move_numbers_its_moves(server, browser):
+    page = Page(browser, server)
+    page.new_game(variant="english", opponent="random:seed=1", color="white", fen="W:W22:B9,10")
+    page.click(21)
+    page.click(17)
+    first = browser.find_elements(By.CSS_SELECTOR, "#moves .fullmove")[0]
+    assert first.text.split()[:3] == ["1.", "...", "22-18"]
+
+
+def test_the_opponents_search_is_one_arrow_per_move(server, browser, tmp_path):
+    from tests.tiny_checkpoints import tiny_resnet_checkpoint
+
+    ckpt = tiny_resnet_checkpoint(tmp_path / "a-run-with-a-long-name-for-the-status-line")
+    page = Page(browser, server)
+    page.new_game(variant="english", opponent=f"az:ckpt={ckpt},sims=32,device=cpu")
+    status = page.text("status")
+    assert "against az:sims=32,device=cpu (a-run-with-a-long-name-…), white" in status
+    assert str(ckpt) not in status
+    browser.find_element(By.ID, "overlay").click()
+    page.wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#board svg.arrows g.arrow"))
+    arrows = [
+        (int(a.get_attribute("data-from")), int(a.get_attribute("data-to")))
+        for a in browser.find_elements(By.CSS_SELECTOR, "#board svg.arrows g.arrow")
+    ]
+    shown = browser.find_element(By.ID, "analysis").text.splitlines()[1:]
+    assert len(arrows) == len(set(arrows)) == len(shown) == 5, (arrows, shown)
+    # Black's 7 first moves go to 4 squares: of any 5, two share their landing square,
+    # and each still has its own arrow from its own piece.
+    targets = [to for _, to in arrows]
+    assert len(set(targets)) < len(targets)
+    assert {a for a, _ in arrows} <= {8, 9, 10, 11}  # from Black's front men, 9..12
+    page.fits()
+    page.shot("overlay")

@@ -7,8 +7,8 @@ const COLORS = ["black", "white"];
 
 let game = null;        // the server's state of the current game
 let selected = null;    // the square of the piece picked (0-based), or null
-let flipped = false;    // true: the board is turned round
-let userFlip = false;   // the Flip button's toggle, kept across games
+let view = "black";     // the colour seen at the bottom, in Play and Replay alike: a new
+                        // game sets it to the colour you play, Flip turns it round
 let analysis = null;    // the opponent's search at this position (az overlay)
 let busy = false;       // a request that changes the game is on its way
 let mode = "play";
@@ -53,12 +53,19 @@ function pieceOf(ch) {
   return { color: ch.toLowerCase() === "b" ? "black" : "white", king: ch === ch.toUpperCase() };
 }
 
+// Layouts put square 1's side (Black's, in every variant) at the top: seen from Black,
+// the board is turned round.
+const isFlipped = () => view === "black";
+
 function drawBoard(size, layout, position, marks) {
   const board = $("board");
+  const flipped = isFlipped();
   board.innerHTML = "";
   board.style.gridTemplateColumns = `repeat(${size}, 1fr)`;
   board.style.gridTemplateRows = `repeat(${size}, 1fr)`;
   board.dataset.position = position;
+  board.dataset.view = view;
+  $("flip").textContent = `Flip board (seen from ${view})`;
   const at = new Map();
   layout.forEach(([row, col], sq) => at.set(row * size + col, sq));
   for (let r = 0; r < size; r++) {
@@ -74,6 +81,62 @@ function drawBoard(size, layout, position, marks) {
       board.appendChild(cell);
     }
   }
+  if (marks.arrows && marks.arrows.length) board.appendChild(arrowLayer(size, layout, marks.arrows));
+}
+
+const SVG = "http://www.w3.org/2000/svg";
+
+function svgNode(name, attrs) {
+  const node = document.createElementNS(SVG, name);
+  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, String(value));
+  return node;
+}
+
+// One arrow per move of the opponent's search, from the moving piece to its first
+// landing square, with the move's share of the search beside its head.
+function arrowLayer(size, layout, arrows) {
+  const flipped = isFlipped();
+  const centre = (sq) => {
+    const [row, col] = layout[sq];
+    const r = flipped ? size - 1 - row : row;
+    const c = flipped ? size - 1 - col : col;
+    return [c + 0.5, r + 0.5];
+  };
+  const svg = svgNode("svg", { class: "arrows", viewBox: `0 0 ${size} ${size}` });
+  const defs = svgNode("defs", {});
+  const head = svgNode("marker", {
+    id: "arrow-head", viewBox: "0 0 10 10", refX: 7, refY: 5,
+    markerWidth: 3, markerHeight: 3, orient: "auto-start-reverse",
+  });
+  head.appendChild(svgNode("path", { d: "M 0 0 L 10 5 L 0 10 z", fill: "#1565c0" }));
+  defs.appendChild(head);
+  svg.appendChild(defs);
+  arrows.forEach((a, i) => {
+    const [x1, y1] = centre(a.from);
+    const [x2, y2] = centre(a.to);
+    const len = Math.hypot(x2 - x1, y2 - y1) || 1;
+    const [ux, uy] = [(x2 - x1) / len, (y2 - y1) / len];
+    const group = svgNode("g", { class: "arrow", "data-from": a.from, "data-to": a.to });
+    group.appendChild(svgNode("line", {
+      x1: x1 + ux * 0.25, y1: y1 + uy * 0.25, x2: x2 - ux * 0.2, y2: y2 - uy * 0.2,
+      stroke: "#1565c0", "stroke-width": i === 0 ? 0.14 : 0.09, "stroke-opacity": 0.85,
+      "marker-end": "url(#arrow-head)",
+    }));
+    // the label sits on the arrow, a little before its head, so that two arrows to one
+    // square keep their labels apart
+    const [lx, ly] = [x2 - ux * 0.75, y2 - uy * 0.75];
+    const label = svgNode("text", {
+      x: lx, y: ly + 0.09, "text-anchor": "middle", "font-size": 0.26, class: "share",
+    });
+    label.textContent = a.label;
+    const w = 0.15 * a.label.length + 0.1;
+    const box = svgNode("rect", {
+      x: lx - w / 2, y: ly - 0.15, width: w, height: 0.3, rx: 0.06, class: "share-box",
+    });
+    group.append(box, label);
+    svg.appendChild(group);
+  });
+  return svg;
 }
 
 function decorate(cell, sq, name, ch, marks) {
@@ -94,12 +157,6 @@ function decorate(cell, sq, name, ch, marks) {
     disc.className = `piece ${piece.color}${piece.king ? " king" : ""}`;
     cell.appendChild(disc);
   }
-  if (marks.shares && marks.shares.has(sq)) {
-    const badge = document.createElement("span");
-    badge.className = "share";
-    badge.textContent = marks.shares.get(sq);
-    cell.appendChild(badge);
-  }
   cell.addEventListener("click", () => onSquare(sq));
 }
 
@@ -113,23 +170,17 @@ function drawGame() {
     selected,
     last: new Set(game.jump ? [] : game.last),
     captured: new Set(game.jump ? game.jump.captured : []),
-    shares: new Map(),
+    arrows: analysis && !game.jump && $("overlay").checked
+      ? analysis.moves.map((m) => ({ from: m.from, to: m.to, label: Math.round(m.share * 100) + "%" }))
+      : [],
   };
-  if (analysis && !game.jump) {
-    for (const m of analysis.moves) {
-      if (!marks.shares.has(m.to)) marks.shares.set(m.to, Math.round(m.share * 100) + "%");
-    }
-  }
   drawBoard(game.size, game.layout, game.position, marks);
   $("board").dataset.fen = game.fen;
   $("status").textContent = statusLine();
-  const list = $("moves");
-  list.innerHTML = "";
-  for (let i = 0; i < game.moves.length; i += 2) {
-    const item = document.createElement("li");
-    item.textContent = game.moves.slice(i, i + 2).join("  ");
-    list.appendChild(item);
-  }
+  $("status").title = `opponent: ${game.opponent}`;
+  const mover = game.turn === "black" ? 0 : 1;
+  const start = COLORS[game.moves.length % 2 === 0 ? mover : 1 - mover];
+  moveList($("moves"), game.moves, start, game.first);
   const opponentsTurn = !game.over && game.turn !== game.you;
   $("opponent-move").hidden = !opponentsTurn || busy;
   $("undo").disabled = busy;
@@ -139,13 +190,66 @@ function drawGame() {
   drawAnalysis();
 }
 
+// The moves as numbered full moves, each kept whole on its line: "1. 11-15 23-19".
+// ``start``: the colour that made the first move; ``first``: the colour whose moves
+// open a move number (a game from a position with the other to move opens "1. ...").
+function moveList(box, moves, start, first, onPick) {
+  box.innerHTML = "";
+  let number = 1;
+  let row = null;
+  const offset = start === first ? 0 : 1;
+  moves.forEach((text, i) => {
+    const k = i + offset;
+    if (row === null || k % 2 === 0) {
+      number = Math.floor(k / 2) + 1;
+      row = document.createElement("span");
+      row.className = "fullmove";
+      const num = document.createElement("span");
+      num.className = "num";
+      num.textContent = k % 2 === 0 ? `${number}.` : `${number}. ...`;
+      row.appendChild(num);
+      box.append(row, " ");
+    }
+    const span = document.createElement("span");
+    span.className = "move";
+    span.dataset.ply = String(i + 1);
+    span.textContent = text;
+    if (onPick) span.addEventListener("click", () => onPick(i + 1));
+    row.append(" ", span);
+  });
+}
+
+// A short name of an agent spec for the status line (the whole spec is its tooltip):
+// a checkpoint is named by its run folder, "az:sims=64 (long-give_and_take)".
+function shortName(spec) {
+  if (spec.length <= 28) return spec;
+  const colon = spec.indexOf(":");
+  if (colon < 0) return spec.slice(0, 27) + "…";
+  const kind = spec.slice(0, colon);
+  const params = spec.slice(colon + 1).split(",");
+  const ckpt = params.find((p) => p.startsWith("ckpt="));
+  const rest = params.filter((p) => !p.startsWith("ckpt=") && p.length <= 16).slice(0, 2);
+  let name = kind + (rest.length ? ":" + rest.join(",") : "");
+  if (ckpt) {
+    const parts = ckpt.slice(5).split(/[\\/]/).filter((p) => p && p !== ".");
+    let file = parts.pop() || "";
+    if (/\.pt$/.test(file) && parts.length) {
+      file = parts.pop();
+      if (file === "checkpoints" && parts.length) file = parts.pop();
+    }
+    name += ` (${file.length > 24 ? file.slice(0, 23) + "…" : file})`;
+  }
+  return name;
+}
+
 function statusLine() {
   const role = (i) => (game.roles[i] ? ` (${game.roles[i]})` : "");
   const me = COLORS.indexOf(game.you);
-  const who = `You: ${game.you}${role(me)} against ${game.opponent}, ${COLORS[1 - me]}${role(1 - me)}. `;
+  const them = shortName(game.opponent);
+  const who = `You: ${game.you}${role(me)} against ${them}, ${COLORS[1 - me]}${role(1 - me)}. `;
   if (game.over) return who + "Game over: " + game.result;
   if (game.jump) return who + `Capture goes on: jump again with the piece on ${game.layout[game.jump.at][2]}.`;
-  return who + (game.turn === game.you ? "Your move." : `${game.opponent} to move.`);
+  return who + (game.turn === game.you ? "Your move." : `${them} to move.`);
 }
 
 function drawAnalysis() {
@@ -206,12 +310,12 @@ async function opponentMoves() {
   $("thinking").hidden = false;
   const tick = setInterval(() => {
     $("thinking-text").textContent =
-      `${game.opponent} is thinking ${((Date.now() - started) / 1000).toFixed(1)} s`;
+      `${shortName(game.opponent)} is thinking ${((Date.now() - started) / 1000).toFixed(1)} s`;
   }, 100);
-  $("thinking-text").textContent = `${game.opponent} is thinking`;
+  $("thinking-text").textContent = `${shortName(game.opponent)} is thinking`;
   try {
     if (await change("POST", `/api/games/${game.id}/opponent`)) {
-      if (!game.over) say(`${game.opponent} played ${game.moves[game.moves.length - 1]}`);
+      if (!game.over) say(`${shortName(game.opponent)} played ${game.moves[game.moves.length - 1]}`);
       await afterChange();
     }
   } finally {
@@ -275,7 +379,7 @@ async function newGame(event) {
   setBusy(true);
   try {
     const state = await api("POST", "/api/games", body);
-    flipped = (state.you === "black") !== userFlip;
+    view = state.you;
     say("");
     setGame(state);
   } catch (err) {
@@ -302,7 +406,7 @@ function drawReplay() {
   drawBoard(f.size, f.layout, f.positions[replay.ply], { last: new Set(path) });
   $("ply").textContent = String(replay.ply);
   $("plies").textContent = String(f.moves.length);
-  for (const span of $("replay-moves").children) {
+  for (const span of $("replay-moves").querySelectorAll(".move")) {
     span.classList.toggle("current", Number(span.dataset.ply) === replay.ply);
   }
 }
@@ -340,17 +444,8 @@ async function loadReplayGame(index) {
   const f = replay.frames;
   $("replay-error").textContent = f.error || "";
   $("replay-info").textContent = `${f.variant}` + (f.tags.Event ? ` · ${f.tags.Event}` : "");
-  const moves = $("replay-moves");
-  moves.innerHTML = "";
-  f.moves.forEach((text, i) => {
-    const span = document.createElement("span");
-    span.dataset.ply = String(i + 1);
-    span.textContent = text;
-    span.addEventListener("click", () => goTo(i + 1));
-    moves.appendChild(span);
-  });
+  moveList($("replay-moves"), f.moves, f.start, f.first, goTo);
   replay.ply = 0;
-  flipped = userFlip;
   drawReplay();
 }
 
@@ -396,11 +491,9 @@ function showMode(name) {
   $("status").hidden = name !== "play";
   say("");
   if (name === "play") {
-    flipped = game ? (game.you === "black") !== userFlip : userFlip;
     if (game) drawGame();
     else $("board").innerHTML = "";
   } else if (replay.frames) {
-    flipped = userFlip;
     drawReplay();
   } else {
     $("board").innerHTML = "";
@@ -419,8 +512,7 @@ async function start() {
   $("new-game").addEventListener("submit", newGame);
   $("undo").addEventListener("click", undo);
   $("flip").addEventListener("click", () => {
-    userFlip = !userFlip;
-    flipped = !flipped;
+    view = view === "black" ? "white" : "black";
     if (mode === "play") drawGame();
     else drawReplay();
   });
@@ -452,6 +544,7 @@ async function start() {
     $("color").value = d.color;
     $("role").value = d.role || "";
     $("move-time").value = d.move_time || "";
+    view = d.color === "white" ? "white" : "black";
     if (options.folder) {
       $("folder-box").hidden = false;
       $("folder-name").textContent = options.folder;
@@ -460,8 +553,13 @@ async function start() {
     }
   } catch (err) {
     say(err.message, true);
+    setBusy(false);
+    document.body.dataset.ready = "1";
+    return;
   }
   setBusy(false);
+  // the start position on load: a game with the defaults (the server's options)
+  await newGame();
   document.body.dataset.ready = "1";
 }
 
