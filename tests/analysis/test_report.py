@@ -174,3 +174,28 @@ def test_the_cli_analyses_each_run_and_writes_the_report(tmp_path, monkeypatch, 
     monkeypatch.chdir(tmp_path)
     cli.main(["--summaries=~/r/summary.json", "--out=~/r3"])
     assert (tmp_path / "r3" / "index.html").exists() and not (tmp_path / "~").exists()
+
+
+def test_legends_name_only_the_series_that_exist():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from drl.analysis.report.plots import _bars
+
+    english = summary("english-run")
+    blocks = english["outcomes"]
+    fig, ax = plt.subplots()
+    _bars(
+        ax,
+        ["english-run"],
+        {
+            "first mover": [blocks["first_mover"]["score"]],
+            "Taker": [(blocks.get("taker") or {}).get("score")],
+            "draw rate": [blocks["draw_rate"]],
+        },
+        "score",
+    )
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["first mover", "draw rate"]
+    plt.close(fig)

@@ -81,3 +81,49 @@ def test_the_report_page_steps_a_sample_game_forward_and_back(tmp_path, browser)
     assert ply.text == "0" and drawn() == start
     game.send_keys(Keys.ARROW_RIGHT)
     assert ply.text == "1" and drawn() == after_one
+
+
+def _shot(browser, name: str) -> None:
+    """Save a screenshot to $DRL_SCREENSHOTS/name.png when that variable is set."""
+    import os
+
+    folder = os.environ.get("DRL_SCREENSHOTS")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        browser.save_screenshot(str(Path(folder) / f"{name}.png"))
+
+
+def _fits_in_1280(browser) -> None:
+    """Nothing is cut off: the page is no wider than the window, wide tables scroll inside
+    their box, and every control is labelled in characters common fonts have."""
+    from selenium.webdriver.common.by import By
+
+    assert browser.execute_script("return document.documentElement.scrollWidth") <= 1280
+    for table in browser.find_elements(By.TAG_NAME, "table"):
+        box = table.find_element(By.XPATH, "..")
+        assert "scroll" in (box.get_attribute("class") or "")
+    labels = [b.text for b in browser.find_elements(By.TAG_NAME, "button")]
+    assert labels and all(t.strip() for t in labels)
+    # (Debian's fonts lack the media-control symbols U+23E9..U+23FA: they drew blank boxes)
+    assert all(ord(c) < 0x2100 for t in labels for c in t), labels
+
+
+def test_a_report_of_many_runs_fits_a_1280_px_window(tmp_path, browser):
+    runs = [summary(f"english-run-with-a-long-name-{k}") for k in range(12)]
+    runs += [summary(f"gt-run-{k}", "give_and_take", taker=True) for k in range(10)]
+    page = write_report(runs, tmp_path)["html"]
+    browser.get(page.as_uri())
+    _fits_in_1280(browser)
+    wide = browser.execute_script(
+        "const box = document.querySelector('table.comparison').parentElement;"
+        "return [box.scrollWidth, box.clientWidth];"
+    )
+    assert wide[0] > wide[1]  # the 22-row comparison scrolls inside its box
+
+
+def test_the_study_report_fits_a_1280_px_window(browser):
+    page = Path(__file__).resolve().parents[2] / "experiments/cross_variant/strong/report"
+    browser.get((page / "index.html").as_uri())
+    _fits_in_1280(browser)
+    _shot(browser, "study-report")
+

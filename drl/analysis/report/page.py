@@ -23,13 +23,16 @@ from drl.analysis.report.tables import (
 )
 
 _CSS = """
-body{font-family:sans-serif;margin:1.5em;max-width:1400px;color:#222}
-table{border-collapse:collapse;margin:.6em 0 1.2em;font-size:13px}
+body{font-family:sans-serif;margin:1.5em;color:#222}
+p,h1,h2,h3,b{overflow-wrap:anywhere}
+.scroll{max-width:100%;overflow-x:auto;margin:.6em 0 1.2em}
+table{border-collapse:collapse;font-size:13px}
 th,td{border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top}
+td{white-space:nowrap}
 th{background:#f2f2f2} img{max-width:100%}
-.game{display:flex;gap:1em;align-items:flex-start;margin:1em 0}
+.game{display:flex;flex-wrap:wrap;gap:1em;align-items:flex-start;margin:1em 0}
 .moves{max-height:300px;overflow:auto;font-family:monospace;font-size:12px;width:22em}
-.moves span{cursor:pointer;padding:0 2px} .moves span.current{background:#e8c547}
+.moves span{cursor:pointer;padding:0 2px;white-space:nowrap} .moves span.current{background:#e8c547}
 button{margin-right:4px}
 """
 
@@ -79,7 +82,8 @@ def _html_table(rows: Sequence[dict[str, Any]], cls: str = "") -> str:
     body = "".join(
         "<tr>" + "".join(f"<td>{_e(r.get(c, DASH))}</td>" for c in cols) + "</tr>" for r in rows
     )
-    return f'<table class="{_e(cls)}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+    table = f'<table class="{_e(cls)}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+    return f'<div class="scroll">{table}</div>'
 
 
 def _boards(variant: str, fens: Sequence[str], size: int) -> list[str]:
@@ -114,10 +118,11 @@ def _game_html(summary: dict, game: dict, gid: str, size: int) -> str:
     return (
         f'<div class="game" data-game="{_e(gid)}" data-plies="{len(boards) - 1}">'
         f'<div><div class="board"></div><div class="controls">'
-        '<button class="first" title="first (Home)">&#x23EE;</button>'
-        '<button class="back" title="back (&#x2190;)">&#x25C0;</button>'
-        '<button class="forward" title="forward (&#x2192;)">&#x25B6;</button>'
-        '<button class="last" title="last (End)">&#x23ED;</button>'
+        # plain text that every font has (no media-control symbols)
+        '<button class="first" title="first (Home)">&laquo; start</button>'
+        '<button class="back" title="back (left arrow)">&lsaquo; back</button>'
+        '<button class="forward" title="forward (right arrow)">next &rsaquo;</button>'
+        '<button class="last" title="last (End)">end &raquo;</button>'
         f' ply <span class="ply">0</span> / {len(boards) - 1}</div></div>'
         f'<div><b>{_e(title)}</b><div class="moves">{" ".join(spans)}</div></div>'
         f'<script type="application/json" class="boards">{data}</script></div>'

@@ -11,7 +11,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from drl.analysis.report.tables import PHASES, lookup, first_opening, run_label
+from drl.analysis.report.tables import PHASES, first_opening, lookup, run_label
 
 SUMMARY_PLOTS = ("outcomes.png", "material.png", "style.png")
 
@@ -25,14 +25,34 @@ def _png(fig: Any) -> bytes:
     return buf.getvalue()
 
 
+def _value(block: Any) -> float | None:
+    v = lookup(block, "value")
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        return None
+    return float(v)
+
+
+def present(series: dict[str, list[Any]]) -> dict[str, list[Any]]:
+    """The series that have a value for at least one run.
+
+    The others are neither drawn nor named in the legend: no "Taker" in a report
+    without Give and Take.
+    """
+    return {k: v for k, v in series.items() if any(_value(b) is not None for b in v)}
+
+
 def _bars(ax: Any, labels: list[str], series: dict[str, list[Any]], ylabel: str) -> None:
-    """Grouped bars with 95% error bars; ``series`` maps a legend name to blocks."""
+    """Grouped bars with 95% error bars; ``series`` maps a legend name to blocks.
+
+    Only the series with some value are drawn and named in the legend (:func:`present`).
+    """
+    series = present(series)
     width = 0.8 / max(1, len(series))
     for j, (name, blocks) in enumerate(series.items()):
         xs, ys, lo, hi = [], [], [], []
         for i, b in enumerate(blocks):
-            v = lookup(b, "value")
-            if not isinstance(v, (int, float)) or not math.isfinite(v):
+            v = _value(b)
+            if v is None:
                 continue
             ci = lookup(b, "ci95") or [v, v]
             xs.append(i + (j - (len(series) - 1) / 2) * width)
