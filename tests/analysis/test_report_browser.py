@@ -126,4 +126,3 @@ def test_the_study_report_fits_a_1280_px_window(browser):
     browser.get((page / "index.html").as_uri())
     _fits_in_1280(browser)
     _shot(browser, "study-report")
-
