@@ -47,7 +47,6 @@ import socket
 import sys
 from typing import IO, Any
 
-from drl._configs import DEFAULT_MAX_PLIES
 from drl.agents import Agent, make, parse_spec
 from drl.agents._records import HUB_LINE_LIMIT, RecordReader, RecordTooLong
 from drl.agents._wire import (
@@ -620,9 +619,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--initiate", action="store_true", help="DXP: send the game requests")
     parser.add_argument("--games", type=int, default=2, help="DXP --initiate: games to play")
     parser.add_argument("--time", type=float, default=1.0, help="DXP --initiate: s per move")
-    parser.add_argument(
-        "--max-plies", type=int, default=DEFAULT_MAX_PLIES, help="DXP --initiate: ply cap"
-    )
+    parser.add_argument("--max-plies", type=int, default=200, help="DXP --initiate: ply cap")
     parser.add_argument(
         "--timeout",
         type=float,
