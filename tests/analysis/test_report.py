@@ -199,3 +199,12 @@ def test_legends_name_only_the_series_that_exist():
     )
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["first mover", "draw rate"]
     plt.close(fig)
+
+
+def test_each_run_table_has_one_class_of_its_own(tmp_path):
+    # "First moves" once gave the table the classes "first" and "moves": it took the
+    # sample games' move-list style (monospace, 22em wide, its own scroll bar).
+    page = write_report([summary("english-run")], tmp_path)["html"].read_text()
+    classes = re.findall(r'<table class="([^"]*)"', page)
+    assert "first-moves" in classes and "material-values" in classes
+    assert all(" " not in c for c in classes), classes

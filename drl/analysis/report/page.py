@@ -138,7 +138,8 @@ def _html_run(s: dict, k: int, plots: dict[str, bytes], sample_games: int, board
     label = run_label(s)
     parts = [f'<h2 id="run-{k}">{_e(label)}</h2><p>{_e(run_description(s))}</p>']
     for sub, rows in run_tables(s):
-        parts.append(f"<h3>{_e(sub)}</h3>{_html_table(rows, sub.lower())}")
+        # one class per table ("first-moves", not "first moves": the games' .moves style)
+        parts.append(f"<h3>{_e(sub)}</h3>{_html_table(rows, sub.lower().replace(' ', '-'))}")
     note = lookup(s, "outcomes", "taker_note")
     if note:
         parts.append(f"<p>{_e(note)}</p>")
