@@ -73,3 +73,20 @@ def test_the_writability_checks():
         check_writable_file("/proc/x.pdn", "pdn")
     with pytest.raises(ValueError, match=r"^/proc/sub: cannot write in this folder"):
         check_writable_dir("/proc/sub")
+
+
+def test_the_run_of_an_agent_spec_is_found_from_its_checkpoint(tmp_path):
+    from drl.cli.eval import checkpoint_run
+
+    run = tmp_path / "runs" / "gt-1"
+    (run / "checkpoints").mkdir(parents=True)
+    (run / "checkpoints" / "ckpt-00000008.pt").write_bytes(b"")
+    (tmp_path / "exp").mkdir()
+    (tmp_path / "exp" / "agent.pt").write_bytes(b"")
+    assert checkpoint_run(f"az:ckpt={run}") == run
+    assert checkpoint_run(f"az:sims=8,ckpt={run}/checkpoints/ckpt-00000008.pt") == run
+    assert checkpoint_run(f"alphabeta:time=0.05,ckpt={tmp_path}/exp/agent.pt") == tmp_path / "exp"
+    assert checkpoint_run(f"az:ckpt='{run}'") == run
+    assert checkpoint_run(f"az:ckpt={tmp_path}/missing/agent.pt") is None
+    assert checkpoint_run("alphabeta:depth=4") is None
+    assert checkpoint_run("random") is None
