@@ -5,14 +5,20 @@
     drl-web --games runs/english-20260101-120000  # its PDN files open by path too
 
 The server listens on 127.0.0.1 only, and answers only requests addressed to 127.0.0.1,
-localhost or [::1], unless another address is named with ``--host`` (e.g. ``--host
-0.0.0.0``: anyone who reaches the machine can then play, read the ``--games`` folder and
-make the server read any file it can named in an ``az:ckpt=`` spec). A page may choose
+localhost, [::1] or another loopback address it listens on (``--host 127.0.0.2``). With a
+non-loopback ``--host`` (e.g. ``0.0.0.0``) anyone who reaches the machine can play, read
+the ``--games`` folder and make the server read any file it can named in an ``az:ckpt=``
+spec. Only the server's own page may change anything (start games, upload files): a page
+of another origin is refused. The games and replays are held within a memory budget
+(``--memory GIB``, default a quarter of the machine's memory): a game or file beyond it is
+refused with a message. Every opponent move has a hard time limit, after which its search
+is stopped. A page may choose
 an engine that runs an external program (``hub:``, ``dxp:``) only when the same spec was
 given here, with ``--opponent`` or ``--engine`` (repeatable):
 
     drl-web --engine 'hub:cmd=/tmp/scan/scan,cwd=/tmp/scan,depth=4' --variant international
- Ctrl-C or SIGTERM stops it: every opponent is closed (engine
+
+Ctrl-C or SIGTERM stops it: every opponent is closed (engine
 processes included) and, with ``--save``, every game's PDN is written whole one last time.
 
 Needs Flask: ``pip install -e ".[web]"`` (or ``pip install "flask>=3"``).
@@ -73,6 +79,13 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--games", default=None, help="folder whose PDN files open by path")
     ap.add_argument("--save", default=None, help="folder to write every game's PDN to")
     ap.add_argument("--max-games", type=int, default=32, help="games open at once (32)")
+    ap.add_argument(
+        "--memory",
+        type=float,
+        default=None,
+        metavar="GIB",
+        help="memory budget of the games and replays in GiB (a quarter of the machine's)",
+    )
     ap.add_argument("--verbose", action="store_true", help="log every request")
     return ap
 
@@ -97,6 +110,7 @@ def _application(args: argparse.Namespace) -> tuple[Any, Any]:
         _fail(f"the browser board needs Flask ({err}): {INSTALL}")
     from drl.web import GameError, GameSettings, WebGame
     from drl.web.app import LOOPBACK_HOSTS
+    from drl.web.budget import MemoryBudget, default_budget
     from drl.web.replay import ReplayFolder
     from drl.web.settings import game_variant, starts_process
     from drl.web.store import GameStore
@@ -111,11 +125,19 @@ def _application(args: argparse.Namespace) -> tuple[Any, Any]:
             if not starts_process(spec):
                 raise GameError(f"--engine {spec!r}: not an agent that runs a program")
         folder = None if args.games is None else ReplayFolder(args.games)
-        store = GameStore(max_games=args.max_games, save_dir=args.save)
+        memory = default_budget() if args.memory is None else int(args.memory * 2**30)
+        budget = MemoryBudget(memory)
+        store = GameStore(max_games=args.max_games, save_dir=args.save, budget=budget)
     except (GameError, ValueError, OSError) as err:
         _fail(str(err))
-    hosts = LOOPBACK_HOSTS if _loopback(args.host) else None
+    hosts = LOOPBACK_HOSTS | {_url_host(args.host)} if _loopback(args.host) else None
     return create_app(store, folder, defaults, args.engine, hosts), store
+
+
+def _url_host(host: str) -> str:
+    """``host`` as written in a URL and a ``Host`` header: an IPv6 address in brackets."""
+    host = host.strip().lower()
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
 
 
 def _loopback(host: str) -> bool:
@@ -151,10 +173,10 @@ def serve(args: argparse.Namespace) -> int:
             bound (status 2, one line on stderr).
     """
     app, store = _application(args)
-    from werkzeug.serving import make_server  # installed with Flask
+    from drl.web.serving import make_bounded_server  # needs werkzeug, installed with Flask
 
     try:
-        server = make_server(args.host, args.port, app, threaded=True)
+        server = make_bounded_server(args.host, args.port, app)
     except OSError as err:
         _fail(f"cannot listen on {args.host}:{args.port}: {err.strerror or err}")
     except SystemExit:  # werkzeug printed the error and exits with 1
@@ -167,7 +189,7 @@ def serve(args: argparse.Namespace) -> int:
             "in an az:ckpt= spec",
             args.host,
         )
-    print(f"{PROG}: http://{host}:{port}/ (Ctrl-C stops it)", flush=True)
+    print(f"{PROG}: http://{_url_host(host)}:{port}/ (Ctrl-C stops it)", flush=True)
     handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
     signal.signal(signal.SIGTERM, _stop)
     try:
@@ -200,6 +222,8 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if not 0 <= args.port <= 65535:
         _fail(f"--port must be 0..65535, got {args.port}")
+    if args.memory is not None and not 0.0625 <= args.memory <= 2**20:  # also refuses nan
+        _fail(f"--memory must be a number of GiB in [0.0625, 1048576], got {args.memory}")
     logging.basicConfig(
         level=logging.INFO, format=f"{PROG}: %(message)s", stream=sys.stderr, force=True
     )

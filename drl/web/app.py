@@ -17,19 +17,23 @@ Routes (every answer but the page, the static files and the PDN download is JSON
 
 A server that listens on a loopback address answers only requests whose ``Host`` is a
 loopback name (:data:`LOOPBACK_HOSTS`), so a web page of another site cannot reach it
-through a DNS name of its own; an opponent that runs an external program (``hub:``,
-``dxp:``) is only built from a spec the server was started with
-(:func:`~drl.web.settings.check_opponent`).
+through a DNS name of its own. Every request that may change something must come from the
+server's own page (its origin, its token, its content type: :mod:`drl.web.guard`), so a
+page of another origin cannot start games or send files (403). An opponent that runs an
+external program (``hub:``, ``dxp:``) is only built from a spec the server was started
+with (:func:`~drl.web.settings.check_opponent`).
 
 A refused request is ``{"error": message}`` with status 400 (404 for an unknown game or
-PDN file),
-written to the server log too; the game is left as it was. An unexpected failure is a
-500 with a one-line message on the page and the traceback in the log only.
+PDN file, 403 for a request of another origin), written to the server log too; the game
+is left as it was. An unexpected failure is a 500 with a one-line message on the page and
+the traceback in the log only.
 """
 
 from __future__ import annotations
 
+import html
 import logging
+import secrets
 from collections.abc import Callable
 from importlib import resources
 from typing import Any
@@ -40,6 +44,7 @@ from werkzeug.exceptions import HTTPException
 from drl.agents import registered_agents
 from drl.rules.variant import PRESETS
 from drl.web.game import WebGame
+from drl.web.guard import check_request, json_object
 from drl.web.replay import MAX_FILE_BYTES, ReplayFolder, ReplayStore, open_pdn
 from drl.web.settings import GameError, GameSettings, NotFound, check_opponent
 from drl.web.store import GameNotFound, GameStore
@@ -54,7 +59,7 @@ log = logging.getLogger("drl.web")
 
 def _refused(err: GameError) -> tuple[Response, int]:
     """The JSON answer of a refused request (logged)."""
-    status = 404 if isinstance(err, NotFound) else 400
+    status = getattr(err, "status", 404 if isinstance(err, NotFound) else 400)
     log.warning("%s %s refused: %s", request.method, request.path, str(err).splitlines()[0])
     return jsonify(error=str(err)), status
 
@@ -63,28 +68,36 @@ def _failed(err: Exception) -> tuple[Response, int]:
     """The JSON answer of an unexpected failure (traceback logged, not sent)."""
     if isinstance(err, HTTPException):
         return jsonify(error=f"{err.code} {err.name}: {err.description}"), err.code or 500
+    if isinstance(err, (TimeoutError, ConnectionError)):  # a client that stopped sending
+        log.warning("%s %s: the request could not be read (%s)", request.method, request.path, err)
+        return jsonify(error="the request could not be read in time"), 408
     log.exception("%s %s failed", request.method, request.path)
     return jsonify(error=f"internal error ({type(err).__name__}: {err}); see the server log"), 500
 
 
 def _body() -> dict[str, Any]:
-    """The request's JSON object.
+    """The request's JSON object (:func:`drl.web.guard.json_object`).
 
     Raises:
         GameError: the body is not a JSON object.
     """
-    data = request.get_json(silent=True)
-    if not isinstance(data, dict):
-        raise GameError("the request body must be a JSON object")
-    return data
+    return json_object()
 
 
 def _host_name(header: str) -> str:
-    """The name of a ``Host`` header, without its port, lower case."""
+    """The name of a ``Host`` header, without its port, lower case.
+
+    A port that is not digits leaves the whole header as the name (so it matches no
+    name answered).
+    """
     header = header.strip().lower()
     if header.startswith("["):
-        return header.partition("]")[0] + "]"
-    return header.rpartition(":")[0] if header.count(":") == 1 else header
+        name, _, rest = header.partition("]")
+        return name + "]" if not rest or (rest[0] == ":" and rest[1:].isdigit()) else header
+    if header.count(":") != 1:
+        return header
+    name, _, port = header.partition(":")
+    return name if port.isdigit() else header
 
 
 def _check_host(hosts: frozenset[str]) -> None:
@@ -107,6 +120,7 @@ def create_app(
     defaults: GameSettings | None = None,
     engines: tuple[str, ...] | list[str] = (),
     hosts: frozenset[str] | None = None,
+    token: str | None = None,
 ) -> Flask:
     """The Flask application of one server.
 
@@ -118,6 +132,8 @@ def create_app(
             (``defaults.opponent`` is one too); any other such spec is refused.
         hosts: the ``Host`` names answered (:data:`LOOPBACK_HOSTS` for a loopback
             server); None answers any.
+        token: the value the page must send in ``X-DRL-Token`` with every request that
+            changes something (default: a new random one; ``app.config["DRL_TOKEN"]``).
 
     Returns:
         The application (serve it with ``werkzeug.serving.make_server``, threaded).
@@ -125,19 +141,25 @@ def create_app(
     static = resources.files("drl.web") / "static"
     app = Flask("drl.web", static_folder=str(static), static_url_path="/static")
     app.config["MAX_CONTENT_LENGTH"] = MAX_FILE_BYTES + 4096
+    app.config["DRL_TOKEN"] = token = token or secrets.token_urlsafe(24)
     app.json.sort_keys = False  # type: ignore[attr-defined]
-    replays = ReplayStore()
+    replays = ReplayStore(budget=store.budget)
     app.register_error_handler(GameError, _refused)
     app.register_error_handler(Exception, _failed)
     if hosts is not None:
         app.before_request(lambda: _check_host(hosts))
+    app.before_request(lambda: check_request(token, frozenset({"upload"})))
     allowed = [*engines, *([] if defaults is None else [defaults.opponent])]
     _game_routes(app, store, allowed, defaults)
     _replay_routes(app, replays, folder)
 
+    page_text = (static / "index.html").read_text(encoding="utf-8")
+    meta = f'<meta name="drl-token" content="{html.escape(token)}">'
+    page_text = page_text.replace("<head>", f"<head>\n    {meta}", 1)
+
     @app.get("/")
     def page() -> Response:
-        return app.send_static_file("index.html")
+        return Response(page_text, mimetype="text/html", headers={"Cache-Control": "no-store"})
 
     @app.get("/api/options")
     def options() -> Response:
@@ -229,15 +251,16 @@ def _replay_routes(app: Flask, replays: ReplayStore, folder: ReplayFolder | None
 
     @app.post("/api/replays")
     def upload() -> Response:
-        name = request.args.get("name") or "uploaded.pdn"
-        return opened(replays.add(open_pdn(request.get_data(), name)))
+        name = (request.args.get("name") or "uploaded.pdn")[:200]
+        return opened(replays.add(open_pdn(request.get_data(), name, replays.budget)))
 
     @app.post("/api/replays/open")
     def open_path() -> Response:
         if folder is None:
             raise GameError("this server was started without a folder (drl-web --games DIR)")
-        return opened(replays.add(folder.open(_body().get("path"))))  # type: ignore[arg-type]
+        path = _body().get("path")
+        return opened(replays.add(folder.open(path, replays.budget)))  # type: ignore[arg-type]
 
     @app.get("/api/replays/<key>/<int:index>")
     def frames(key: str, index: int) -> Response:
-        return jsonify(replays.get(key).frames(index))
+        return Response(replays.get(key).frames_json(index), mimetype="application/json")

@@ -14,6 +14,7 @@ the game is then left as it was.
 from __future__ import annotations
 
 import datetime
+import logging
 import queue
 import threading
 from collections.abc import Callable
@@ -21,16 +22,19 @@ from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
-from drl.agents import Agent, make
+from drl.agents import Agent, make, parse_spec
 from drl.encode.actions import move_to_actions, step_index
 from drl.game import StepState
 from drl.rules import Board, FENError, IllegalMoveError, Move
 from drl.rules.geometry import rowcol_to_square, square_name, square_to_rowcol
 from drl.rules.pdn import board_to_pdn
 from drl.web.board import board_layout, outcome_text, position_text
+from drl.web.limits import MAX_MOVE_TIME, SearchStopper, abortable
 from drl.web.settings import COLORS, GRACE, GameError, GameSettings, game_variant, opponent_spec
 
 __all__ = ["WebGame"]
+
+log = logging.getLogger("drl.web")
 
 
 class _Worker:
@@ -68,17 +72,39 @@ class _Worker:
         self._jobs.put(None)
 
 
+def _checkpoint_of(spec: str) -> str | None:
+    """The ``ckpt=`` value of ``spec`` (None: none, or a spec that does not parse)."""
+    try:
+        value = parse_spec(spec)[1].get("ckpt")
+    except ValueError:
+        return None
+    return None if value is None else str(value)
+
+
 def _build_agent(build: Callable[[str], Agent], spec: str, game: WebGame) -> Agent:
     """The opponent of ``spec``, checked against the game's variant.
+
+    A checkpoint that cannot be read gives the page one message whatever the reason (the
+    reason is in the server's log): a page must not learn which paths of the machine
+    exist.
 
     Raises:
         GameError: a bad spec, a checkpoint that cannot be read, or an agent that cannot
             play the variant (the message names the spec and why).
     """
     try:
-        agent = build(spec)
-    except (ValueError, OSError, RuntimeError) as err:
-        raise GameError(f"opponent {spec!r}: {err}") from None
+        agent = abortable(build(spec))
+    except Exception as err:  # a checkpoint's payload may fail in any way
+        ckpt = _checkpoint_of(spec)
+        if ckpt is None:
+            if not isinstance(err, (ValueError, OSError, RuntimeError)):
+                raise
+            raise GameError(f"opponent {spec!r}: {err}") from None
+        log.warning("opponent %r: %s", spec, str(err).splitlines()[0])
+        raise GameError(
+            f"opponent {spec!r}: ckpt={ckpt} is not a drl checkpoint this server can read "
+            "(the server's log says why)"
+        ) from None
     try:
         agent.check_variant(game.variant)
     except ValueError as err:
@@ -151,9 +177,26 @@ class WebGame:
         self.date = datetime.date.today().strftime("%Y.%m.%d")
         self._step = StepState.from_board(self.board)
         self._worker = _Worker(f"drl-web-{game_id}")
+        self._stopper = SearchStopper(self.agent)
         self._thinking: Future | None = None  # an opponent move given up on, still running
+        self._running: Future | None = None  # the last search submitted to the worker
         self._closed = False
         self._played = self.board.copy()  # the game as pdn() writes it, read without the lock
+
+    @property
+    def time_limit(self) -> float:
+        """Seconds an opponent move or analysis may take (plus :data:`GRACE`), then stopped.
+
+        The game's ``move_time``, or :data:`~drl.web.limits.MAX_MOVE_TIME` without one.
+        """
+        limit = self.settings.move_time
+        return MAX_MOVE_TIME if limit is None else limit
+
+    def _search(self, fn: Callable[..., Any], *args: Any) -> Future:
+        """Submit a search of the opponent to the worker (after a stopped one has ended)."""
+        self._stopper.ready()
+        self._running = self._worker.submit(fn, *args)
+        return self._running
 
     def _moved(self) -> None:
         """After a completed move or an undo: a new step state and a new copy for pdn()."""
@@ -309,17 +352,20 @@ class WebGame:
             self._refuse_unless_going_on()
             if int(self.board.turn) == self.human:
                 raise GameError(f"it is your turn ({COLORS[self.human]})")
-            thinking = self._worker.submit(self.agent.select_move, self.board.copy())
-            limit = self.settings.move_time
+            limit = self.time_limit
+            thinking = self._search(self.agent.select_move, self.board.copy())
             try:
-                move = thinking.result(None if limit is None else limit + GRACE)
+                move = thinking.result(limit + GRACE)
             except FutureTimeout:
                 self._thinking = thinking  # its move, when it comes, is not played
+                self._stopper.stop(thinking)
                 raise GameError(
                     f"{self.agent.name} did not move within {limit:g} s (+{GRACE:g} s); "
-                    f"the position is unchanged"
+                    f"its search is stopped and the position is unchanged"
                 ) from None
             except Exception as err:
+                if self._closed:
+                    raise GameError(f"game {self.id} is closed: start a new game") from None
                 raise GameError(f"{self.agent.name} failed: {type(err).__name__}: {err}") from None
             if self._closed:  # closed while it thought: the saved game stays as it was
                 raise GameError(f"game {self.id} is closed: start a new game")
@@ -378,8 +424,17 @@ class WebGame:
             if not callable(analyse):
                 raise GameError(f"{self.agent.name} has no search to show (use an az opponent)")
             self._refuse_unless_going_on()
+            limit = self.time_limit
+            running = self._search(analyse, self.board.copy(), top)
             try:
-                found = self._worker.submit(analyse, self.board.copy(), top).result()
+                found = running.result(limit + GRACE)
+            except FutureTimeout:
+                self._thinking = running
+                self._stopper.stop(running)
+                raise GameError(
+                    f"{self.agent.name}: no analysis within {limit:g} s (+{GRACE:g} s); "
+                    "its search is stopped"
+                ) from None
             except ValueError as err:
                 raise GameError(f"{self.agent.name}: {err}") from None
             root = StepState.from_board(self.board)
@@ -420,12 +475,21 @@ class WebGame:
         return board_to_pdn(played, tags)
 
     def close(self) -> None:
-        """Stop the opponent's processes (``close()`` of engine agents); idempotent.
+        """Stop the opponent: its search in progress, its processes; idempotent.
+
+        A search in progress is stopped (:class:`~drl.web.limits.SearchStopper`). The
+        agent is closed before the game's worker thread ends: an engine started by that
+        thread dies with it, and its descendants that left its process group are found
+        only while it runs (``close()`` of engine agents stops them).
 
         The lock is not taken, so a game whose opponent is thinking closes at once.
         """
         if self._closed:
             return
         self._closed = True
-        self._worker.stop()
-        _close_agent(self.agent)
+        if self._running is not None:
+            self._stopper.stop(self._running)
+        try:
+            _close_agent(self.agent)
+        finally:
+            self._worker.stop()

@@ -8,12 +8,19 @@ moves before it and the reason.
 
 Files are read only from the folder the server was started with (:class:`ReplayFolder`);
 a path that leads outside it is refused.
+
+What a file may cost is bounded, not only its bytes: at most :data:`MAX_GAMES` games and
+:data:`MAX_PLIES` plies per file (reading stops at the first game past either), at most
+:data:`MAX_GAME_PLIES` plies of a game replayed, and each game's positions are computed
+once and kept (:meth:`ReplayFile.frames_json`). The :class:`ReplayStore` keeps files
+within a share of the server's memory budget, dropping the oldest first.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
+import json
 import secrets
 import threading
 from collections import OrderedDict
@@ -24,12 +31,46 @@ from typing import Any
 from drl.rules import Board, PDNError, Variant, read_games, replay
 from drl.rules.pdn import Game, variant_for_game
 from drl.web.board import board_layout, file_result_text, players_text, position_text
+from drl.web.budget import BudgetFull, MemoryBudget, gib
 from drl.web.settings import GameError, NotFound
 
-__all__ = ["MAX_FILE_BYTES", "ReplayFile", "ReplayFolder", "ReplayStore", "open_pdn"]
+__all__ = [
+    "MAX_FILE_BYTES",
+    "MAX_GAMES",
+    "MAX_GAME_PLIES",
+    "MAX_PLIES",
+    "ReplayFile",
+    "ReplayFolder",
+    "ReplayStore",
+    "open_pdn",
+]
 
-MAX_FILE_BYTES = 16 * 2**20
-"""Largest PDN file read (16 MiB: tens of thousands of games)."""
+MAX_FILE_BYTES = 8 * 2**20
+"""Largest PDN file read (8 MiB: thousands of games)."""
+
+MAX_GAMES = 10_000
+"""Most games read from one file."""
+
+MAX_PLIES = 200_000
+"""Most plies (moves of one side) read from one file, all its games together."""
+
+MAX_GAME_PLIES = 2_000
+"""Most plies of one game replayed on the page (positions in one answer: this plus 1)."""
+
+BYTES_PER_GAME = 1024
+"""Memory of one game read, besides its moves (tags, objects; measured about 600)."""
+
+BYTES_PER_PLY = 160
+"""Memory of one move read (measured about 120)."""
+
+PARSE_BYTES_PER_BYTE = 24
+"""Memory that reading a file may take per byte of it, while it is read."""
+
+FRAMES_KEPT = 8
+"""Replayed games whose answer each file keeps."""
+
+FRAMES_BYTES = FRAMES_KEPT * (MAX_GAME_PLIES + 1) * 200
+"""Memory those answers may hold per file (about 200 bytes per position)."""
 
 MAX_LISTED = 2000
 """Most files :meth:`ReplayFolder.files` lists."""
@@ -46,6 +87,38 @@ class ReplayFile:
 
     source: str
     games: list[Game]
+    _answers: OrderedDict[int, bytes] = dataclasses.field(
+        default_factory=OrderedDict, repr=False, compare=False
+    )
+    _lock: threading.Lock = dataclasses.field(
+        default_factory=threading.Lock, repr=False, compare=False
+    )
+
+    @property
+    def cost(self) -> int:
+        """The memory this file holds, in bytes (an estimate that bounds it from above)."""
+        plies = sum(len(g.moves) for g in self.games)
+        return len(self.games) * BYTES_PER_GAME + plies * BYTES_PER_PLY + FRAMES_BYTES
+
+    def frames_json(self, index: int) -> bytes:
+        """:meth:`frames` of game ``index`` as JSON, computed once and kept.
+
+        The last :data:`FRAMES_KEPT` games asked for are kept (at most
+        :data:`FRAMES_BYTES` in all).
+
+        Raises:
+            GameError: as :meth:`frames`.
+        """
+        with self._lock:
+            kept = self._answers.get(index)
+            if kept is not None:
+                self._answers.move_to_end(index)
+                return kept
+            answer = json.dumps(self.frames(index), separators=(",", ":")).encode()
+            self._answers[index] = answer
+            while len(self._answers) > FRAMES_KEPT:
+                self._answers.popitem(last=False)
+            return answer
 
     def summary(self) -> list[dict[str, Any]]:
         """List the file's games, one line each.
@@ -80,7 +153,7 @@ class ReplayFile:
         return found
 
     def frames(self, index: int) -> dict[str, Any]:
-        """Game ``index`` replayed: its positions, ply by ply.
+        """Game ``index`` replayed: its positions, ply by ply (at most :data:`MAX_GAME_PLIES`).
 
         Args:
             index: the game's place in the file (0-based).
@@ -104,7 +177,14 @@ class ReplayFile:
             variant = variant_for_game(game)
         except PDNError as err:
             raise GameError(str(err)) from None
-        board, error = _replay_prefix(game)
+        if len(game.moves) > MAX_GAME_PLIES:
+            game = dataclasses.replace(game, moves=game.moves[:MAX_GAME_PLIES], error=None)
+            board, error = _replay_prefix(game)
+            error = error or (
+                f"{game.name}: only its first {MAX_GAME_PLIES} plies are replayed here"
+            )
+        else:
+            board, error = _replay_prefix(game)
         if board is None:
             raise GameError(error or f"{game.name}: cannot be replayed")
         played = board.move_stack
@@ -161,31 +241,59 @@ def _replay_prefix(game: Game) -> tuple[Board | None, str | None]:
     return best, reason
 
 
-def open_pdn(data: bytes | str, source: str) -> ReplayFile:
+def open_pdn(data: bytes | str, source: str, budget: MemoryBudget | None = None) -> ReplayFile:
     """Read every game of a PDN file's contents.
 
     Args:
         data: the file's bytes (decoded as drl's reader does) or text.
         source: the name shown on the page and in messages.
+        budget: when given, the memory of the reading (:data:`PARSE_BYTES_PER_BYTE` per
+            byte) is reserved in it while the file is read.
 
     Returns:
         The file's games, in file order.
 
     Raises:
-        GameError: the file is too big, does not parse (the reader's message) or holds no
-            game.
+        GameError: the file is too big (bytes, games or plies: reading stops at the first
+            game past a bound), does not parse (the reader's message) or holds no game;
+            :class:`~drl.web.budget.BudgetFull` when the budget cannot hold the reading.
     """
-    size = len(data.encode() if isinstance(data, str) else data)
-    if size > MAX_FILE_BYTES:
-        raise GameError(f"{source}: {size} bytes; at most {MAX_FILE_BYTES} are read")
     raw = data if isinstance(data, bytes) else data.encode("utf-8")
+    if len(raw) > MAX_FILE_BYTES:
+        raise GameError(f"{source}: {len(raw)} bytes; at most {MAX_FILE_BYTES} are read")
+    reading = len(raw) * PARSE_BYTES_PER_BYTE
+    if budget is not None:
+        budget.reserve(reading, f"reading {source}")
     try:
-        games = [dataclasses.replace(g, source=source) for g in read_games(raw)]
-    except PDNError as err:
-        raise GameError(f"{source} is not PDN that drl can read: {err}") from None
+        games = _read_bounded(raw, source)
+    finally:
+        if budget is not None:
+            budget.release(reading)
     if not games:
         raise GameError(f"{source} holds no game")
     return ReplayFile(source, games)
+
+
+def _read_bounded(raw: bytes, source: str) -> list[Game]:
+    """The games of ``raw``, at most :data:`MAX_GAMES` and :data:`MAX_PLIES` in all.
+
+    Raises:
+        GameError: a bound passed, or text that does not parse.
+    """
+    games: list[Game] = []
+    plies = 0
+    try:
+        for game in read_games(raw):
+            plies += len(game.moves)
+            if len(games) >= MAX_GAMES or plies > MAX_PLIES:
+                raise GameError(
+                    f"{source}: more than {MAX_GAMES} games or {MAX_PLIES} plies; "
+                    "at most that many are read from one file (split it)"
+                )
+            games.append(dataclasses.replace(game, source=source))
+    except PDNError as err:
+        raise GameError(f"{source} is not PDN that drl can read: {err}") from None
+    return games
 
 
 @contextlib.contextmanager
@@ -240,11 +348,12 @@ class ReplayFolder:
     def _inside(self, path: Path) -> bool:
         return path.resolve().is_relative_to(self.root)
 
-    def open(self, relative: str) -> ReplayFile:
+    def open(self, relative: str, budget: MemoryBudget | None = None) -> ReplayFile:
         """Read the PDN file at ``relative`` (a path inside the folder).
 
         Args:
             relative: the file's path relative to the folder.
+            budget: the server's memory budget (see :func:`open_pdn`).
 
         Returns:
             The file's games.
@@ -265,41 +374,84 @@ class ReplayFolder:
             if path.stat().st_size > MAX_FILE_BYTES:
                 raise GameError(f"{relative}: larger than {MAX_FILE_BYTES} bytes")
             data = path.read_bytes()
-        return open_pdn(data, relative)
+        return open_pdn(data, relative, budget)
 
 
 class ReplayStore:
-    """The files opened by the pages of one server, by id.
+    """The files opened by the pages of one server, by id, within a memory share.
 
     Args:
         keep: most files kept (at least 1); the oldest are dropped beyond it.
+        budget: the server's memory budget; each file kept reserves its
+            :attr:`ReplayFile.cost` in it (None: a budget of its own of ``max_bytes``).
+        max_bytes: most bytes the files kept may hold together (default: a quarter of
+            ``budget``, or 1 GiB); the oldest are dropped to make room, and a file that
+            alone holds more is refused.
 
     Raises:
         ValueError: ``keep`` below 1 (every file would be dropped as it is added).
     """
 
-    def __init__(self, keep: int = 16) -> None:
+    def __init__(
+        self, keep: int = 16, budget: MemoryBudget | None = None, max_bytes: int | None = None
+    ) -> None:
         if keep < 1:
             raise ValueError(f"keep={keep}: a replay store keeps at least 1 file")
         self.keep = keep
+        if max_bytes is None:
+            max_bytes = 1 << 30 if budget is None else budget.limit // 4
+        self.max_bytes = int(max_bytes)
+        self.budget = budget if budget is not None else MemoryBudget(self.max_bytes)
         self._files: OrderedDict[str, ReplayFile] = OrderedDict()
+        self._costs: dict[str, int] = {}
         self._lock = threading.Lock()
 
+    @property
+    def held(self) -> int:
+        """Bytes the files kept hold (their :attr:`ReplayFile.cost`)."""
+        with self._lock:
+            return sum(self._costs.values())
+
     def add(self, replay_file: ReplayFile) -> str:
-        """Keep ``replay_file``, dropping the oldest files beyond ``keep``.
+        """Keep ``replay_file``, dropping the oldest files to stay within the bounds.
 
         Args:
             replay_file: the file opened.
 
         Returns:
             Its id (16 hex digits).
+
+        Raises:
+            BudgetFull: the file alone holds more than :attr:`max_bytes`, or the server's
+                budget cannot hold it even with every other file dropped.
         """
+        cost = replay_file.cost
+        if cost > self.max_bytes:
+            raise BudgetFull(
+                f"{replay_file.source} would hold about {gib(cost)}; this server keeps at "
+                f"most {gib(self.max_bytes)} of replays (split the file)"
+            )
         key = secrets.token_hex(8)
         with self._lock:
+            while self._files and (
+                len(self._files) >= self.keep or sum(self._costs.values()) + cost > self.max_bytes
+            ):
+                self._drop_oldest()
+            while True:
+                try:
+                    self.budget.reserve(cost, f"replaying {replay_file.source}")
+                    break
+                except BudgetFull:
+                    if not self._files:
+                        raise
+                    self._drop_oldest()
             self._files[key] = replay_file
-            while len(self._files) > self.keep:
-                self._files.popitem(last=False)
+            self._costs[key] = cost
         return key
+
+    def _drop_oldest(self) -> None:
+        old, _ = self._files.popitem(last=False)
+        self.budget.release(self._costs.pop(old))
 
     def get(self, key: str) -> ReplayFile:
         """The file of id ``key``.

@@ -50,10 +50,10 @@ class GameSettings:
         role: Give and Take: ``taker`` or ``giver`` (sets which colour takes); None keeps
             the variant's own roles.
         fen: start position (default: the variant's start position).
-        move_time: seconds per opponent move (None: the agent's own settings). Given to
-            agents that have a ``time`` parameter when the spec sets neither ``time`` nor
-            ``depth``; for every agent, the move is given up on after ``move_time +``
-            :data:`GRACE` seconds.
+        move_time: seconds per opponent move (None: the agent's own settings, within
+            ``drl.web.limits.MAX_MOVE_TIME``). Given to agents that have a ``time``
+            parameter (:func:`opponent_spec`); for every agent, the move is given up on
+            and its search stopped after ``move_time +`` :data:`GRACE` seconds.
     """
 
     variant: str = "english"
@@ -110,6 +110,8 @@ def _move_time(value: Any) -> float | None:
     """The per-move time limit of a request: None, or seconds in ``(0, 3600]``."""
     if value is None or value == "":
         return None
+    if isinstance(value, bool):  # JSON true is not a number of seconds
+        raise GameError(f"move_time must be a number of seconds, got {value!r}")
     try:
         seconds = float(value)
     except (TypeError, ValueError):
@@ -160,22 +162,31 @@ def opponent_spec(spec: str, move_time: float | None) -> str:
 
     Returns:
         ``spec`` with ``time=move_time`` added when the agent has a ``time`` parameter and
-        the spec sets neither ``time`` nor ``depth``; else ``spec`` unchanged.
+        the spec sets no ``time`` (nor ``depth``, except for ``alphabeta``, whose
+        ``depth`` then caps the deepening); else ``spec`` unchanged.
 
     Raises:
-        GameError: a bad spec (the message lists the valid agents and parameters).
+        GameError: a bad spec (the message lists the valid agents and parameters), or a
+            ``move_time`` outside the agent's range for ``time`` (e.g. below
+            ``alphabeta``'s minimum).
     """
     try:
         kind, values = parse_spec(spec)
     except ValueError as err:
         raise GameError(f"opponent {spec!r}: {err}") from None
-    if move_time is None or "time" in values or "depth" in values:
+    if move_time is None or "time" in values or ("depth" in values and kind != "alphabeta"):
         return spec
     try:
-        parse_spec(f"{kind}:time={move_time:g}")
+        parse_spec(f"{kind}:time=1")
     except ValueError:
         return spec  # the kind has no time parameter: only the wait is limited
-    return f"{spec}{',' if ':' in spec else ':'}time={move_time:g}"
+    text = f"{move_time:.12g}"
+    try:
+        parse_spec(f"{kind}:time={text}")
+    except ValueError as err:
+        first = str(err).splitlines()[0]
+        raise GameError(f"move_time {text} s does not suit {kind}: {first}") from None
+    return f"{spec}{',' if ':' in spec else ':'}time={text}"
 
 
 def starts_process(spec: str) -> bool:

@@ -16,8 +16,10 @@ from drl.web.app import LOOPBACK_HOSTS, create_app  # noqa: E402
 from drl.web.replay import ReplayFolder  # noqa: E402
 from drl.web.store import GameStore  # noqa: E402
 from tests.tiny_checkpoints import tiny_resnet_checkpoint  # noqa: E402
+from tests.web.own_page import client_of  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data"
+JSON, PDN = "application/json", "application/octet-stream"
 
 
 @pytest.fixture
@@ -27,7 +29,7 @@ def client(tmp_path):
     (tmp_path / "games" / "broken.pdn").write_text("1. 11-15 {never closed\n")
     store = GameStore()
     app = create_app(store, ReplayFolder(tmp_path / "games"))
-    with app.test_client() as c:
+    with client_of(app) as c:
         yield c
     store.close_all()
 
@@ -59,7 +61,7 @@ def test_the_page_and_its_files_are_served(client):
     [
         ({"variant": "english:men_fly=true"}, "unknown flag 'men_fly'"),
         ({"opponent": "alphabeta:depht=3"}, "unknown parameter 'depht'"),
-        ({"opponent": "az:ckpt=/nonexistent"}, "/nonexistent does not exist"),
+        ({"opponent": "az:ckpt=/nonexistent"}, "not a drl checkpoint this server can read"),
         ({"fen": "W:W99:B1"}, "fen 'W:W99:B1'"),
         ({"variant": "give_and_take:objectives=give/give", "role": "taker"}, "both sides"),
     ],
@@ -110,7 +112,8 @@ def test_a_move_in_a_finished_game_is_refused(client, caplog):
 def test_unknown_games_and_bodies_are_refused(client, caplog):
     caplog.set_level(logging.INFO, logger="drl.web")
     _refused(client.get("/api/games/nope"), 404, "no game 'nope'", caplog)
-    _refused(client.post("/api/games", data="[1,"), 400, "JSON object", caplog)
+    _refused(client.post("/api/games", data="[1,", content_type=JSON), 400, "not JSON", caplog)
+    _refused(client.post("/api/games", json=[1]), 400, "JSON object", caplog)
     assert client.get("/api/nothing").status_code == 404
 
 
@@ -123,7 +126,7 @@ def test_replay_by_upload_and_by_path(client, caplog):
     frames = client.get(f"/api/replays/{opened['id']}/0").get_json()
     assert frames["variant"] == "english" and len(frames["positions"]) == 44
     uploaded = client.post(
-        "/api/replays?name=mine.pdn", data=(DATA / "two_games.pdn").read_bytes()
+        "/api/replays?name=mine.pdn", data=(DATA / "two_games.pdn").read_bytes(), content_type=PDN
     ).get_json()
     assert uploaded["source"] == "mine.pdn" and len(uploaded["games"]) == 2
     for body, text in [
@@ -132,7 +135,7 @@ def test_replay_by_upload_and_by_path(client, caplog):
         ({"path": "broken.pdn"}, "not PDN that drl can read"),
     ]:
         _refused(client.post("/api/replays/open", json=body), 400, text, caplog)
-    _refused(client.post("/api/replays", data=b"1. 11-15 (("), 400, "not PDN", caplog)
+    _refused(client.post("/api/replays", data=b"1. 11-15 ((", content_type=PDN), 400, "not PDN", caplog)
     _refused(client.get(f"/api/replays/{opened['id']}/5"), 400, "has games 0..1", caplog)
 
 
@@ -153,7 +156,7 @@ def test_an_engine_spec_not_named_at_start_up_is_refused(tmp_path, caplog):
     pwned = tmp_path / "pwned"
     store = GameStore()
     app = create_app(store, engines=["hub:cmd=drl-hub,depth=1"])
-    with app.test_client() as c:
+    with client_of(app) as c:
         for spec in (f"hub:cmd=touch {pwned}", f"dxp:cmd=touch {pwned}", "hub:cmd=drl-hub,depth=2"):
             answer = c.post("/api/games", json={"opponent": spec, "color": "white"})
             _refused(answer, 400, "--engine", caplog)
@@ -176,7 +179,7 @@ def test_the_allowed_engines_are_the_start_up_ones():
 def test_a_loopback_server_refuses_other_host_names(tmp_path, caplog, host):
     caplog.set_level(logging.INFO, logger="drl.web")
     app = create_app(GameStore(), hosts=LOOPBACK_HOSTS)
-    with app.test_client() as c:
+    with client_of(app) as c:
         _refused(c.get("/api/options", headers={"Host": host}), 400, "Host", caplog)
         assert c.get("/", headers={"Host": host}).status_code == 400
         for good in ("127.0.0.1:8765", "localhost", "LOCALHOST:1", "[::1]:8765", "[::1]"):
@@ -206,7 +209,7 @@ def test_a_new_game_takes_the_server_s_defaults():
 
     store = GameStore()
     defaults = GameSettings(variant="international", opponent="alphabeta:depth=1", color="white")
-    with create_app(store, defaults=defaults).test_client() as c:
+    with client_of(create_app(store, defaults=defaults)) as c:
         game = _new(c)
         assert game["opponent"].startswith("alphabeta") and game["size"] == 10
         assert game["you"] == "white"
@@ -220,11 +223,11 @@ def test_other_requests_are_answered_while_alphabeta_thinks():
 
     store = GameStore()
     app = create_app(store)
-    with app.test_client() as c:
+    with client_of(app) as c:
         game = _new(c, opponent="alphabeta:depth=17", color="white")
         c.get("/api/options")  # the page's first call, before the search
         thinking = threading.Thread(
-            target=lambda: app.test_client().post(f"/api/games/{game['id']}/opponent"),
+            target=lambda: client_of(app).post(f"/api/games/{game['id']}/opponent"),
             daemon=True,
         )
         thinking.start()

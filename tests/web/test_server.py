@@ -17,6 +17,7 @@ pytest.importorskip("flask", reason="Flask is not installed (pip install -e '.[w
 
 from drl.rules import read_games, replay  # noqa: E402
 from tests.agents.engine_procs import alive, descendants, hub_cmd, wait_gone  # noqa: E402
+from tests.web.own_page import token_of  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 ENGINE = f"hub:cmd={hub_cmd('--agent', 'random')},depth=1"
@@ -38,11 +39,10 @@ def _listening(pid: int, port: int) -> list[str]:
     return found
 
 
-def _call(url: str, method: str = "GET", body: dict | None = None) -> dict:
+def _call(url: str, method: str = "GET", body: dict | None = None, token: str = "") -> dict:
     data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(
-        url, data=data, method=method, headers={"Content-Type": "application/json"}
-    )
+    headers = {"Content-Type": "application/json", "X-DRL-Token": token}
+    request = urllib.request.Request(url, data=data, method=method, headers=headers)
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # 127.0.0.1 direct
     with opener.open(request, timeout=30) as answer:
         return json.loads(answer.read())
@@ -78,8 +78,9 @@ def test_the_server_listens_on_loopback_and_stops_its_engines(server, sig):
     proc, url, saved = server
     port = int(url.rstrip("/").rsplit(":", 1)[1])
     assert _listening(proc.pid, port) == ["0100007F"]  # 127.0.0.1, and nothing else
-    game = _call(f"{url}api/games", "POST", {"opponent": ENGINE, "color": "white"})
-    state = _call(f"{url}api/games/{game['id']}/opponent", "POST", {})
+    token = token_of(url)
+    game = _call(f"{url}api/games", "POST", {"opponent": ENGINE, "color": "white"}, token)
+    state = _call(f"{url}api/games/{game['id']}/opponent", "POST", {}, token)
     assert len(state["moves"]) == 1
     engines = [p for p, cmd in descendants(proc.pid).items() if "drl.cli.hub" in cmd]
     assert len(engines) == 1

@@ -12,6 +12,8 @@ let view = "black";     // the colour seen at the bottom, in Play and Replay ali
 let analysis = null;    // the opponent's search at this position (az overlay)
 let busy = false;       // a request that changes the game is on its way
 let mode = "play";
+// The server's token, sent with every request that changes something (drl/web/guard.py).
+const TOKEN = document.querySelector('meta[name="drl-token"]')?.content || "";
 let version = 0;        // counts the states received (body data-version, for scripts)
 const replay = { id: null, frames: null, ply: 0 };
 
@@ -22,7 +24,7 @@ function say(text, isError) {
 }
 
 async function api(method, path, body, raw) {
-  const init = { method, headers: {} };
+  const init = { method, headers: method === "GET" ? {} : { "X-DRL-Token": TOKEN } };
   if (raw !== undefined) {
     init.body = raw;
     init.headers["Content-Type"] = "application/octet-stream";
@@ -532,7 +534,10 @@ async function start() {
   $("last").addEventListener("click", () => replay.frames && goTo(replay.frames.moves.length));
   document.addEventListener("keydown", onKey);
   window.addEventListener("beforeunload", () => {
-    if (game) fetch(`/api/games/${game.id}`, { method: "DELETE", keepalive: true });
+    if (game) {
+      const headers = { "X-DRL-Token": TOKEN };
+      fetch(`/api/games/${game.id}`, { method: "DELETE", keepalive: true, headers });
+    }
   });
   try {
     const options = await api("GET", "/api/options");
