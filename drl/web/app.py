@@ -144,6 +144,7 @@ def create_app(
     app.config["DRL_TOKEN"] = token = token or secrets.token_urlsafe(24)
     app.json.sort_keys = False  # type: ignore[attr-defined]
     replays = ReplayStore(budget=store.budget)
+    app.extensions["drl.replays"] = replays
     app.register_error_handler(GameError, _refused)
     app.register_error_handler(Exception, _failed)
     if hosts is not None:
