@@ -132,6 +132,7 @@ def _alphabeta_bytes(tt_bits: int) -> int:
     from drl.rules._movegen import MAX_MOVES, MOVE_WIDTH
 
     stack = MAX_PLY * MAX_MOVES * (MOVE_WIDTH + 1) * 8 + MAX_PLY * (F_WIDTH + 16) * 8
+    stack += 1 << 20  # move-generator context, control row, history, evaluation tables
     return (1 << tt_bits) * TT_WIDTH * 8 + stack
 
 
