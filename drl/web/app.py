@@ -39,7 +39,7 @@ from importlib import resources
 from typing import Any
 
 from flask import Flask, Response, jsonify, request
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import ClientDisconnected, HTTPException
 
 from drl.agents import registered_agents
 from drl.rules.variant import PRESETS
@@ -66,11 +66,11 @@ def _refused(err: GameError) -> tuple[Response, int]:
 
 def _failed(err: Exception) -> tuple[Response, int]:
     """The JSON answer of an unexpected failure (traceback logged, not sent)."""
-    if isinstance(err, HTTPException):
-        return jsonify(error=f"{err.code} {err.name}: {err.description}"), err.code or 500
-    if isinstance(err, (TimeoutError, ConnectionError)):  # a client that stopped sending
+    if isinstance(err, (TimeoutError, ConnectionError, ClientDisconnected)):  # stopped sending
         log.warning("%s %s: the request could not be read (%s)", request.method, request.path, err)
         return jsonify(error="the request could not be read in time"), 408
+    if isinstance(err, HTTPException):
+        return jsonify(error=f"{err.code} {err.name}: {err.description}"), err.code or 500
     log.exception("%s %s failed", request.method, request.path)
     return jsonify(error=f"internal error ({type(err).__name__}: {err}); see the server log"), 500
 

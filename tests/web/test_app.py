@@ -135,7 +135,9 @@ def test_replay_by_upload_and_by_path(client, caplog):
         ({"path": "broken.pdn"}, "not PDN that drl can read"),
     ]:
         _refused(client.post("/api/replays/open", json=body), 400, text, caplog)
-    _refused(client.post("/api/replays", data=b"1. 11-15 ((", content_type=PDN), 400, "not PDN", caplog)
+    _refused(
+        client.post("/api/replays", data=b"1. 11-15 ((", content_type=PDN), 400, "not PDN", caplog
+    )
     _refused(client.get(f"/api/replays/{opened['id']}/5"), 400, "has games 0..1", caplog)
 
 

@@ -42,7 +42,11 @@ def _changes(game_id: str) -> list[tuple[str, str, dict]]:
         ("POST", f"/api/games/{game_id}/step", {"json": {"from": 8, "to": 12}}),
         ("POST", f"/api/games/{game_id}/undo", {}),
         ("DELETE", f"/api/games/{game_id}", {}),
-        ("POST", "/api/replays?name=x.pdn", {"data": PDN, "content_type": "application/octet-stream"}),
+        (
+            "POST",
+            "/api/replays?name=x.pdn",
+            {"data": PDN, "content_type": "application/octet-stream"},
+        ),
         ("POST", "/api/replays/open", {"json": {"path": "two_games.pdn"}}),
     ]
 
@@ -64,9 +68,9 @@ def test_a_request_not_from_the_page_changes_nothing(served, caplog, how):
     before = page.get(f"/api/games/{game_id}").get_json()
     with app.test_client() as other:
         if how != "no token":
-            other.environ_base["HTTP_" + TOKEN_HEADER.upper().replace("-", "_")] = (
-                app.config["DRL_TOKEN"]
-            )
+            other.environ_base["HTTP_" + TOKEN_HEADER.upper().replace("-", "_")] = app.config[
+                "DRL_TOKEN"
+            ]
         for method, path, body in _changes(game_id):
             if "content_type" in body:
                 body = {**body, "content_type": "application/octet-stream"}
@@ -101,7 +105,9 @@ def test_the_page_holds_the_token_and_its_own_requests_pass(served):
     own = {"Origin": "http://localhost", "Sec-Fetch-Site": "same-origin", "Host": "localhost"}
     answer = page.post("/api/games", json={"opponent": "random"}, headers=own)
     assert answer.status_code == 201, answer.get_json()
-    uploaded = page.post("/api/replays?name=a.pdn", data=PDN, content_type="application/x-draughts-pdn")
+    uploaded = page.post(
+        "/api/replays?name=a.pdn", data=PDN, content_type="application/x-draughts-pdn"
+    )
     assert uploaded.status_code == 200 and len(uploaded.get_json()["games"]) == 2
     assert page.delete(f"/api/games/{game_id}").status_code == 200
     assert len(store) == 1
