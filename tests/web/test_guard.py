@@ -19,6 +19,7 @@ from tests.web.own_page import TOKEN_META, client_of  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data"
 PDN = (DATA / "two_games.pdn").read_bytes()
+FILE = "application/octet-stream"
 
 
 @pytest.fixture
@@ -45,7 +46,7 @@ def _changes(game_id: str) -> list[tuple[str, str, dict]]:
         (
             "POST",
             "/api/replays?name=x.pdn",
-            {"data": PDN, "content_type": "application/octet-stream"},
+            {"data": PDN, "content_type": FILE},
         ),
         ("POST", "/api/replays/open", {"json": {"path": "two_games.pdn"}}),
     ]

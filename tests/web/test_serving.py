@@ -108,9 +108,8 @@ def _ask(address: str, port: int, host_header: str) -> int:
     with socket.socket(family) as c:
         c.settimeout(10)
         c.connect((address, port))
-        c.sendall(
-            f"GET /api/options HTTP/1.1\r\nHost: {host_header}\r\nConnection: close\r\n\r\n".encode()
-        )
+        head = f"GET /api/options HTTP/1.1\r\nHost: {host_header}\r\nConnection: close\r\n\r\n"
+        c.sendall(head.encode())
         return int(c.recv(64).split()[1])
 
 
