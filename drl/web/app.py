@@ -4,7 +4,7 @@ Routes (every answer but the page, the static files and the PDN download is JSON
 
 - ``GET /``: the page; ``GET /static/...``: its script and style (package data).
 - ``GET /api/options``: presets, agent kinds, the server's defaults, whether a replay
-  folder is set.
+  folder is set, the memory budget and the bytes reserved in it.
 - ``POST /api/games``: a new game (``variant``, ``opponent``, ``color``, ``role``,
   ``fen``, ``move_time``; ``replace``: the id of the game it replaces) -> its state.
 - ``GET /api/games/<id>``: the state; ``POST /api/games/<id>/step`` (``from``, ``to``:
@@ -170,6 +170,7 @@ def create_app(
             agents=registered_agents(),
             defaults=start.__dict__,
             folder=None if folder is None else str(folder.root),
+            memory={"budget": store.budget.limit, "used": store.budget.used},
         )
 
     return app
