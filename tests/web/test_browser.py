@@ -286,7 +286,7 @@ def test_refused_input_is_shown_and_the_game_stays(server, browser, tmp_path):
     for form, text in [
         ({"variant": "english:flying=yes"}, "unknown flag 'flying'"),
         ({"opponent": "alphabeta:depth=two"}, "'two' is not a valid int"),
-        ({"opponent": "az:ckpt=/nonexistent"}, "/nonexistent does not exist"),
+        ({"opponent": "az:ckpt=/nonexistent"}, "ckpt=/nonexistent is not a drl checkpoint"),
         ({"opponent": f"az:ckpt={corrupt}"}, f"opponent 'az:ckpt={corrupt}'"),
     ]:
         page.new_game(**form)

@@ -115,7 +115,7 @@ def test_give_and_take_roles_follow_the_player_s_choice():
 
 def test_the_time_limit_goes_to_agents_that_take_one():
     assert opponent_spec("alphabeta", 0.5) == "alphabeta:time=0.5"
-    assert opponent_spec("alphabeta:depth=3", 0.5) == "alphabeta:depth=3"
+    assert opponent_spec("alphabeta:depth=3", 0.5) == "alphabeta:depth=3,time=0.5"
     assert opponent_spec("mcts:sims=10", 0.5) == "mcts:sims=10"
     assert opponent_spec("random", None) == "random"
     with pytest.raises(GameError, match="unknown agent 'nope'"):
@@ -139,7 +139,10 @@ def test_settings_from_the_page_are_checked():
 @pytest.mark.parametrize(
     ("settings", "match"),
     [
-        (GameSettings(opponent="az:ckpt=/nonexistent"), "/nonexistent does not exist"),
+        (
+            GameSettings(opponent="az:ckpt=/nonexistent"),
+            "ckpt=/nonexistent is not a drl checkpoint",
+        ),
         (GameSettings(opponent="alphabeta:depth=x"), "not a valid int"),
         (GameSettings(fen="X:W1"), "fen 'X:W1'"),
     ],
@@ -336,3 +339,19 @@ def test_the_replay_list_names_the_players_in_the_order_of_the_result():
         "1/2-1/2: draw",
         "*: unfinished",
     ]
+
+
+def test_a_checkpoint_path_gets_one_message_whether_or_not_it_exists(tmp_path, caplog):
+    import logging
+
+    caplog.set_level(logging.INFO, logger="drl.web")
+    (tmp_path / "real.txt").write_text("not a checkpoint")
+    (tmp_path / "folder").mkdir()
+    shown = {}
+    for name in ("nothing-here", "real.txt", "folder"):
+        with pytest.raises(GameError) as err:
+            WebGame(GameSettings(opponent=f"az:ckpt={tmp_path / name}"))
+        shown[name] = str(err.value).replace(name, "X")
+    assert len(set(shown.values())) == 1, shown  # the page cannot tell which exists
+    assert "not a drl checkpoint this server can read" in shown["folder"]
+    assert any("does not exist" in r.getMessage() for r in caplog.records)  # the log can
