@@ -93,7 +93,7 @@ def _build_agent(build: Callable[[str], Agent], spec: str, game: WebGame) -> Age
             play the variant (the message names the spec and why).
     """
     try:
-        agent = abortable(build(spec))
+        agent = build(spec)
     except Exception as err:  # a checkpoint's payload may fail in any way
         ckpt = _checkpoint_of(spec)
         if ckpt is None:
@@ -105,6 +105,11 @@ def _build_agent(build: Callable[[str], Agent], spec: str, game: WebGame) -> Age
             f"opponent {spec!r}: ckpt={ckpt} is not a drl checkpoint this server can read "
             "(the server's log says why)"
         ) from None
+    try:
+        abortable(agent)
+    except ValueError as err:
+        _close_agent(agent)
+        raise GameError(f"opponent {spec!r}: {err}") from None
     try:
         agent.check_variant(game.variant)
     except ValueError as err:

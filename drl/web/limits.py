@@ -27,10 +27,14 @@ import numpy as np
 
 from drl.agents import Agent
 
-__all__ = ["MAX_MOVE_TIME", "SearchAborted", "SearchStopper", "abortable"]
+__all__ = ["MAX_MOVE_TIME", "MAX_SIMULATIONS", "SearchAborted", "SearchStopper", "abortable"]
 
 MAX_MOVE_TIME = 120.0
 """Seconds an opponent move or analysis may take when the page sets no ``move_time``."""
+
+MAX_SIMULATIONS = 100_000
+"""Most simulations per step of an ``az`` opponent a page may use (the range of ``sims=``);
+a checkpoint's stored default above it is refused."""
 
 POKE_SECONDS = 0.005
 """How often a search being stopped is told again (a new iteration resets its budget)."""
@@ -70,8 +74,18 @@ def abortable(agent: Agent) -> Agent:
 
     Returns:
         The same agent.
+
+    Raises:
+        ValueError: an ``az`` agent whose simulation budget (its checkpoint's default) is
+            above :data:`MAX_SIMULATIONS`.
     """
     player = getattr(agent, "player", None)
+    sims = getattr(getattr(player, "search", None), "num_simulations", None)
+    if isinstance(sims, int) and sims > MAX_SIMULATIONS:
+        raise ValueError(
+            f"a search of {sims} simulations per step is above the {MAX_SIMULATIONS} this "
+            "server runs: give sims= in the spec"
+        )
     evaluate = getattr(player, "evaluate", None)
     if evaluate is not None and not isinstance(evaluate, _AbortableEvaluator):
         player.evaluate = _AbortableEvaluator(evaluate)  # type: ignore[union-attr]

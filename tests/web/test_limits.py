@@ -167,3 +167,20 @@ def test_a_closed_engine_game_stops_the_engine_s_escaped_child(tmp_path, how):
         store.new(GameSettings(opponent="random"))
     assert all(wait_gone(p) for p in escaped), [p for p in escaped if alive(p)]
     store.close_all()
+
+
+def test_a_stored_simulation_budget_above_the_page_s_range_is_refused(tmp_path):
+    import torch
+
+    from drl.nn.checkpoint import save_checkpoint
+
+    ckpt = tiny_resnet_checkpoint(tmp_path / "run")
+    payload = torch.load(ckpt, weights_only=False)
+    payload["config_yaml"] = "search:\n  num_simulations: 10000000\n"
+    crafted = save_checkpoint(tmp_path / "crafted", 1, payload)
+    started = time.monotonic()
+    with pytest.raises(GameError, match="opponent 'az:ckpt="):
+        WebGame(GameSettings(opponent=f"az:ckpt={crafted},device=cpu", color="white"))
+    assert time.monotonic() - started < 30
+    game = WebGame(GameSettings(opponent=f"az:ckpt={crafted},sims=4,device=cpu"))
+    game.close()
