@@ -5,7 +5,9 @@ steps the player has played of the move in progress, a :class:`~drl.game.StepSta
 every click on a target square is one step, checked and applied by the game core, so a
 multi-jump is played hop by hop as the rules require (docs/rules.md). The opponent is any
 agent spec of :mod:`drl.agents`; it moves in a thread of its own, waited for at most the
-per-move time limit (plus :data:`GRACE` seconds).
+per-move time limit (plus :data:`GRACE` seconds), after which its search is stopped
+(:mod:`drl.web.limits`); closing the game stops it too, and the opponent's engine
+processes with their descendants.
 
 Everything a request may get wrong raises :class:`GameError` with a message for the page;
 the game is then left as it was.
@@ -346,7 +348,9 @@ class WebGame:
     def opponent_move(self) -> None:
         """Let the opponent play its move.
 
-        The wait is at most the time limit plus :data:`~drl.web.settings.GRACE` seconds.
+        The wait is at most :attr:`time_limit` plus :data:`~drl.web.settings.GRACE`
+        seconds; a search still running then is stopped
+        (:class:`~drl.web.limits.SearchStopper`) and its move, if one comes, is not played.
 
         Raises:
             GameError: the game is over or closed, it is the player's turn (or a move of
