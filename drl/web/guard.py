@@ -57,8 +57,8 @@ class Forbidden(GameError):
 
 def _refuse(why: str) -> Forbidden:
     return Forbidden(
-        f"{request.method} {request.path} refused: {why}. Only this server's own page may "
-        "change anything (reload it if it was open before the server restarted)"
+        f"refused: {why}; only this server's own page may change anything (reload it if it "
+        "was open before the server restarted)"
     )
 
 

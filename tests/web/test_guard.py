@@ -77,7 +77,7 @@ def test_a_request_not_from_the_page_changes_nothing(served, caplog, how):
                 body = {**body, "content_type": "application/octet-stream"}
             answer = other.open(path, method=method, headers=FOREIGN[how], **body)
             assert answer.status_code == 403, (how, method, path, answer.get_json())
-            assert "Only this server's own page may change anything" in answer.get_json()["error"]
+            assert "only this server's own page may change anything" in answer.get_json()["error"]
     assert len(store) == 1 and page.get(f"/api/games/{game_id}").get_json() == before
     assert app.extensions["drl.replays"].held == 0  # no file kept
     assert any("refused" in r.getMessage() for r in caplog.records if r.name == "drl.web")
