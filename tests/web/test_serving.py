@@ -127,7 +127,12 @@ def test_the_printed_address_is_answered(host, shown):
         assert _ask(host, port, f"evil.example:{port}") == 400
     finally:
         proc.terminate()
-        proc.wait(30)
+        try:
+            proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            raise
 
 
 def test_a_bad_memory_budget_is_one_line(capsys):
