@@ -126,13 +126,8 @@ def test_the_printed_address_is_answered(host, shown):
         assert _ask(host, port, f"{shown}:{port}") == 200
         assert _ask(host, port, f"evil.example:{port}") == 400
     finally:
-        proc.terminate()
-        try:
-            proc.communicate(timeout=60)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.communicate()
-            raise
+        proc.kill()  # how the server stops is test_server.py's
+        proc.communicate()
 
 
 def test_a_bad_memory_budget_is_one_line(capsys):
