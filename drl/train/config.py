@@ -68,6 +68,7 @@ __all__ = [
     "TrainEvalCfg",
     "TrainSettings",
     "VariantCfg",
+    "BUDGET_MINUTES",
     "MEMORY_KEYS",
     "available_memory",
     "check_memory",
@@ -77,6 +78,7 @@ __all__ = [
     "model_node",
     "network_config",
     "register_configs",
+    "scaled_to_budget",
     "schema",
     "search_config",
     "selfplay_config",
@@ -241,6 +243,11 @@ class LoopCfg:
             of earlier sessions of the run counts. The default (12) keeps ``make run``
             within 15 minutes on a slow machine; set 0 for runs that must be the same
             number of iterations everywhere.
+        scale_to_budget: with a budget shorter than the default one (0 <
+            ``max_minutes`` < 12), an iteration's games and learner steps shrink in
+            proportion (:func:`scaled_to_budget`), so that a run of a few minutes gives a
+            learning curve of several points instead of one 512-game iteration; false
+            keeps them as set.
         eval: periodic evaluation.
         final_eval: evaluation at the end (printed as a table).
 
@@ -268,6 +275,7 @@ class LoopCfg:
     momentum: float = 0.9
     keep_checkpoints: int = 3
     max_minutes: float = 12.0
+    scale_to_budget: bool = True
     eval: TrainEvalCfg = field(default_factory=lambda: TrainEvalCfg(every=10))
     final_eval: TrainEvalCfg = field(
         default_factory=lambda: TrainEvalCfg(
@@ -292,6 +300,40 @@ class LoopCfg:
         check_range("weight_decay", self.weight_decay, 0)
         check_range("momentum", self.momentum, 0, 1, open_high=True)
         check_range("max_minutes", self.max_minutes, 0)
+
+
+BUDGET_MINUTES = LoopCfg.max_minutes
+"""The training budget the default iteration sizes are made for (minutes)."""
+
+MIN_SCALED_GAMES = 32
+"""The fewest games :func:`scaled_to_budget` leaves in an iteration (fewer if set so)."""
+
+
+def scaled_to_budget(loop: LoopCfg) -> LoopCfg:
+    """The loop settings with iterations sized by the time budget.
+
+    With ``scale_to_budget`` and ``0 < max_minutes < BUDGET_MINUTES`` (12), the games
+    and the learner steps of an iteration are multiplied by ``max_minutes / 12``
+    (rounded up; at least :data:`MIN_SCALED_GAMES` games, or the games set if fewer),
+    the learner steps by the same ratio as the games, so that each position is sampled
+    as often as with the defaults. ``train.max_minutes=2`` thus plays iterations of 86
+    games and 68 learner steps instead of 512 and 400. Otherwise ``loop`` is returned
+    unchanged.
+
+    >>> loop = scaled_to_budget(LoopCfg(max_minutes=2))
+    >>> loop.games_per_iteration, loop.steps_per_iteration
+    (86, 68)
+    >>> scaled_to_budget(LoopCfg(max_minutes=2, scale_to_budget=False)).games_per_iteration
+    512
+    """
+    import math
+
+    if not loop.scale_to_budget or not 0 < loop.max_minutes < BUDGET_MINUTES:
+        return loop
+    games = loop.games_per_iteration
+    scaled = max(min(games, MIN_SCALED_GAMES), math.ceil(games * loop.max_minutes / BUDGET_MINUTES))
+    steps = math.ceil(loop.steps_per_iteration * scaled / games)
+    return dataclasses.replace(loop, games_per_iteration=scaled, steps_per_iteration=steps)
 
 
 @dataclass
@@ -610,7 +652,7 @@ def train_settings(cfg: Config) -> TrainSettings:
         arch=arch,
         net_fields=net_fields,
         model=typing.cast(dict, OmegaConf.to_container(OmegaConf.structured(cfg.model))),
-        loop=LoopCfg(**{**_fields_for(t, LoopCfg), **evals}),
+        loop=scaled_to_budget(LoopCfg(**{**_fields_for(t, LoopCfg), **evals})),
         runtime=RuntimeCfg(**_fields_for(cfg.runtime, RuntimeCfg)),
         seed=cfg.seed,
         device=cfg.device,
