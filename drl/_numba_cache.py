@@ -189,7 +189,7 @@ def _listener(notices: _CompileNotices) -> Any:
     """A numba event listener that passes each compile's start and end to ``notices``."""
     from numba.core import event
 
-    class _Listener(event.Listener):  # type: ignore[misc]
+    class _Listener(event.Listener):
         def _module(self, ev: Any) -> str:
             func = getattr(ev.data.get("dispatcher"), "py_func", None)
             return str(getattr(func, "__module__", None) or "numba")

@@ -60,7 +60,7 @@ def test_the_api_names_resolve_lazily():
     import drl.train.loop  # the package stays callable once its modules are imported
 
     assert callable(drl.train)
-    assert drl.evaluate is drl.api.evaluate
+    assert drl.evaluate is drl.eval.api.evaluate
     from drl.agents.registry import make
 
     assert drl.agents.make is make

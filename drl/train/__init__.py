@@ -2,7 +2,7 @@
 
 The trained network plays as the agent ``az:ckpt=PATH,sims=N`` (:mod:`drl.agents.az`).
 The package can be called: ``drl.train(["train=tiny"], run_dir="runs/x")`` trains as
-``drl-train train=tiny run_dir=runs/x`` does (:func:`drl.api.train`).
+``drl-train train=tiny run_dir=runs/x`` does (:func:`drl.train.api.train`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from drl.train.loop import TrainResult, train
 from drl.train.selfplay import SelfPlayActor, SelfPlayConfig, SelfPlayStats
 
 if TYPE_CHECKING:
-    from drl.api import TrainRun
+    from drl.train.api import TrainRun
 
 __all__ = [
     "CheckpointError",
@@ -46,7 +46,7 @@ __all__ = [
 
 
 class _TrainModule(types.ModuleType):
-    """The ``drl.train`` package, which can be called as :func:`drl.api.train`."""
+    """The ``drl.train`` package, which can be called as :func:`drl.train.api.train`."""
 
     def __call__(
         self,
@@ -55,8 +55,8 @@ class _TrainModule(types.ModuleType):
         *,
         progress: bool | None = None,
     ) -> TrainRun:
-        """``drl.train(overrides, run_dir=None)``: train as ``drl-train`` does (drl.api.train)."""
-        from drl.api import train as train_api
+        """``drl.train(overrides, run_dir=None)``: train as ``drl-train`` does (drl.train.api)."""
+        from drl.train.api import train as train_api
 
         return train_api(overrides, run_dir, progress=progress)
 

@@ -82,6 +82,7 @@ __all__ = [
     "schema",
     "search_config",
     "selfplay_config",
+    "to_config",
     "train_settings",
     "validate",
     "variants_of",
@@ -236,7 +237,9 @@ class LoopCfg:
         replay_window: positions sampled from (the newest).
         min_replay: positions needed before the learner starts.
         optimizer: ``adamw`` or ``sgd``.
-        lr, weight_decay: optimiser; momentum: ``sgd`` only (Nesterov).
+        lr: the optimiser's learning rate.
+        weight_decay: the optimiser's weight decay.
+        momentum: ``sgd`` only (Nesterov momentum).
         keep_checkpoints: good checkpoints kept.
         max_minutes: training wall-time budget in minutes (0 = none): the run ends, as
             after its last iteration, once an iteration finishes at or past it; the time
@@ -452,7 +455,8 @@ class Config:
         seed: master seed.
         device: ``auto`` (CUDA if available), ``cpu`` or ``cuda``.
         threads: torch CPU threads (0 = the CPUs this process may use).
-        progress: show a progress bar.
+        progress: show progress: a bar on a terminal, one plain line per iteration
+            when stderr is not one (a log file, a pipe, a notebook).
         tensorboard: write TensorBoard scalars under ``<run_dir>/tb``.
 
     Raises:
@@ -1075,6 +1079,41 @@ def check_memory(cfg: Config, board_size: int, available: tuple[int, str] | None
         f"config {key}={value!r}: must be <= {limit} on this machine (with the other "
         f"settings as they are): {why}"
     )
+
+
+def _failing_node(node: Any, group: str = "") -> tuple[str, Any]:
+    """The innermost node of ``node`` that OmegaConf cannot build, with its dotted key."""
+    from omegaconf import DictConfig, OmegaConf
+
+    for name in map(str, node):
+        child = node[name]
+        if isinstance(child, DictConfig):
+            try:
+                OmegaConf.to_object(child)
+            except ValueError:
+                return _failing_node(child, f"{group}.{name}" if group else name)
+    return group, node
+
+
+def to_config(cfg: Any) -> Config:
+    """The composed (Hydra) config as the ``base_config`` schema's dataclass.
+
+    Args:
+        cfg: the ``DictConfig`` Hydra composed (``drl-train``, or ``drl.train``).
+
+    Raises:
+        ValueError: from a node's own checks, under its key
+            (``config runtime.actors=0: must lie in [1, 1024]``).
+    """
+    from omegaconf import OmegaConf
+
+    try:
+        return typing.cast(Config, OmegaConf.to_object(cfg))
+    except ValueError as err:
+        group, node = _failing_node(cfg)
+        prefix = f"{group}." if group else ""
+        keys = {n: (f"{prefix}{n}", node[n]) for n in map(str, node)}
+        raise config_error(err, keys, group) from None
 
 
 def validate(cfg: Config) -> None:

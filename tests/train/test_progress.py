@@ -66,7 +66,7 @@ def test_a_short_budget_makes_short_iterations():
 
 
 def test_the_budget_scaling_reaches_the_training_loop():
-    from drl.api import compose_config
+    from drl.train.api import compose_config
     from drl.train.config import train_settings
 
     s = train_settings(compose_config(["train.max_minutes=2"]))
