@@ -68,7 +68,8 @@ def _run(cfg: DictConfig) -> None:
 
     from drl.nn import TrainingDiverged
     from drl.nn.checkpoint import CheckpointError
-    from drl.train.config import to_config, validate
+    from drl.train.api import to_config
+    from drl.train.config import validate
     from drl.train.loop import resolve_run_dir, train
 
     console = Console()

@@ -20,14 +20,14 @@ import os
 from collections.abc import Sequence
 from dataclasses import fields
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 from drl.train.loop import TrainResult
 
 if TYPE_CHECKING:
     from drl.train.config import Config
 
-__all__ = ["TrainRun", "compose_config", "metrics", "train"]
+__all__ = ["TrainRun", "compose_config", "metrics", "to_config", "train"]
 
 
 def compose_config(overrides: Sequence[str] = ()) -> Config:
@@ -51,7 +51,7 @@ def compose_config(overrides: Sequence[str] = ()) -> Config:
     from omegaconf.errors import OmegaConfBaseException
 
     from drl._paths import config_dir
-    from drl.train.config import register_configs, to_config, validate
+    from drl.train.config import register_configs, validate
 
     if isinstance(overrides, str):
         raise TypeError(f"overrides must be a list of key=value strings, got {overrides!r}")
@@ -68,6 +68,43 @@ def compose_config(overrides: Sequence[str] = ()) -> Config:
     cfg = to_config(dict_cfg)
     validate(cfg)
     return cfg
+
+
+def _failing_node(node: Any, group: str = "") -> tuple[str, Any]:
+    """The innermost node of ``node`` that OmegaConf cannot build, with its dotted key."""
+    from omegaconf import DictConfig, OmegaConf
+
+    for name in map(str, node):
+        child = node[name]
+        if isinstance(child, DictConfig):
+            try:
+                OmegaConf.to_object(child)
+            except ValueError:
+                return _failing_node(child, f"{group}.{name}" if group else name)
+    return group, node
+
+
+def to_config(cfg: Any) -> Config:
+    """The composed (Hydra) config as the ``base_config`` schema's dataclass.
+
+    Args:
+        cfg: the ``DictConfig`` Hydra composed (``drl-train``, or ``drl.train``).
+
+    Raises:
+        ValueError: from a node's own checks, under its key
+            (``config runtime.actors=0: must lie in [1, 1024]``).
+    """
+    from omegaconf import OmegaConf
+
+    from drl.train.config import config_error
+
+    try:
+        return cast("Config", OmegaConf.to_object(cfg))
+    except ValueError as err:
+        group, node = _failing_node(cfg)
+        prefix = f"{group}." if group else ""
+        keys = {n: (f"{prefix}{n}", node[n]) for n in map(str, node)}
+        raise config_error(err, keys, group) from None
 
 
 def train(

@@ -68,7 +68,6 @@ __all__ = [
     "TrainEvalCfg",
     "TrainSettings",
     "VariantCfg",
-    "BUDGET_MINUTES",
     "MEMORY_KEYS",
     "available_memory",
     "check_memory",
@@ -78,11 +77,9 @@ __all__ = [
     "model_node",
     "network_config",
     "register_configs",
-    "scaled_to_budget",
     "schema",
     "search_config",
     "selfplay_config",
-    "to_config",
     "train_settings",
     "validate",
     "variants_of",
@@ -248,9 +245,9 @@ class LoopCfg:
             number of iterations everywhere.
         scale_to_budget: with a budget shorter than the default one (0 <
             ``max_minutes`` < 12), an iteration's games and learner steps shrink in
-            proportion (:func:`scaled_to_budget`), so that a run of a few minutes gives a
-            learning curve of several points instead of one 512-game iteration; false
-            keeps them as set.
+            proportion (``drl.train.config_budget``), so that a run of a few minutes
+            gives a learning curve of several points instead of one 512-game
+            iteration; false keeps them as set.
         eval: periodic evaluation.
         final_eval: evaluation at the end (printed as a table).
 
@@ -303,40 +300,6 @@ class LoopCfg:
         check_range("weight_decay", self.weight_decay, 0)
         check_range("momentum", self.momentum, 0, 1, open_high=True)
         check_range("max_minutes", self.max_minutes, 0)
-
-
-BUDGET_MINUTES = LoopCfg.max_minutes
-"""The training budget the default iteration sizes are made for (minutes)."""
-
-MIN_SCALED_GAMES = 32
-"""The fewest games :func:`scaled_to_budget` leaves in an iteration (fewer if set so)."""
-
-
-def scaled_to_budget(loop: LoopCfg) -> LoopCfg:
-    """The loop settings with iterations sized by the time budget.
-
-    With ``scale_to_budget`` and ``0 < max_minutes < BUDGET_MINUTES`` (12), the games
-    and the learner steps of an iteration are multiplied by ``max_minutes / 12``
-    (rounded up; at least :data:`MIN_SCALED_GAMES` games, or the games set if fewer),
-    the learner steps by the same ratio as the games, so that each position is sampled
-    as often as with the defaults. ``train.max_minutes=2`` thus plays iterations of 86
-    games and 68 learner steps instead of 512 and 400. Otherwise ``loop`` is returned
-    unchanged.
-
-    >>> loop = scaled_to_budget(LoopCfg(max_minutes=2))
-    >>> loop.games_per_iteration, loop.steps_per_iteration
-    (86, 68)
-    >>> scaled_to_budget(LoopCfg(max_minutes=2, scale_to_budget=False)).games_per_iteration
-    512
-    """
-    import math
-
-    if not loop.scale_to_budget or not 0 < loop.max_minutes < BUDGET_MINUTES:
-        return loop
-    games = loop.games_per_iteration
-    scaled = max(min(games, MIN_SCALED_GAMES), math.ceil(games * loop.max_minutes / BUDGET_MINUTES))
-    steps = math.ceil(loop.steps_per_iteration * scaled / games)
-    return dataclasses.replace(loop, games_per_iteration=scaled, steps_per_iteration=steps)
 
 
 @dataclass
@@ -641,6 +604,8 @@ def train_settings(cfg: Config) -> TrainSettings:
             refuse.
     """
     from omegaconf import OmegaConf
+
+    from drl.train.config_budget import scaled_to_budget
 
     variants = variants_of(cfg.variant)
     arch, net_fields = network_config(cfg, variants[0].board_size)
@@ -1079,41 +1044,6 @@ def check_memory(cfg: Config, board_size: int, available: tuple[int, str] | None
         f"config {key}={value!r}: must be <= {limit} on this machine (with the other "
         f"settings as they are): {why}"
     )
-
-
-def _failing_node(node: Any, group: str = "") -> tuple[str, Any]:
-    """The innermost node of ``node`` that OmegaConf cannot build, with its dotted key."""
-    from omegaconf import DictConfig, OmegaConf
-
-    for name in map(str, node):
-        child = node[name]
-        if isinstance(child, DictConfig):
-            try:
-                OmegaConf.to_object(child)
-            except ValueError:
-                return _failing_node(child, f"{group}.{name}" if group else name)
-    return group, node
-
-
-def to_config(cfg: Any) -> Config:
-    """The composed (Hydra) config as the ``base_config`` schema's dataclass.
-
-    Args:
-        cfg: the ``DictConfig`` Hydra composed (``drl-train``, or ``drl.train``).
-
-    Raises:
-        ValueError: from a node's own checks, under its key
-            (``config runtime.actors=0: must lie in [1, 1024]``).
-    """
-    from omegaconf import OmegaConf
-
-    try:
-        return typing.cast(Config, OmegaConf.to_object(cfg))
-    except ValueError as err:
-        group, node = _failing_node(cfg)
-        prefix = f"{group}." if group else ""
-        keys = {n: (f"{prefix}{n}", node[n]) for n in map(str, node)}
-        raise config_error(err, keys, group) from None
 
 
 def validate(cfg: Config) -> None:

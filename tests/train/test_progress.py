@@ -4,7 +4,8 @@ iteration elsewhere, and iterations sized by a short time budget."""
 import io
 from types import SimpleNamespace
 
-from drl.train.config import LoopCfg, scaled_to_budget
+from drl.train.config import LoopCfg
+from drl.train.config_budget import scaled_to_budget
 from drl.train.loop import train
 from drl.train.progress import Progress, is_terminal
 
@@ -73,3 +74,9 @@ def test_the_budget_scaling_reaches_the_training_loop():
     assert s.loop.games_per_iteration == 86
     s = train_settings(compose_config(["train.max_minutes=2", "train.scale_to_budget=false"]))
     assert s.loop.games_per_iteration == 512
+
+
+def test_the_budget_of_the_default_sizes_is_the_default_budget():
+    from drl.train.config_budget import BUDGET_MINUTES
+
+    assert LoopCfg().max_minutes == BUDGET_MINUTES
