@@ -39,6 +39,8 @@ def _env_page(env_id: str, fixed: dict) -> str:
     variant = Variant.parse(fixed["variant"])
     role = fixed.get("role")
     obs, act = env.observation_space, env.action_space
+    both = "both Givers" if "give/give" in fixed["variant"] else "none"
+    mask = "`obs['action_mask']`, `info['action_mask']`, `env.action_masks()`"
     lines = [
         f"# `{env_id}`",
         "",
@@ -53,11 +55,12 @@ def _env_page(env_id: str, fixed: dict) -> str:
         "| | |",
         "|---|---|",
         f"| variant | `{fixed['variant']}` ({variant.board_size}x{variant.board_size}) |",
-        f"| agent's role | {role or ('both Givers' if 'give/give' in fixed['variant'] else 'none')} |",
+        f"| agent's role | {role or both} |",
         f"| observation | `{obs}` |",
         f"| action | `{act}`: one step (hop) of a move, in the mover's frame |",
-        "| mask | `obs['action_mask']`, `info['action_mask']`, `env.action_masks()` (int8, 1 = legal) |",
-        "| reward | +1 win, -1 loss, 0 draw, from the agent's side at the end; 0 otherwise |",
+        f"| mask | {mask} (int8, 1 = legal) |",
+        "| reward | +1 win, -1 loss, 0 draw, from the agent's side at the end; 0 otherwise "
+        "(an illegal action: `illegal_action` below) |",
         "| version | v0: the first version of these rules, encoding and rewards |",
         "",
         "Keyword arguments left free, with their defaults:",
@@ -102,7 +105,9 @@ def on_config(config):  # noqa: D103 (MkDocs hook)
     for item in config["nav"]:
         if isinstance(item, dict) and "Environments" in item:
             pages = item["Environments"]
-            pages += [{env_id: f"environments/{env_slug(env_id)}.md"} for env_id in drl.envs.ENV_IDS]
+            pages += [
+                {env_id: f"environments/{env_slug(env_id)}.md"} for env_id in drl.envs.ENV_IDS
+            ]
     return config
 
 
