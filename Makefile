@@ -1,6 +1,7 @@
-# Entry points: `make run` (the main job), `make test` (the test suite) and `make lint`
-# (ruff and mypy, what CI runs before the tests). Each creates .venv on first use and
-# installs everything needed into it.
+# Entry points: `make run` (the main job), `make test` (the test suite), `make lint`
+# (ruff and mypy, what CI runs before the tests) and `make docs` (the documentation site,
+# warnings as errors, into site/). Each creates .venv on first use and installs everything
+# needed into it.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -10,7 +11,7 @@ STAMP := $(VENV)/.installed
 # index in PIP_EXTRA_INDEX_URL to avoid a CUDA build where the default one is CUDA.
 TORCH_SPEC ?= torch==2.13.0
 
-.PHONY: run demo test test-all lint bench install clean
+.PHONY: run demo test test-all lint docs bench install clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +38,15 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check drl tests
 	$(VENV)/bin/ruff format --check drl tests
 	$(VENV)/bin/mypy drl
+
+DOCS_STAMP := $(VENV)/.docs-installed
+
+$(DOCS_STAMP): $(STAMP) pyproject.toml
+	$(PY) -m pip install -e ".[docs]"
+	touch $(DOCS_STAMP)
+
+docs: $(DOCS_STAMP)
+	$(VENV)/bin/mkdocs build --strict
 
 bench: $(STAMP)
 	$(PY) -m pip install -e ".[bench]"

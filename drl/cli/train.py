@@ -20,17 +20,17 @@ from __future__ import annotations
 import signal
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 import hydra
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 
 from drl.cli._configs import config_dir
 from drl.eval.report import fmt_elo
 from drl.train.config import register_configs
 
 if TYPE_CHECKING:
-    from drl.train.config import Config
+    pass
 
 CONFIG_DIR = config_dir()
 
@@ -61,36 +61,6 @@ def results_table(results: list, title: str):
     return table
 
 
-def _failing_node(node: DictConfig, group: str = "") -> tuple[str, DictConfig]:
-    """The innermost node of ``node`` that OmegaConf cannot build, with its dotted key."""
-    for name in map(str, node):
-        child = node[name]
-        if isinstance(child, DictConfig):
-            try:
-                OmegaConf.to_object(child)
-            except ValueError:
-                return _failing_node(child, f"{group}.{name}" if group else name)
-    return group, node
-
-
-def _typed(cfg: DictConfig) -> Config:
-    """The composed config as the base_config schema's dataclass (:class:`Config`).
-
-    Raises:
-        ValueError: from a node's own checks, under its key
-            (``config runtime.actors=0: must lie in [1, 1024]``).
-    """
-    from drl.train.config import config_error
-
-    try:
-        return cast("Config", OmegaConf.to_object(cfg))
-    except ValueError as err:
-        group, node = _failing_node(cfg)
-        prefix = f"{group}." if group else ""
-        keys = {n: (f"{prefix}{n}", node[n]) for n in map(str, node)}
-        raise config_error(err, keys, group) from None
-
-
 def _run(cfg: DictConfig) -> None:
     from hydra.core.hydra_config import HydraConfig
     from hydra.types import RunMode
@@ -98,6 +68,7 @@ def _run(cfg: DictConfig) -> None:
 
     from drl.nn import TrainingDiverged
     from drl.nn.checkpoint import CheckpointError
+    from drl.train.api import to_config
     from drl.train.config import validate
     from drl.train.loop import resolve_run_dir, train
 
@@ -105,7 +76,7 @@ def _run(cfg: DictConfig) -> None:
     hc = HydraConfig.get()
     job = hc.job.num if hc.mode == RunMode.MULTIRUN else None
     try:
-        conf = _typed(cfg)
+        conf = to_config(cfg)
         validate(conf)
         run_dir = resolve_run_dir(conf, job=job)
     except (ValueError, FileNotFoundError) as err:
@@ -147,10 +118,33 @@ def _run(cfg: DictConfig) -> None:
         )
 
 
+def _print_keys(argv: list[str]) -> None:
+    """After Hydra's ``--help``: every key, its default and its meaning.
+
+    The defaults are those of ``argv``'s overrides; the meanings come from the code's
+    dataclasses (:mod:`drl.train.config_doc`).
+    """
+    from drl.train.config_doc import keys_text
+
+    overrides = [a for a in argv if not a.startswith("-")]
+    try:
+        text = keys_text(overrides)
+    except ValueError as err:  # the overrides do not compose: Hydra has said why
+        print(f"(keys not listed: {err})")
+        return
+    print("\n== Keys: default and meaning ==\n" + text)
+
+
 def main() -> None:
     """Console entry point."""
     register_configs()
-    hydra.main(config_path=CONFIG_DIR, config_name="config", version_base="1.3")(_run)()
+    argv = sys.argv[1:]
+    try:
+        hydra.main(config_path=CONFIG_DIR, config_name="config", version_base="1.3")(_run)()
+    except SystemExit as done:
+        if done.code in (0, None) and any(a in ("--help", "-h") for a in argv):
+            _print_keys(argv)
+        raise
 
 
 if __name__ == "__main__":

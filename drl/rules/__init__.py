@@ -14,7 +14,11 @@ Everything here is usable without torch or gymnasium. The hot path (move generat
 perft) is compiled; see ``docs/internals.md`` for the array layouts.
 """
 
-from drl.rules.board import (
+from drl._numba_cache import announce_compiles
+
+announce_compiles()  # before any kernel is compiled: say which, and how long it took
+
+from drl.rules.board import (  # noqa: E402
     AmbiguousMoveError,
     Board,
     Color,
@@ -23,10 +27,10 @@ from drl.rules.board import (
     Outcome,
     Termination,
 )
-from drl.rules.fen import FENError
-from drl.rules.pdn import Game, PDNError, read_games, replay, replay_file, write_game
-from drl.rules.perft import divide, perft
-from drl.rules.variant import Variant, VariantError
+from drl.rules.fen import FENError  # noqa: E402
+from drl.rules.pdn import Game, PDNError, read_games, replay, replay_file, write_game  # noqa: E402
+from drl.rules.perft import divide, perft  # noqa: E402
+from drl.rules.variant import Variant, VariantError  # noqa: E402
 
 __all__ = [
     "AmbiguousMoveError",

@@ -234,13 +234,20 @@ class LoopCfg:
         replay_window: positions sampled from (the newest).
         min_replay: positions needed before the learner starts.
         optimizer: ``adamw`` or ``sgd``.
-        lr, weight_decay: optimiser; momentum: ``sgd`` only (Nesterov).
+        lr: the optimiser's learning rate.
+        weight_decay: the optimiser's weight decay.
+        momentum: ``sgd`` only (Nesterov momentum).
         keep_checkpoints: good checkpoints kept.
         max_minutes: training wall-time budget in minutes (0 = none): the run ends, as
             after its last iteration, once an iteration finishes at or past it; the time
             of earlier sessions of the run counts. The default (12) keeps ``make run``
             within 15 minutes on a slow machine; set 0 for runs that must be the same
             number of iterations everywhere.
+        scale_to_budget: with a budget shorter than the default one (0 <
+            ``max_minutes`` < 12), an iteration's games and learner steps shrink in
+            proportion (``drl.train.config_budget``), so that a run of a few minutes
+            gives a learning curve of several points instead of one 512-game
+            iteration; false keeps them as set.
         eval: periodic evaluation.
         final_eval: evaluation at the end (printed as a table).
 
@@ -268,6 +275,7 @@ class LoopCfg:
     momentum: float = 0.9
     keep_checkpoints: int = 3
     max_minutes: float = 12.0
+    scale_to_budget: bool = True
     eval: TrainEvalCfg = field(default_factory=lambda: TrainEvalCfg(every=10))
     final_eval: TrainEvalCfg = field(
         default_factory=lambda: TrainEvalCfg(
@@ -410,7 +418,8 @@ class Config:
         seed: master seed.
         device: ``auto`` (CUDA if available), ``cpu`` or ``cuda``.
         threads: torch CPU threads (0 = the CPUs this process may use).
-        progress: show a progress bar.
+        progress: show progress: a bar on a terminal, one plain line per iteration
+            when stderr is not one (a log file, a pipe, a notebook).
         tensorboard: write TensorBoard scalars under ``<run_dir>/tb``.
 
     Raises:
@@ -596,6 +605,8 @@ def train_settings(cfg: Config) -> TrainSettings:
     """
     from omegaconf import OmegaConf
 
+    from drl.train.config_budget import scaled_to_budget
+
     variants = variants_of(cfg.variant)
     arch, net_fields = network_config(cfg, variants[0].board_size)
     t = cfg.train
@@ -610,7 +621,7 @@ def train_settings(cfg: Config) -> TrainSettings:
         arch=arch,
         net_fields=net_fields,
         model=typing.cast(dict, OmegaConf.to_container(OmegaConf.structured(cfg.model))),
-        loop=LoopCfg(**{**_fields_for(t, LoopCfg), **evals}),
+        loop=scaled_to_budget(LoopCfg(**{**_fields_for(t, LoopCfg), **evals})),
         runtime=RuntimeCfg(**_fields_for(cfg.runtime, RuntimeCfg)),
         seed=cfg.seed,
         device=cfg.device,

@@ -98,6 +98,7 @@ from drl.train.evaluate import (
     preflight_evaluations,
 )
 from drl.train.learner import check_network, train_step
+from drl.train.progress import Progress
 from drl.train.run_folder import (
     Resumed,
     RunFolderError,
@@ -142,6 +143,19 @@ class TrainResult:
     final_eval: list[BaselineResult] = field(default_factory=list)
     session: int = 0
     finished_before: bool = False
+
+    def __repr__(self) -> str:
+        """One line: the counts, the checkpoint and each baseline's score (no games)."""
+        scores = ", ".join(
+            f"{r.baseline}: {r.summary['all'].score:.2f}"
+            for r in self.final_eval
+            if "all" in r.summary
+        )
+        return (
+            f"TrainResult(run_dir='{self.run_dir}', iterations={self.iterations}, "
+            f"games={self.games}, learner_steps={self.learner_steps}, "
+            f"checkpoint='{self.checkpoint}'" + (f", final_eval=[{scores}]" if scores else "") + ")"
+        )
 
 
 def run_variants(cfg: Config) -> list[Variant]:
@@ -391,38 +405,6 @@ class _Run:
         os.replace(tmp, pdn)
 
 
-class _Progress:
-    """The progress bar, in games.
-
-    With a time budget the iteration cap is rarely what ends the run: the bar then counts
-    games without a total (no hours-long ETA) and its postfix shows the budget used.
-    """
-
-    def __init__(self, s: TrainSettings, clock: _Clock, iteration: int) -> None:
-        from tqdm.auto import tqdm
-
-        loop = s.loop
-        planned = loop.iterations * loop.games_per_iteration
-        self.bar = tqdm(
-            total=None if loop.max_minutes > 0 else planned,
-            unit="game",
-            disable=not s.progress,
-            desc=f"{s.variant_name}",
-            dynamic_ncols=True,
-        )
-        self.bar.update(min(iteration * loop.games_per_iteration, planned))
-        self.max_minutes, self.clock = loop.max_minutes, clock
-        self.postfix()
-
-    def postfix(self, **extra: str) -> None:
-        if self.max_minutes > 0:
-            extra["budget"] = f"{self.clock.wall_minutes():.1f}/{self.max_minutes:g} min"
-        self.bar.set_postfix(refresh=False, **extra)
-
-    def close(self) -> None:
-        self.bar.close()
-
-
 def _out_of_time(loop: LoopCfg, minutes: float) -> bool:
     if loop.max_minutes > 0 and minutes >= loop.max_minutes:
         log.info("training time budget of %g min reached", loop.max_minutes)
@@ -505,7 +487,7 @@ def _train(s: TrainSettings, run_dir: Path, lock: RunLock | None = None) -> Trai
     # -- the self-play runtime, the metrics and the progress bar
     runtime = _runtime(run)
     logger = _Logger(run_dir, s.tensorboard)
-    progress = _Progress(s, clock, run.iteration)
+    progress = Progress(s, clock.wall_minutes, run.iteration)
 
     # -- the iterations, to the last or to the time budget (checked after each, and at
     # the start against the earlier sessions' time)
@@ -584,7 +566,7 @@ def _finished(run_dir: Path, found: Resumed) -> TrainResult:
 
 
 def _iterate(
-    run: _Run, runtime: LocalRuntime | RayRuntime, logger: _Logger, progress: _Progress
+    run: _Run, runtime: LocalRuntime | RayRuntime, logger: _Logger, progress: Progress
 ) -> bool:
     """One iteration: self-play, learner, evaluation when due, metrics line and checkpoint.
 
@@ -617,11 +599,12 @@ def _iterate(
     # iteration, and the next start drops the line again
     logger.log(run.iteration, scalars)
     run.checkpoint = run.save(run.iteration)
+    progress.iteration_done(run.iteration, scalars)
     return _out_of_time(loop, scalars["wall_minutes"])
 
 
 def _selfplay(
-    run: _Run, runtime: LocalRuntime | RayRuntime, progress: _Progress
+    run: _Run, runtime: LocalRuntime | RayRuntime, progress: Progress
 ) -> dict[str, float]:
     """Play the games the iteration still needs; the self-play and replay scalars."""
     loop, bar = run.s.loop, progress.bar
