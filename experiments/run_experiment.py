@@ -38,6 +38,7 @@ import time
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -57,6 +58,29 @@ def _rel(path: Path) -> str:
         return str(path.resolve().relative_to(ROOT))
     except ValueError:
         return str(path)
+
+
+def read_json(path: Path, kind: type, keys: tuple[str, ...] = ()) -> Any:
+    """The JSON document of ``path`` (a ``kind``: list or dict); with ``keys``, a list of
+    records that each hold them. A file that is not that is one clear line (SystemExit)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as err:
+        raise SystemExit(f"{_rel(path)}: not a readable JSON file ({err}); restore it from "
+                         "git or remove it") from None
+    if not isinstance(data, kind):
+        raise SystemExit(f"{_rel(path)}: expected a JSON {kind.__name__}, found "
+                         f"{type(data).__name__}")
+    if keys:
+        for i, row in enumerate(data):
+            missing = [k for k in keys if not isinstance(row, dict) or k not in row]
+            if missing:
+                raise SystemExit(f"{_rel(path)}: record {i} lacks {', '.join(missing)}")
+    return data
+
+
+RECORD_KEYS = ("variant", "agent", "opponent", "role", "games", "score", "wins", "draws",
+               "losses", "truncated", "ci95")
 
 
 # --------------------------------------------------------------------------- train
@@ -111,7 +135,7 @@ def stage_train(name: str, variant: str, overrides: list[str], timeout_min: floa
         info["load1_max"] = max(loads)
     # A run continued with more iterations is a second session of the same run folder.
     path = out / "train.json"
-    sessions = json.loads(path.read_text())["sessions"] if path.exists() else []
+    sessions = read_json(path, dict).get("sessions", []) if path.exists() else []
     sessions.append(info)
     path.write_text(json.dumps({"sessions": sessions}, indent=2) + "\n")
     print(f"[{name}] drl-train exited {rc} after {info['wall_s']:.0f} s", flush=True)
@@ -139,25 +163,26 @@ def stage_eval(args: argparse.Namespace, out: Path) -> list[dict]:
     from drl.rules import Variant
     from drl.agents.az import search_config_from_checkpoint
     from drl.nn import load
-    from drl.nn.checkpoint import CheckpointError, load_checkpoint, load_latest
+    from drl.nn.checkpoint import load_latest, load_source
     from drl.train.evaluate import EVALUATION_SETTINGS, NET_NAME, play_against_baseline
 
     torch.set_num_threads(1)
-    if args.checkpoint:
-        ckpt = Path(args.checkpoint)
-        if not ckpt.is_file():
-            raise SystemExit(f"--checkpoint {ckpt}: no such file")
-        try:
-            payload = load_checkpoint(ckpt)
-        except CheckpointError as err:
-            raise SystemExit(f"--checkpoint: {err}") from None
-    else:
-        found = load_latest(out / "run" / "checkpoints")
-        if found is None:
-            raise SystemExit(f"no checkpoint under {out / 'run' / 'checkpoints'}")
-        ckpt, payload = found
-    net = load(payload, "cpu")
-    search = search_config_from_checkpoint(payload, args.sims)
+    old_records = (read_json(out / "results.json", list, RECORD_KEYS)
+                   if args.append and (out / "results.json").exists() else None)
+    first_meta = (read_json(out / "eval.json", dict)
+                  if args.append and (out / "eval.json").exists() else None)
+    try:
+        if args.checkpoint:
+            ckpt, payload = load_source(args.checkpoint)
+        else:
+            found = load_latest(out / "run" / "checkpoints")
+            if found is None:
+                raise SystemExit(f"no checkpoint under {out / 'run' / 'checkpoints'}")
+            ckpt, payload = found
+        net = load(payload, "cpu", variant=args.variant, source=f"checkpoint {_rel(ckpt)}")
+        search = search_config_from_checkpoint(payload, args.sims, f"checkpoint {_rel(ckpt)}")
+    except ValueError as err:  # CheckpointError included: one line naming the file
+        raise SystemExit(f"[{args.name}] {err}") from None
     agent = f"az:ckpt={_rel(ckpt)},sims={args.sims}"
     asym = Variant.parse(args.variant).is_asymmetric
     records, timing, distinct = [], {}, {}
@@ -205,9 +230,9 @@ def stage_eval(args: argparse.Namespace, out: Path) -> list[dict]:
                 records.append(_record(args.variant, agent, opponent, role, wdl(sub, NET_NAME)))
         print(f"[{args.name}] vs {opponent}: {len(games)} games in {timing[opponent]:.0f} s, "
               f"the network {1000 * per_move[opponent]:.1f} ms per move", flush=True)
-    if args.append and (out / "results.json").exists():
+    if old_records is not None:
         # keep the records of the other opponents (another --games or --sims for them)
-        old = [r for r in json.loads((out / "results.json").read_text())
+        old = [r for r in old_records
                if r["opponent"] not in args.opponents or r["agent"] != agent]
         records = old + records
     (out / "results.json").write_text(json.dumps(records, indent=2) + "\n")
@@ -222,9 +247,9 @@ def stage_eval(args: argparse.Namespace, out: Path) -> list[dict]:
                                    "--opponents", *args.opponents,
                                    *(["--checkpoint", args.checkpoint] if args.checkpoint
                                      else [])])}
-    if args.append and (out / "eval.json").exists():
+    if first_meta is not None:
         meta["command"] += " --append"
-        first = json.loads((out / "eval.json").read_text())
+        first = first_meta
         first["more"] = [m for m in first.get("more", [])
                          if not set(m["opponents"]) & set(args.opponents)
                          or m["sims"] != args.sims]
@@ -321,8 +346,8 @@ def plot_run(name: str, run: Path, out: Path) -> list[str]:
     # The final evaluation of this script (results.json), with its 95% interval.
     extra: dict[str, list] = {}
     if (out / "results.json").exists() and (out / "eval.json").exists():
-        it = json.loads((out / "eval.json").read_text())["counters"]["iteration"]
-        for r in json.loads((out / "results.json").read_text()):
+        it = read_json(out / "eval.json", dict).get("counters", {}).get("iteration")
+        for r in read_json(out / "results.json", list, RECORD_KEYS):
             if r["role"] in ("all", "taker", "giver"):
                 extra.setdefault(f"vs {r['opponent']}", []).append(
                     (f"final {r['games']} games: {r['role']}", it, r["score"], *r["ci95"]))
@@ -352,12 +377,12 @@ def stage_report(args: argparse.Namespace, out: Path) -> None:
     if not any((out / f).exists() for f in ("train.json", "eval.json", "results.json")):
         raise SystemExit(f"{out}: nothing to report (no train.json, eval.json or results.json; "
                          "run the train or eval stage first)")
-    pngs = plot_run(args.name, out / "run", out)
-    train = json.loads((out / "train.json").read_text())["sessions"] \
+    train = read_json(out / "train.json", dict).get("sessions", []) \
         if (out / "train.json").exists() else []
-    ev = json.loads((out / "eval.json").read_text()) if (out / "eval.json").exists() else {}
-    records = json.loads((out / "results.json").read_text()) \
+    ev = read_json(out / "eval.json", dict) if (out / "eval.json").exists() else {}
+    records = read_json(out / "results.json", list, RECORD_KEYS) \
         if (out / "results.json").exists() else []
+    pngs = plot_run(args.name, out / "run", out)
     lines = [f"# {args.name}: {args.variant}", "",
              "Produced by `experiments/run_experiment.py` (run from the repository root).", "",
              "## Training", ""]
@@ -421,10 +446,52 @@ def _continue_from(src: Path, out: Path) -> None:
     if not (src / "run" / "checkpoints").is_dir():
         raise SystemExit(f"{src / 'run'} has no checkpoints to continue from")
     shutil.copytree(src / "run", out / "run")
-    sessions = json.loads((src / "train.json").read_text())["sessions"]
+    sessions = read_json(src / "train.json", dict).get("sessions", [])
     for sess in sessions:
         sess["copied_from"] = _rel(src)
     (out / "train.json").write_text(json.dumps({"sessions": sessions}, indent=2) + "\n")
+
+
+def check_args(ap: argparse.ArgumentParser, args: argparse.Namespace) -> Path:
+    """Refuse bad arguments (``ap.error``: one line, exit status 2) before anything is
+    loaded or played; returns the experiment folder, which must lie inside experiments/."""
+    import math
+
+    from drl.agents import parse_spec
+    from drl.agents.az import MAX_SIMULATIONS
+    from drl.eval.limits import MAX_GAMES, check_count, check_openings
+    from drl.rules import Variant
+
+    here = HERE.resolve()
+    out = (here / args.name).resolve()
+    if out == here or here not in out.parents:
+        ap.error(f"experiment name {args.name!r}: the folder must lie inside {_rel(HERE)}/")
+    try:
+        asym = Variant.parse(args.variant).is_asymmetric
+    except ValueError as err:
+        ap.error(f"--variant {args.variant!r}: {str(err).splitlines()[0]}")
+    if args.games < 1 or (asym and args.games % 4):
+        ap.error(f"--games {args.games}: must be >= 1" + (
+            " and a multiple of 4 (each role from both colours)" if asym else ""))
+    if not 1 <= args.sims <= MAX_SIMULATIONS:
+        ap.error(f"--sims {args.sims}: must be in 1..{MAX_SIMULATIONS}")
+    try:
+        check_openings(args.openings)
+        check_count(args.games, "--games", 1, MAX_GAMES)
+    except ValueError as err:
+        ap.error(str(err))
+    if args.seed < 0:
+        ap.error(f"--seed {args.seed}: must be >= 0")
+    if args.timeout_min is not None and not (0 < args.timeout_min < math.inf):
+        ap.error(f"--timeout-min {args.timeout_min}: must be a finite number of minutes > 0")
+    for spec in args.opponents:
+        try:
+            parse_spec(spec)
+        except ValueError as err:
+            ap.error(f"--opponents {spec!r}: {str(err).splitlines()[0]}")
+    if args.checkpoint and not Path(args.checkpoint).expanduser().exists():
+        ap.error(f"--checkpoint {args.checkpoint}: no such file or run folder")
+    return out
 
 
 def main() -> None:
@@ -452,15 +519,16 @@ def main() -> None:
     cut = argv.index("--") if "--" in argv else len(argv)
     args = ap.parse_args(argv[:cut])
     args.overrides = argv[cut + 1:]  # drl-train (Hydra) overrides, after --
-    out = HERE / args.name
+    out = check_args(ap, args)
     stages = [s.strip() for s in args.stages.split(",") if s.strip()]
     for s in stages:
         if s not in ("train", "eval", "report"):
             ap.error(f"unknown stage {s!r}; stages are train, eval, report")
-    if args.checkpoint and not Path(args.checkpoint).is_file():
-        ap.error(f"--checkpoint {args.checkpoint}: no such file")
     if "train" not in stages and not args.continue_from and not out.is_dir():
         ap.error(f"no experiment folder {out}: run the train stage first")
+    if args.continue_from and not (HERE / args.continue_from / "run").is_dir():
+        ap.error(f"--continue-from {args.continue_from}: no run folder "
+                 f"{_rel(HERE / args.continue_from / 'run')}")
     out.mkdir(parents=True, exist_ok=True)
     if args.continue_from:
         _continue_from(HERE / args.continue_from, out)

@@ -46,6 +46,8 @@ class AlphaBetaAgent(Agent):
         ValueError: neither or invalid ``depth``/``time``; a checkpoint that cannot be
             read or holds a network without a compiled forward pass; (at the first
             move) a board of another size than the network's.
+        TrainingDiverged: a weight of the network, or one of its outputs on the start
+            position, is NaN or infinite (the check of the ``az`` agent).
     """
 
     def __init__(
@@ -83,7 +85,7 @@ class AlphaBetaAgent(Agent):
         self.last_seconds = 0.0
 
     def _load(self, ckpt: str) -> None:
-        from drl.agents.az import load_network
+        from drl.agents.az import check_outputs, load_network
         from drl.encode.sparse_net import make_scratch
         from drl.nn.evaluator import check_weights
 
@@ -96,6 +98,7 @@ class AlphaBetaAgent(Agent):
             )
         self._source = f"checkpoint {path}"
         self._net = check_weights(export(), self._source)
+        check_outputs(net, self._source)  # the hidden layers too, not only the value
         self._scratch = make_scratch(self._net)
         self._net_board = int(net.config.board_size)
         self._net_config = net.config

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -30,29 +30,62 @@ if TYPE_CHECKING:
     pass
 
 __all__ = [
+    "MAX_SIMULATIONS",
     "AZAgent",
     "NetworkAgent",
     "NetworkPlayer",
     "RootAnalysis",
+    "check_outputs",
+    "load_network",
     "network_config",
     "search_config_from_checkpoint",
 ]
 
 
-def search_config_from_checkpoint(payload: dict, simulations: int | None = None) -> SearchConfig:
-    """The search settings the checkpoint was trained with (budget optionally replaced)."""
-    from omegaconf import OmegaConf
+MAX_SIMULATIONS = 100_000
+"""The largest ``sims=`` of an ``az`` spec, and of the budget a checkpoint stores (about
+750 bytes per simulation and game in flight)."""
+
+
+def search_config_from_checkpoint(
+    payload: dict, simulations: int | None = None, source: str = "checkpoint"
+) -> SearchConfig:
+    """The search settings the checkpoint was trained with (budget optionally replaced).
+
+    Args:
+        payload: a checkpoint payload; its ``config_yaml`` holds the training config.
+        simulations: the simulations per step to use instead of the stored budget
+            (1..:data:`MAX_SIMULATIONS`).
+        source: the checkpoint, for messages.
+
+    Raises:
+        ValueError: ``simulations`` is out of range.
+        CheckpointError: (a ``ValueError``) the stored config is malformed, a stored
+            search setting is outside its range, or the stored budget (used when
+            ``simulations`` is None) is outside 1..:data:`MAX_SIMULATIONS`; the message
+            names ``source`` and the key.
+    """
+    from drl.nn._payload import stored_search
+    from drl.nn.errors import CheckpointError
 
     fields = dict(SearchConfig().__dict__)
-    text = payload.get("config_yaml")
-    if text:
-        # a checkpoint stores its whole training config, a mapping at the top
-        root = cast("dict[str, Any]", OmegaConf.to_container(OmegaConf.create(text)))
-        stored = root.get("search", {})
-        fields.update({k: v for k, v in stored.items() if k in fields})
+    stored = stored_search(payload, source, fields)
+    fields.update(stored)
     if simulations is not None:
+        if isinstance(simulations, bool) or not 1 <= int(simulations) <= MAX_SIMULATIONS:
+            raise ValueError(f"simulations={simulations}: must be in 1..{MAX_SIMULATIONS} per step")
         fields["num_simulations"] = int(simulations)
-    return SearchConfig(**fields)
+    elif "num_simulations" in stored:
+        sims = stored["num_simulations"]
+        if isinstance(sims, bool) or not isinstance(sims, int) or not 1 <= sims <= MAX_SIMULATIONS:
+            raise CheckpointError(
+                f"{source}: config_yaml search.num_simulations={sims!r} is not a budget "
+                f"the az agent plays (1..{MAX_SIMULATIONS}); pass sims=N to choose one"
+            )
+    try:
+        return SearchConfig(**fields)
+    except (TypeError, ValueError) as err:
+        raise CheckpointError(f"{source}: config_yaml search: {err}") from None
 
 
 @dataclass(frozen=True)
@@ -323,7 +356,12 @@ class NetworkAgent(Agent):
 def load_network(
     ckpt: str, device: str = "auto", variant: Variant | str | None = None
 ) -> tuple[Path, dict, Any, str]:
-    """Read a checkpoint and rebuild its network (in eval mode).
+    """Read a checkpoint and rebuild its network (in eval mode), for any agent that plays it.
+
+    The payload and the network's shapes are checked before anything is built
+    (:func:`drl.nn.load`). Every agent that plays the network then calls
+    :func:`check_outputs`, so a network whose weights overflow is refused by every agent,
+    whichever outputs that agent uses.
 
     Args:
         ckpt: a checkpoint file, or a run folder (its newest good checkpoint).
@@ -334,22 +372,61 @@ def load_network(
         ``(checkpoint path, payload, network, device)``.
 
     Raises:
-        ValueError: the checkpoint is missing, damaged or not a drl checkpoint, or its
-            network does not fit ``variant``; the message names the checkpoint.
+        CheckpointError: (a ``ValueError``) the checkpoint is missing, damaged, malformed
+            or not a drl checkpoint, or its network does not fit ``variant``; the message
+            names the checkpoint.
     """
     import torch
 
     from drl.nn import load
     from drl.nn.checkpoint import CheckpointError, load_source
 
-    try:
-        path, payload = load_source(ckpt)
-    except CheckpointError as err:
-        raise ValueError(str(err)) from None
+    path, payload = load_source(ckpt)
     if device == "auto":
         device = "cuda" if torch.cuda.is_available() else "cpu"
-    net = load(payload, device, variant=variant, source=f"checkpoint {path}")
+    source = f"checkpoint {path}"
+    try:
+        net = load(payload, device, variant=variant, source=source)
+    except CheckpointError:
+        raise
+    except ValueError as err:  # the network does not fit the variant
+        raise CheckpointError(str(err)) from None
     return path, payload, net, device
+
+
+def check_outputs(net: Any, source: str, device: str = "cpu") -> None:
+    """Evaluate the start position of the network's board once; every output must be finite.
+
+    The position is that of English draughts on 8x8 and International on 10x10 (a network
+    that reads other planes than this version's is left to :func:`drl.nn.check_variant`).
+
+    Raises:
+        TrainingDiverged: an output (logits, value, auxiliary heads) is NaN or infinite;
+            the message names ``source`` and the output.
+    """
+    import torch
+
+    from drl.encode import MAX_STEPS, N_CHANNELS, encode_planes
+    from drl.nn.errors import TrainingDiverged
+
+    size = int(net.config.board_size)
+    if int(net.config.in_channels) != N_CHANNELS or size not in (8, 10):
+        return
+    board = Board("english" if size == 8 else "international")
+    obs = np.zeros((1, N_CHANNELS, size, size), np.float32)
+    prefix = np.zeros(MAX_STEPS, np.int64)
+    encode_planes(np.asarray(board.state, np.int64), board.variant.params, prefix, 0, 0, obs[0])
+    with torch.inference_mode():
+        out = net(torch.from_numpy(obs).to(device))
+    for name in ("policy_logits", "value", "pieces_left", "plies_left"):
+        y = getattr(out, name, None)
+        if y is not None and not bool(torch.isfinite(y).all()):
+            raise TrainingDiverged(
+                f"{source}: network output {name} is not finite on the start position: "
+                "the network's weights overflow (diverged training, or a damaged "
+                "checkpoint); go back to an earlier checkpoint",
+                what=f"network output {name}",
+            )
 
 
 class AZAgent(NetworkAgent):
@@ -369,9 +446,11 @@ class AZAgent(NetworkAgent):
         trained_on: the variant string the checkpoint was trained on (None if unknown).
 
     Raises:
-        ValueError: if the checkpoint is missing, damaged or not a drl checkpoint, or
-            its network does not fit ``variant`` (the message names the checkpoint, its
-            board size and variant, and the variant asked for).
+        CheckpointError: (a ``ValueError``) if the checkpoint is missing, damaged,
+            malformed or not a drl checkpoint, its stored budget is out of range (without
+            ``sims``), or its network does not fit ``variant`` (the message names the
+            checkpoint, and the key or the board size and variant).
+        TrainingDiverged: the network's outputs are not finite (:func:`check_outputs`).
     """
 
     def __init__(
@@ -385,10 +464,11 @@ class AZAgent(NetworkAgent):
         from drl.nn import NetworkEvaluator
 
         path, payload, self.net, device = load_network(ckpt, device, variant)
+        check_outputs(self.net, f"checkpoint {path}", device)
         self.path = path
         trained_on = payload.get("variant")
         self.trained_on = None if trained_on is None else str(trained_on)
-        search = search_config_from_checkpoint(payload, sims)
+        search = search_config_from_checkpoint(payload, sims, f"checkpoint {path}")
         super().__init__(
             NetworkPlayer(NetworkEvaluator(self.net, device), search, seed or 0),
             f"az:sims={search.num_simulations}",

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from drl.agents.base import Agent
+from drl.nn.errors import CheckpointError
 
 __all__ = [
     "Param",
@@ -292,6 +293,9 @@ def make(spec: str | Agent) -> Agent:
 
     Raises:
         ValueError: a bad spec; the message lists the valid agents and parameters.
+        CheckpointError: (a ``ValueError``) a checkpoint the spec names is missing,
+            damaged or malformed; the message names the file, not the catalogue of agents
+            (the spec itself is well formed).
     """
     if isinstance(spec, Agent):
         return spec
@@ -301,6 +305,8 @@ def make(spec: str | Agent) -> Agent:
     kwargs.update(values)
     try:
         agent = entry.factory(**kwargs)
+    except CheckpointError as err:
+        raise CheckpointError(f"{kind}: {err}") from None
     except ValueError as err:
         raise _spec_error(f"{kind}: {err} (spec {spec!r})") from None
     except TypeError as err:  # a parameter the kind cannot go without

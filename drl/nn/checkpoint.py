@@ -9,10 +9,17 @@ name orders the checkpoints of a folder (newest = largest); the training loop nu
 them by iteration (12 = written after iteration 12, 0 = the network before any
 training) and keeps the learner steps in ``counters``. Next to it,
 ``ckpt-00000012.pt.sha256`` holds its SHA-256. Both are written to a temporary name and
-renamed into place, the digest last, so a checkpoint without a matching digest is
-incomplete or damaged and is never trusted. A write that fails (a full disk) removes its
-temporary file; one left by a kill is removed by the next save, and by the training
-loop's next start.
+renamed into place, the digest last, so a checkpoint whose digest disagrees is
+damaged and is never trusted. In a run folder a checkpoint without its digest is taken as
+incomplete too; a checkpoint file a user names (:func:`load_source`), e.g. shared as a
+single file, is accepted without its digest, with a warning, when it loads and its
+payload passes the checks. Every payload read is checked key by key
+(:func:`drl.nn._payload.check_payload`) before anything uses it; a malformed one is one
+:class:`CheckpointError` naming the file and the key. Every checkpoint written records
+the drl version (``drl_version``) and the code version (``code_version``: the git commit
+of the source tree, with ``+dirty`` when it has uncommitted changes, or ``unknown``). A
+write that fails (a full disk) removes its temporary file; one left by a kill is removed
+by the next save, and by the training loop's next start.
 """
 
 from __future__ import annotations
@@ -22,15 +29,20 @@ import io
 import logging
 import os
 import re
+import warnings
 from pathlib import Path
 from typing import Any
 
 import torch
 
 from drl._atomic import remove_partials, set_aside, write_atomic
+from drl.nn._payload import check_payload
+from drl.nn.errors import CheckpointError
+from drl.nn.versions import code_version, drl_version
 
 __all__ = [
     "CheckpointError",
+    "describe_checkpoint",
     "list_checkpoints",
     "load_source",
     "load_checkpoint",
@@ -42,10 +54,6 @@ log = logging.getLogger(__name__)
 
 _CKPT_RE = re.compile(r"^ckpt-(\d{8,})\.pt$")
 _REQUIRED = ("model", "net_config", "counters")
-
-
-class CheckpointError(RuntimeError):
-    """A checkpoint file is missing, truncated, corrupt or not a drl checkpoint."""
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
@@ -74,7 +82,8 @@ def save_checkpoint(
         number: the checkpoint's number in its file name ``ckpt-<number:08d>.pt``
             (>= 0; the training loop passes its iteration). A checkpoint of the same
             number is replaced.
-        payload: must hold at least ``model``, ``net_config`` and ``counters``.
+        payload: must hold at least ``model``, ``net_config`` and ``counters``;
+            ``drl_version`` and ``code_version`` are added when it has none.
         keep: number of checkpoints to keep (>= 1).
 
     Returns:
@@ -92,6 +101,7 @@ def save_checkpoint(
         raise ValueError(f"checkpoint number must be >= 0, got {number}")
     d = Path(directory)
     d.mkdir(parents=True, exist_ok=True)
+    payload = {"drl_version": drl_version(), "code_version": code_version(), **payload}
     buf = io.BytesIO()
     torch.save(payload, buf)
     data = buf.getvalue()
@@ -108,22 +118,31 @@ def save_checkpoint(
 
 
 def load_checkpoint(
-    path: str | os.PathLike, map_location: str | torch.device = "cpu", verify: bool = True
+    path: str | os.PathLike,
+    map_location: str | torch.device = "cpu",
+    verify: bool = True,
+    *,
+    require_digest: bool = True,
 ) -> dict[str, Any]:
     """Read and check one checkpoint.
 
     Args:
         path: the ``.pt`` file.
         map_location: device for the tensors.
-        verify: compare against the ``.sha256`` digest written with it (a file without
-            a digest, e.g. copied by hand, is accepted when ``verify=False``).
+        verify: compare against the ``.sha256`` digest written with it (False: do not
+            look at the digest at all).
+        require_digest: refuse a file without its digest (as in a run folder, where it
+            means a write cut short); False accepts it with a warning once it has
+            loaded and passed the checks (a checkpoint shared as a single file).
 
     Returns:
         The payload dict.
 
     Raises:
-        CheckpointError: if the file is missing, its digest is missing or differs
-            (truncated or corrupt), it cannot be unpickled, or required keys are absent.
+        CheckpointError: if the file is missing, its digest differs (truncated or
+            corrupt) or is missing (with ``require_digest``), it cannot be unpickled, a
+            required key is absent, or a key holds the wrong kind of value (see
+            :func:`drl.nn._payload.check_payload`); the message names the file and the key.
     """
     p = Path(path).expanduser()
     if p.is_dir():
@@ -131,14 +150,15 @@ def load_checkpoint(
     if not p.is_file():
         raise CheckpointError(f"checkpoint {p} does not exist")
     data = p.read_bytes()
-    if verify:
-        digest_file = p.with_name(p.name + ".sha256")
-        if not digest_file.is_file():
-            raise CheckpointError(
-                f"checkpoint {p} has no {digest_file.name}: its write was "
-                "cut short or the file was copied without it"
-            )
-        expected = digest_file.read_text().strip()
+    digest_file = p.with_name(p.name + ".sha256")
+    unchecked = verify and not digest_file.is_file()
+    if unchecked and require_digest:
+        raise CheckpointError(
+            f"checkpoint {p} has no {digest_file.name}: its write was "
+            "cut short or the file was copied without it"
+        )
+    if verify and not unchecked:
+        expected = digest_file.read_text(errors="replace").strip()
         actual = hashlib.sha256(data).hexdigest()
         if actual != expected:
             raise CheckpointError(
@@ -150,9 +170,32 @@ def load_checkpoint(
         payload = torch.load(io.BytesIO(data), map_location=map_location, weights_only=True)
     except Exception as exc:  # torch raises several types for damaged archives
         raise CheckpointError(f"checkpoint {p} is truncated or corrupt: {exc}") from exc
-    if not isinstance(payload, dict) or any(k not in payload for k in _REQUIRED):
-        raise CheckpointError(f"{p} is not a drl checkpoint (needs keys {list(_REQUIRED)})")
+    check_payload(payload, f"checkpoint {p}", _REQUIRED)
+    if unchecked:
+        warnings.warn(
+            f"checkpoint {p} has no {digest_file.name}, so its integrity is not checked; "
+            "it loaded and its payload is sound",
+            UserWarning,
+            stacklevel=2,
+        )
     return payload
+
+
+def describe_checkpoint(path: str | os.PathLike, payload: dict[str, Any]) -> str:
+    """One line saying what a checkpoint holds and which code wrote it.
+
+    ``checkpoint runs/x/agent.pt: arch sparse, trained on english, iteration 36,
+    drl 0.1.0, code 3f2a9c1`` (``unknown`` for what an older checkpoint does not record).
+    """
+    counters = payload.get("counters") or {}
+    parts = [f"arch {payload.get('arch') or 'resnet'}"]
+    if payload.get("variant"):
+        parts.append(f"trained on {payload['variant']}")
+    if counters.get("iteration") is not None:
+        parts.append(f"iteration {counters['iteration']}")
+    parts.append(f"drl {payload.get('drl_version') or 'unknown'}")
+    parts.append(f"code {payload.get('code_version') or 'unknown'}")
+    return f"checkpoint {path}: " + ", ".join(parts)
 
 
 def load_latest(
@@ -205,7 +248,9 @@ def load_source(
 
     A run folder may also be named by its ``checkpoints/`` folder.
 
-    ``~`` is expanded.
+    ``~`` is expanded. A checkpoint file named without its ``.sha256`` beside it is
+    accepted with a warning when it loads and passes the checks; a digest that disagrees
+    is refused.
 
     Returns:
         ``(path, payload)`` of the checkpoint read.
@@ -219,7 +264,7 @@ def load_source(
     if not path.exists():
         raise CheckpointError(f"{path} does not exist (expected a run folder or a checkpoint file)")
     if not path.is_dir():
-        return path, load_checkpoint(path, map_location)
+        return path, load_checkpoint(path, map_location, require_digest=False)
     folder = path / "checkpoints" if (path / "checkpoints").is_dir() else path
     found = load_latest(folder, map_location)
     if found is None:

@@ -1,4 +1,4 @@
-"""The error a diverged network raises (this module does not import torch).
+"""The errors of a diverged network and of a bad checkpoint (this module does not import torch).
 
 Training that diverges (a learning rate too high, a damaged replay position, a loss
 scale that divides by zero) shows as NaN or infinite numbers: first in a loss term or
@@ -7,11 +7,14 @@ alone, they pass on silently (``loss: inf``) or surface far away (a search that 
 an illegal step" because every prior is NaN). :class:`TrainingDiverged` is raised where
 they first appear instead: by :func:`drl.train.train_step` (a loss term or the gradient
 norm) and by :class:`drl.nn.NetworkEvaluator` (a network output).
+
+:class:`CheckpointError` is what every reader of a checkpoint raises for a file that is
+missing, damaged or malformed (see :mod:`drl.nn.checkpoint`).
 """
 
 from __future__ import annotations
 
-__all__ = ["TrainingDiverged"]
+__all__ = ["CheckpointError", "TrainingDiverged"]
 
 
 class TrainingDiverged(FloatingPointError, RuntimeError):
@@ -41,3 +44,13 @@ class TrainingDiverged(FloatingPointError, RuntimeError):
         self.what = what
         self.step = step
         self.lr = lr
+
+
+class CheckpointError(ValueError, RuntimeError):
+    """A checkpoint file is missing, truncated, corrupt, malformed or not a drl checkpoint.
+
+    The message names the file and, for a malformed payload, the key that is wrong
+    (``checkpoint runs/x/agent.pt: net_config must be a mapping ..., got a list``). It is
+    a :class:`ValueError` (bad input) and a :class:`RuntimeError`, so that every command
+    that reports bad input in one line reports this one the same way.
+    """

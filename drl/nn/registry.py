@@ -342,30 +342,24 @@ def load(
         The network with its weights loaded.
 
     Raises:
-        ValueError: the architecture is not registered, the network does not fit
-            ``board_size`` or ``variant`` (:func:`check_variant`), the stored config does
-            not fit the architecture, or the weights do not fit the stored config (each
-            naming both sides).
+        CheckpointError: (a ``ValueError``) the payload is malformed, the architecture is
+            not registered, the stored config does not fit the architecture's limits, the
+            weights' names or shapes do not fit the stored config, or the network does not
+            fit in memory; all checked before the network is built
+            (:func:`drl.nn._payload.check_network`), each naming ``source`` and the key.
+        ValueError: the network does not fit ``board_size`` or ``variant``
+            (:func:`check_variant`).
     """
-    arch, cfg = _stored(payload)
+    from drl.nn._payload import check_network
+
+    arch, cfg = check_network(payload, source)
     trained_on = payload.get("variant")
     if board_size is not None:
         _check_board(cfg, board_size, "this game", source, trained_on, arch, planes=False)
     if variant is not None:
         check_variant(cfg, variant, source, trained_on, arch)
-    try:
-        net = build(arch, **cfg)
-    except (TypeError, ValueError) as err:
-        raise ValueError(f"checkpoint network cannot be built: {err}") from None
-    try:
-        net.load_state_dict(payload["model"])
-    except (KeyError, RuntimeError) as err:
-        first = str(err).strip().splitlines()
-        raise ValueError(
-            f"checkpoint weights do not fit its arch {arch!r} with net_config "
-            f"{cfg}: {first[0] if first else err!r}"
-            + (f" ({len(first) - 1} more lines)" if len(first) > 1 else "")
-        ) from None
+    net = build(arch, **cfg)
+    net.load_state_dict(payload["model"])
     return net.to(device).eval()
 
 

@@ -45,6 +45,8 @@ from typing import TYPE_CHECKING, Any, Literal, Optional, Union
 
 from drl._checks import INT32_MAX, INT64_MAX, check_choice, check_range
 from drl._configs import VariantCfg
+from drl._system import available_memory
+from drl._system import format_bytes as _fmt_bytes
 from drl.nn import DEFAULT_ARCH, INPUT_FIELDS, arch_config_class, make_config, registered_archs
 from drl.rules import Variant
 from drl.search import SearchConfig
@@ -782,52 +784,6 @@ MEMORY_KEYS: tuple[str, ...] = (
 )
 
 
-def available_memory() -> tuple[int, str] | None:
-    """The bytes of memory this process may still allocate, and where that figure is from.
-
-    psutil's ``available`` memory if psutil is installed, else the kernel's
-    ``MemAvailable`` (``/proc/meminfo``), else the free pages of ``os.sysconf``; lowered
-    to the room left under this process's cgroup (v2) memory limit, when it has one.
-
-    Returns:
-        ``(bytes, source)``, or None when none of them can be read.
-    """
-    import os
-
-    found: tuple[int, str] | None = None
-    try:
-        import psutil  # type: ignore[import-untyped]
-
-        found = int(psutil.virtual_memory().available), "psutil"
-    except (ImportError, OSError, RuntimeError):
-        try:
-            for line in open("/proc/meminfo", encoding="ascii"):
-                if line.startswith("MemAvailable:"):
-                    found = int(line.split()[1]) * 1024, "MemAvailable in /proc/meminfo"
-        except (OSError, ValueError, IndexError):
-            pass
-        if found is None:
-            try:
-                pages = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-                found = int(pages), "free pages, os.sysconf"
-            except (ValueError, OSError, AttributeError):
-                return None
-    try:
-        with open("/proc/self/cgroup", encoding="ascii") as fh:
-            path = next(ln.split(":", 2)[2].strip() for ln in fh if ln.startswith("0::"))
-        base = "/sys/fs/cgroup" + path.rstrip("/")
-        with open(base + "/memory.max", encoding="ascii") as fh:
-            limit = fh.read().strip()
-        if limit != "max":
-            with open(base + "/memory.current", encoding="ascii") as fh:
-                room = int(limit) - int(fh.read())
-            if room < found[0]:
-                found = max(room, 0), "the room under the cgroup memory limit"
-    except (OSError, ValueError, StopIteration, IndexError):
-        pass
-    return found
-
-
 def _network_size(arch: str, fields: tuple[tuple[str, Any], ...]) -> tuple[int, int]:
     """``(parameters, activations per position)`` of the network.
 
@@ -967,14 +923,6 @@ def _memory_keys(cfg: Config) -> list[str]:
         and not isinstance(getattr(cfg.model, f.name), bool)
     ]
     return [*MEMORY_KEYS, *model]
-
-
-def _fmt_bytes(n: float) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
-        if n < 1024 or unit == "PiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    raise AssertionError  # pragma: no cover
 
 
 def check_memory(cfg: Config, board_size: int, available: tuple[int, str] | None = None) -> None:

@@ -35,6 +35,7 @@ import sys
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 BASE = Path(__file__).resolve().parent
 ROOT = BASE.parents[1]
@@ -43,6 +44,11 @@ sys.path.insert(0, str(BASE))
 from run_study import STUDY  # noqa: E402
 
 LADDER_SEED = 20000 + 7919  # run_experiment.py: seed + 7919 * (rung index); depth 4 is rung 1
+TABLE_DEPTH = 4  # the study's table: rows against alphabeta:depth=4 ...
+TABLE_SIMS = 800  # ... with the network at 800 simulations (the ladder's rung)
+DEFAULT_TARGET = 0.60
+ROW_KEYS = ("iterations", "opponent", "sims", "seed", "role", "games", "wins", "draws",
+            "losses")
 
 
 def _checkpoints(study: Path, name: str) -> Path:
@@ -59,6 +65,24 @@ def _shown(path: Path) -> str:
 
 def _checkpoint_of(study: Path, name: str, k: int) -> Path:
     return _checkpoints(study, name) / f"ckpt-{k:08d}.pt"
+
+
+def read_json(path: Path, kind: type, keys: tuple[str, ...] = ()) -> Any:
+    """The JSON document of ``path`` (a ``kind``); with ``keys``, a list of rows that each
+    hold them. A file that is not that is one clear line (SystemExit)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as err:
+        raise SystemExit(f"{_shown(path)}: not a readable JSON file ({err}); restore it from "
+                         "git or remove it") from None
+    if not isinstance(data, kind):
+        raise SystemExit(f"{_shown(path)}: expected a JSON {kind.__name__}, found "
+                         f"{type(data).__name__}")
+    for i, row in enumerate(data if keys else []):
+        missing = [k for k in keys if not isinstance(row, dict) or k not in row]
+        if missing:
+            raise SystemExit(f"{_shown(path)}: row {i} lacks {', '.join(missing)}")
+    return data
 
 
 def _load(name: str, ckpt: Path) -> dict:
@@ -86,9 +110,12 @@ def _play(name: str, ckpt: Path, args: argparse.Namespace) -> list[dict]:
 
     torch.set_num_threads(1)
     payload = _load(name, ckpt)
-    net = load(payload, "cpu")
-    search = search_config_from_checkpoint(payload, args.sims)
     spec = STUDY[name][0]
+    try:
+        net = load(payload, "cpu", variant=spec, source=f"checkpoint {_shown(ckpt)}")
+        search = search_config_from_checkpoint(payload, args.sims, f"checkpoint {_shown(ckpt)}")
+    except ValueError as err:  # CheckpointError included
+        raise SystemExit(f"{name}: {err}") from None
     opponent = f"alphabeta:depth={args.depth}"
     settings = replace(EVALUATION_SETTINGS, openings=args.openings, seed=args.seed)
     t0 = time.perf_counter()
@@ -130,7 +157,7 @@ def search(study: Path, names: list[str], iterations: list[int], args: argparse.
     """Play the missing rows of ``names`` x ``iterations``, saving after each."""
     for name in names:
         path = _rows_path(study, name)
-        rows = json.loads(path.read_text()) if path.exists() else []
+        rows = read_json(path, list, ROW_KEYS) if path.exists() else []
         for k in iterations:
             done = [r for r in rows if r["iterations"] == k and _same_setting(r, args)]
             if done and not args.redo:
@@ -144,7 +171,7 @@ def search(study: Path, names: list[str], iterations: list[int], args: argparse.
             rows = [r for r in rows if _row_key(r) != _row_key(new[0])] + new
             rows.sort(key=lambda r: (r["iterations"], r["seed"], r["role"]))
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(rows, indent=2) + "\n")
+            path.write_text(json.dumps(rows, indent=2, allow_nan=False) + "\n")
             a = new[0]
             print(f"[budget] {name} iteration {k}: {a['score']:.2f} "
                   f"[{a['ci95'][0]:.2f}, {a['ci95'][1]:.2f}] against {a['opponent']} "
@@ -181,14 +208,29 @@ def smallest(rows: list[dict], target: float) -> int | None:
 
 
 def _rung_rows(path: Path, opponent: str, sims: int) -> list[dict]:
-    return [r for r in json.loads(path.read_text())
+    return [r for r in read_json(path, list, ROW_KEYS)
             if r["opponent"] == opponent and r["sims"] == sims]
 
 
-def table(study: Path, target: float, opponent: str = "alphabeta:depth=4",
-          sims: int = 800) -> None:
+def table_target(study: Path, given: float | None) -> float:
+    """The table's target: ``given``, else the one the study's ``budget.json`` records,
+    else :data:`DEFAULT_TARGET` (a search run does not change it unless told to)."""
+    if given is not None:
+        return given
+    path = study / "budget.json"
+    if path.exists():
+        target = read_json(path, dict).get("target", DEFAULT_TARGET)
+        if isinstance(target, (int, float)) and 0 <= target <= 1:
+            return float(target)
+    return DEFAULT_TARGET
+
+
+def table(study: Path, target: float, opponent: str = f"alphabeta:depth={TABLE_DEPTH}",
+          sims: int = TABLE_SIMS) -> None:
     """Gather every run's rows against ``opponent`` at ``sims`` simulations (other rows are
-    left out, never pooled with these) into ``budget.json`` and ``budget.md``."""
+    left out, never pooled with these) into ``budget.json`` and ``budget.md``. The study's
+    table is always the one at :data:`TABLE_DEPTH` and :data:`TABLE_SIMS`, whatever
+    setting a search run played."""
     allrows, chosen = [], {}
     for name in STUDY:
         path = _rows_path(study, name)
@@ -199,7 +241,8 @@ def table(study: Path, target: float, opponent: str = "alphabeta:depth=4",
         raise SystemExit(f"no budget rows against {opponent} at {sims} simulations "
                          f"under {study / 'budget'}")
     (study / "budget.json").write_text(json.dumps({"target": target, "smallest": chosen,
-                                                   "rows": allrows}, indent=2) + "\n")
+                                                   "rows": allrows}, indent=2,
+                                                  allow_nan=False) + "\n")
     iters = sorted({r["iterations"] for r in allrows})
     lines = [f"# Training budget against {allrows[0]['opponent']}", "",
              f"Score of the checkpoint after K iterations (512 self-play games each), "
@@ -262,39 +305,75 @@ def main() -> None:
     ap.add_argument("--study", required=True, help="study folder under cross_variant/")
     ap.add_argument("--only", default=None, help="comma-separated study names")
     ap.add_argument("--iterations", default="", help="comma-separated iteration counts")
-    ap.add_argument("--depth", type=int, default=4, help="alpha-beta depth of the rung")
+    ap.add_argument("--depth", type=int, default=TABLE_DEPTH,
+                    help="alpha-beta depth of the rung")
     ap.add_argument("--games", type=int, default=100)
-    ap.add_argument("--sims", type=int, default=800)
+    ap.add_argument("--sims", type=int, default=TABLE_SIMS)
     ap.add_argument("--openings", type=int, default=4)
     ap.add_argument("--seed", type=int, default=LADDER_SEED)
-    ap.add_argument("--target", type=float, default=0.60)
+    ap.add_argument("--target", type=float, default=None,
+                    help=f"score the smallest budget must reach, in [0, 1] (default: the "
+                    f"study's, else {DEFAULT_TARGET})")
     ap.add_argument("--redo", action="store_true", help="play rows already there again")
     ap.add_argument("--table", action="store_true", help="only rebuild budget.md/json")
     ap.add_argument("--adopt", type=int, default=None, metavar="K",
                     help="copy each run's checkpoint of iteration K to <name>/agent.pt "
                     "(the study's agent) and stop")
     args = ap.parse_args()
-    study = BASE / args.study
-    if not study.is_dir():
-        ap.error(f"no study folder {study}")
-    names = list(STUDY) if not args.only else args.only.split(",")
-    unknown = [n for n in names if n not in STUDY]
-    if unknown:
-        ap.error(f"unknown study names {unknown}; known: {', '.join(STUDY)}")
+    study, names = check_args(ap, args)
     if args.adopt is not None:
         adopt(study, names, args.adopt)
         return
     if not args.table:
+        search(study, names, args.iterations, args)
+        if (args.depth, args.sims) != (TABLE_DEPTH, TABLE_SIMS):
+            print(f"[budget] rows against alphabeta:depth={args.depth} at {args.sims} "
+                  f"simulations kept under {_shown(study / 'budget')}; the study's table "
+                  f"(depth {TABLE_DEPTH}, {TABLE_SIMS} simulations) is left as it is")
+            return
+    table(study, table_target(study, args.target))
+
+
+def check_args(ap: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[Path, list]:
+    """Refuse bad arguments (``ap.error``) before anything is loaded or played; returns the
+    study folder (which must exist inside cross_variant/) and the run names."""
+    import math
+
+    from drl.agents.az import MAX_SIMULATIONS
+    from drl.eval.limits import MAX_GAMES, check_count, check_openings
+
+    base = BASE.resolve()
+    study = (base / args.study).resolve()
+    if study == base or base not in study.parents:
+        ap.error(f"--study {args.study}: the study folder must lie inside {_shown(base)}/")
+    if not study.is_dir():
+        ap.error(f"no study folder {_shown(study)}")
+    names = list(STUDY) if not args.only else args.only.split(",")
+    unknown = [n for n in names if n not in STUDY]
+    if unknown:
+        ap.error(f"unknown study names {unknown}; known: {', '.join(STUDY)}")
+    try:
+        check_count(args.games, "--games", 1, MAX_GAMES)
+        check_count(args.sims, "--sims", 1, MAX_SIMULATIONS)
+        check_count(args.depth, "--depth", 1, 63)
+        check_count(args.seed, "--seed", 0, 2**63 - 1)
+        check_openings(args.openings)
+    except ValueError as err:
+        ap.error(str(err))
+    if args.target is not None and not (math.isfinite(args.target) and 0 <= args.target <= 1):
+        ap.error(f"--target {args.target}: must be a score in [0, 1]")
+    if args.adopt is not None and args.adopt < 0:
+        ap.error(f"--adopt must be >= 0, not {args.adopt}")
+    if args.adopt is None and not args.table:
         try:
-            iterations = [int(k) for k in args.iterations.split(",") if k]
+            args.iterations = [int(k) for k in args.iterations.split(",") if k]
         except ValueError:
             ap.error(f"--iterations must be comma-separated integers, not {args.iterations!r}")
-        if not iterations:
+        if not args.iterations:
             ap.error("--iterations is required (or --table)")
-        if min(iterations) < 0:
-            ap.error(f"--iterations must be >= 0, not {min(iterations)}")
-        search(study, names, iterations, args)
-    table(study, args.target, f"alphabeta:depth={args.depth}", args.sims)
+        if min(args.iterations) < 0:
+            ap.error(f"--iterations must be >= 0, not {min(args.iterations)}")
+    return study, names
 
 
 if __name__ == "__main__":

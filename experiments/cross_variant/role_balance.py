@@ -166,6 +166,78 @@ def _uncut(row: dict) -> str:
     return f"{(row['taker_wins'] + (row['draws'] - row['truncated']) / 2) / n:.3f}"
 
 
+ROW_KEYS = ("name", "player", "budget")
+
+
+def _shown(path: Path) -> str:
+    try:
+        return str(path.relative_to(ROOT))
+    except ValueError:
+        return str(path)
+
+
+def read_rows(path: Path) -> list[dict]:
+    """The rows of a ``role_balance.json``; a file that is not a list of rows is one clear
+    line (SystemExit)."""
+    try:
+        rows = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as err:
+        raise SystemExit(f"{_shown(path)}: not a readable JSON file ({err}); "
+                         "restore it from git or remove it") from None
+    if not isinstance(rows, list):
+        raise SystemExit(f"{_shown(path)}: expected a JSON list of rows")
+    for i, row in enumerate(rows):
+        missing = [k for k in ROW_KEYS if not isinstance(row, dict) or k not in row]
+        if missing:
+            raise SystemExit(f"{_shown(path)}: row {i} lacks {', '.join(missing)}")
+    return rows
+
+
+def _numbers(ap: argparse.ArgumentParser, text: str, flag: str, top: int) -> list[int]:
+    try:
+        values = [int(s) for s in text.split(",") if s.strip()]
+    except ValueError:
+        ap.error(f"{flag} must be comma-separated integers, not {text!r}")
+    bad = [v for v in values if not 1 <= v <= top]
+    if bad:
+        ap.error(f"{flag}: {bad[0]} is outside 1..{top}")
+    return values
+
+
+def check_args(ap: argparse.ArgumentParser, args: argparse.Namespace
+               ) -> tuple[list[str], list[int], list[int], Path | None]:
+    """Refuse bad arguments (``ap.error``) before anything is played; returns the names,
+    the network budgets, the depths and the study folder (None: this folder's agents)."""
+    from drl.agents.az import MAX_SIMULATIONS
+    from drl.eval.limits import MAX_GAMES, MAX_WORKERS, check_count, check_max_plies, check_openings
+
+    names = list(VARIANTS) if not args.only else args.only.split(",")
+    bad = [n for n in names if n not in VARIANTS]
+    if bad:
+        ap.error(f"unknown names {bad}; known: {', '.join(VARIANTS)}")
+    if args.games < 4 or args.games % 4:
+        ap.error("--games must be a positive multiple of 4 (every colour/role pairing)")
+    try:
+        check_count(args.games, "--games", 4, MAX_GAMES)
+        check_count(args.jobs, "--jobs", 1, MAX_WORKERS)
+        check_count(args.seed, "--seed", 0, 2**63 - 1)
+        check_max_plies(args.max_plies)
+        check_openings(args.openings)
+    except ValueError as err:
+        ap.error(str(err))
+    sims = _numbers(ap, args.sims, "--sims", MAX_SIMULATIONS)
+    depths = _numbers(ap, args.depths, "--depths", 63)
+    folder = None
+    if args.study:
+        here = HERE.resolve()
+        folder = (here / args.study).resolve()
+        if folder == here or here not in folder.parents:
+            ap.error(f"--study {args.study}: the study folder must lie inside {_shown(here)}/")
+        if not folder.is_dir():
+            ap.error(f"--study {args.study}: no study folder {_shown(folder)}")
+    return names, sims, depths, folder
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--only", default=None, help="comma-separated: " + ", ".join(VARIANTS))
@@ -180,24 +252,16 @@ def main() -> None:
     ap.add_argument("--study", default=None,
                     help="the trained agents of cross_variant/STUDY/<variation>/agent.pt")
     args = ap.parse_args()
-    names = list(VARIANTS) if not args.only else args.only.split(",")
-    bad = [n for n in names if n not in VARIANTS]
-    if bad:
-        ap.error(f"unknown names {bad}; known: {', '.join(VARIANTS)}")
-    if args.games < 4 or args.games % 4:
-        ap.error("--games must be a positive multiple of 4 (every colour/role pairing)")
-    sims = [int(s) for s in args.sims.split(",") if s]
-    depths = [int(d) for d in args.depths.split(",") if d]
+    names, sims, depths, folder = check_args(ap, args)
     out_json, out_md, reference, title = OUT_JSON, OUT_MD, [], ""
-    if args.study:
-        folder = HERE / args.study
+    if folder is not None:
         for name, (spec, _) in list(VARIANTS.items()):
             VARIANTS[name] = (spec, str((folder / name / "agent.pt").relative_to(ROOT)))
         out_json, out_md = folder / "role_balance.json", folder / "role_balance.md"
         title = f" ({args.study} agents)"
-        base = json.loads(OUT_JSON.read_text()) if OUT_JSON.exists() else []
+        base = read_rows(OUT_JSON) if OUT_JSON.exists() else []
         reference = [r for r in base if r["player"] == "alphabeta"]
-    done = json.loads(out_json.read_text()) if out_json.exists() else []
+    done = read_rows(out_json) if out_json.exists() else []
     todo = [r for r in rows_for(names, sims, depths)
             if args.redo or _key(r) not in {_key(d) for d in done if "error" not in d}]
     done = [d for d in done if _key(d) not in {_key(r) for r in todo}]
@@ -205,7 +269,11 @@ def main() -> None:
         futs = {pool.submit(play_row, r, args.games, args.openings, args.max_plies, args.seed): r
                 for r in todo}
         for fut in cf.as_completed(futs):
-            res = fut.result()
+            try:
+                res = fut.result()
+            except (ValueError, RuntimeError) as err:  # a checkpoint that cannot play
+                row = futs[fut]
+                res = {**row, "error": str(err).splitlines()[0][:300]}
             done.append(res)
             out_json.write_text(json.dumps(done, indent=2) + "\n")
             write_md(with_reference(done, reference), out_md, title)
