@@ -64,6 +64,7 @@ from drl.cli._output_folder import (
     release_output_dirs,
 )
 from drl.cli._signals import StopSignals, Terminated, exit_status
+from drl.cli._torch_logs import quiet_torch_exit_logs
 from drl.eval.config import EvalConfig, planned_games
 from drl.eval.sprt import SPRTSettings
 
@@ -430,6 +431,7 @@ def main() -> None:
     finally:
         _STOP.holding = True  # from here on a signal only sets the exit status
         release_output_dirs()
+        quiet_torch_exit_logs()  # before torch's exit functions log at INFO
     if status is None and _STOP.received is not None:
         status = 128 + _STOP.received  # it came while the results were written
     for sig in (signal.SIGINT, signal.SIGTERM):  # done: no signal ends the exit itself (at

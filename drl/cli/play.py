@@ -219,8 +219,13 @@ def _run(cfg: Any) -> None:
 
 def main() -> None:
     """Console entry point."""
+    from drl.cli._torch_logs import quiet_torch_exit_logs
+
     ConfigStore.instance().store(name="drl_play", node=PlayConfig)
-    hydra.main(config_path=None, config_name="drl_play", version_base="1.3")(_run)()
+    try:
+        hydra.main(config_path=None, config_name="drl_play", version_base="1.3")(_run)()
+    finally:
+        quiet_torch_exit_logs()
 
 
 if __name__ == "__main__":

@@ -137,6 +137,8 @@ def _print_keys(argv: list[str]) -> None:
 
 def main() -> None:
     """Console entry point."""
+    from drl.cli._torch_logs import quiet_torch_exit_logs
+
     register_configs()
     argv = sys.argv[1:]
     try:
@@ -145,6 +147,8 @@ def main() -> None:
         if done.code in (0, None) and any(a in ("--help", "-h") for a in argv):
             _print_keys(argv)
         raise
+    finally:
+        quiet_torch_exit_logs()
 
 
 if __name__ == "__main__":
