@@ -29,6 +29,8 @@ Summary schema (:func:`analyze_run`; JSON-serialisable). A *rate* is
     trained_on      str | None   the variant in the checkpoint
     iteration       int | None   training iteration of the checkpoint
     games_trained   int | None   self-play games in the run's replay folder at that time
+    drl_version     str   the drl version that wrote the checkpoint ("unknown": not recorded)
+    code_version    str   the git commit of the code that wrote it ("unknown": not recorded)
     simulations     int   search simulations per step in the games below
     self_play       {"games", "opening_plies", "max_plies", "seed"}
     outcomes        (drl.analysis.outcomes.outcome_rates)

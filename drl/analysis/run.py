@@ -339,6 +339,8 @@ def analyze_run(
         "trained_on": None if trained_on is None else str(trained_on),
         "iteration": counters.get("iteration"),
         "games_trained": counters.get("games"),
+        "drl_version": payload.get("drl_version") or "unknown",
+        "code_version": payload.get("code_version") or "unknown",
         "simulations": int(simulations),
         "self_play": {
             "games": int(games),

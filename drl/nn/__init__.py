@@ -13,7 +13,7 @@ import importlib
 from typing import Any
 
 from drl.nn.config import NetConfig
-from drl.nn.errors import TrainingDiverged
+from drl.nn.errors import CheckpointError, TrainingDiverged
 from drl.nn.model import NetOutput, PolicyValueModel
 from drl.nn.registry import (
     DEFAULT_ARCH,
@@ -39,6 +39,7 @@ _LAZY = {
 }
 
 __all__ = [
+    "CheckpointError",
     "DEFAULT_ARCH",
     "INPUT_FIELDS",
     "NetConfig",

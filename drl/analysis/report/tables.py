@@ -184,7 +184,9 @@ def run_description(s: dict) -> str:
     return (
         f"variant {s.get('variant', DASH)}; checkpoint {s.get('checkpoint', DASH)} "
         f"(iteration {s.get('iteration', DASH)}, {s.get('games_trained', DASH)} "
-        f"self-play games); {sp.get('games', DASH)} games of self-play at "
+        f"self-play games, drl {s.get('drl_version', 'unknown')}, code "
+        f"{str(s.get('code_version', 'unknown'))[:12]}); {sp.get('games', DASH)} games of "
+        "self-play at "
         f"{s.get('simulations', DASH)} simulations per step from "
         f"{sp.get('opening_plies', DASH)}-ply openings, cap {sp.get('max_plies', DASH)} plies"
     )
