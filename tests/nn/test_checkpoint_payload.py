@@ -215,3 +215,20 @@ def test_the_code_version_is_unknown_outside_a_git_checkout(monkeypatch, tmp_pat
         assert versions.code_version() == "unknown"
     finally:
         versions.code_version.cache_clear()
+
+
+def test_drl_web_and_drl_analyze_name_a_malformed_checkpoint(tmp_path):
+    from types import SimpleNamespace
+
+    from drl.analysis import analyze_run
+    from drl.rules import Variant
+    from drl.web.game import GameError, _build_agent
+
+    payload = _sparse_payload()
+    payload["config_yaml"] = "search: hello\n"
+    path = _save(tmp_path, payload)
+    game = SimpleNamespace(variant=Variant.parse("english"))
+    with pytest.raises(GameError, match=r"config_yaml key search must be a mapping"):
+        _build_agent(make, f"az:ckpt={path}", game)
+    with pytest.raises(ValueError, match=re.escape(path) + r": config_yaml key search"):
+        analyze_run(path, games=2, simulations=2)
