@@ -50,9 +50,10 @@ def _fail(module, argv, monkeypatch, capsys) -> tuple[object, str]:
     with pytest.raises(SystemExit) as info:
         module.main()
     err = capsys.readouterr().err
-    message = str(info.value.code) if not isinstance(info.value.code, int) else err
-    assert "Traceback" not in message
-    return info.value.code, message
+    assert "Traceback" not in err
+    if isinstance(info.value.code, int):  # argparse: the usage, then the error line
+        return info.value.code, err.strip().splitlines()[-1]
+    return info.value.code, str(info.value.code)
 
 
 CKPT = "experiments/long-english/agent.pt"
