@@ -18,7 +18,7 @@ from drl.analysis.openings import (
 )
 from drl.analysis.outcomes import outcome_rates
 from drl.analysis.style import style_stats
-from drl.eval.settings import MatchSettings, moved_keywords
+from drl.eval.settings import MatchSettings
 from drl.rules import Board, Variant
 
 __all__ = [
@@ -261,7 +261,6 @@ ANALYSIS_SETTINGS = MatchSettings(max_plies=200, workers=1, progress=False)
 """What :func:`analyze_run` plays its self-play games with when given no settings."""
 
 
-@moved_keywords(settings=MatchSettings, material=MaterialSettings)
 def analyze_run(
     source: str | os.PathLike,
     *,

@@ -11,7 +11,6 @@ import typing
 import pytest
 from omegaconf import OmegaConf
 
-import drl.train.config as config_module
 from drl.nn import NetConfig
 from drl.search import SearchConfig
 from drl.train.config import (
@@ -95,14 +94,6 @@ def test_config_error_names_the_key():
     assert str(config_error(ValueError("odd"), keys, "model")) == "config model: odd"
     with pytest.raises(ValueError, match=r"NetConfig\.channels must lie in \[1, 1024\]"):
         NetConfig(in_channels=1, board_size=8, num_actions=1, channels=0)
-
-
-def test_the_old_names_say_what_replaced_them():
-    with pytest.warns(DeprecationWarning, match="TrainEvalCfg"):
-        from drl.train.config import EvalCfg
-    assert EvalCfg is TrainEvalCfg
-    with pytest.raises(AttributeError, match="__post_init__"):
-        config_module.RANGES  # noqa: B018
 
 
 @pytest.mark.parametrize(
