@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["usable_cpus"]
+__all__ = ["available_memory", "usable_cpus"]
 
 
 def usable_cpus() -> int:
@@ -16,3 +16,47 @@ def usable_cpus() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - no affinity mask (macOS, Windows)
         return os.cpu_count() or 1
+
+
+def available_memory() -> tuple[int, str] | None:
+    """The bytes of memory this process may still allocate, and where that figure is from.
+
+    psutil's ``available`` memory if psutil is installed, else the kernel's
+    ``MemAvailable`` (``/proc/meminfo``), else the free pages of ``os.sysconf``; lowered
+    to the room left under this process's cgroup (v2) memory limit, when it has one.
+
+    Returns:
+        ``(bytes, source)``, or None when none of them can be read.
+    """
+    found: tuple[int, str] | None = None
+    try:
+        import psutil  # type: ignore[import-untyped]
+
+        found = int(psutil.virtual_memory().available), "psutil"
+    except (ImportError, OSError, RuntimeError):
+        try:
+            for line in open("/proc/meminfo", encoding="ascii"):
+                if line.startswith("MemAvailable:"):
+                    found = int(line.split()[1]) * 1024, "MemAvailable in /proc/meminfo"
+        except (OSError, ValueError, IndexError):
+            pass
+        if found is None:
+            try:
+                pages = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+                found = int(pages), "free pages, os.sysconf"
+            except (ValueError, OSError, AttributeError):
+                return None
+    try:
+        with open("/proc/self/cgroup", encoding="ascii") as fh:
+            path = next(ln.split(":", 2)[2].strip() for ln in fh if ln.startswith("0::"))
+        base = "/sys/fs/cgroup" + path.rstrip("/")
+        with open(base + "/memory.max", encoding="ascii") as fh:
+            limit = fh.read().strip()
+        if limit != "max":
+            with open(base + "/memory.current", encoding="ascii") as fh:
+                room = int(limit) - int(fh.read())
+            if room < found[0]:
+                found = max(room, 0), "the room under the cgroup memory limit"
+    except (OSError, ValueError, StopIteration, IndexError):
+        pass
+    return found

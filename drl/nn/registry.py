@@ -31,6 +31,7 @@ __all__ = [
     "INPUT_FIELDS",
     "arch_config_class",
     "build",
+    "build_from",
     "check_compatible",
     "check_variant",
     "describe",
@@ -162,11 +163,27 @@ def build(arch: str = DEFAULT_ARCH, **config: Any) -> PolicyValueModel:
     Raises:
         ValueError: as :func:`make_config`.
     """
-    cfg = make_config(arch, **config)
-    net = _arch(arch).factory(cfg)
+    return build_from(arch, make_config(arch, **config))
+
+
+def build_from(arch: str, config: Any) -> PolicyValueModel:
+    """Build a freshly initialised network from a config object already made.
+
+    Args:
+        arch: a registered architecture name.
+        config: an instance of :func:`arch_config_class` ``(arch)`` (see
+            :func:`make_config`), used as it is.
+
+    Returns:
+        The network, as :func:`build` returns it.
+
+    Raises:
+        ValueError: unknown ``arch``.
+    """
+    net = _arch(arch).factory(config)
     net.arch = arch
     if getattr(net, "config", None) is None:
-        net.config = cfg
+        net.config = config
     return net
 
 

@@ -29,7 +29,7 @@ from drl.rules import Variant
 from drl.search import Evaluator, SearchConfig
 
 if TYPE_CHECKING:
-    from drl.train.config import Config
+    from drl.train.config import TrainSettings
 
 __all__ = [
     "BaselineResult",
@@ -192,8 +192,8 @@ def preflight_baselines(
             checked.add(spec)
 
 
-def preflight_evaluations(cfg: Config) -> None:
-    """:func:`preflight_baselines` for the evaluations a training run with ``cfg`` will play.
+def preflight_evaluations(s: TrainSettings) -> None:
+    """:func:`preflight_baselines` for the evaluations a training run with ``s`` will play.
 
     These are ``train.eval`` when it runs during training (``every`` > 0, below
     ``iterations``, with games), and ``train.final_eval`` when it has games.
@@ -201,13 +201,13 @@ def preflight_evaluations(cfg: Config) -> None:
     Raises:
         ValueError: naming the key and the agent (see :func:`preflight_baselines`).
     """
-    t = cfg.train
+    loop = s.loop
     todo = []
-    if t.eval.games >= 1 and 0 < t.eval.every < t.iterations:
-        todo.append(("train.eval.baselines", list(t.eval.baselines)))
-    if t.final_eval.games >= 1:
-        todo.append(("train.final_eval.baselines", list(t.final_eval.baselines)))
-    preflight_baselines(todo, cfg.variant.spec)
+    if loop.eval.games >= 1 and 0 < loop.eval.every < loop.iterations:
+        todo.append(("train.eval.baselines", list(loop.eval.baselines)))
+    if loop.final_eval.games >= 1:
+        todo.append(("train.final_eval.baselines", list(loop.final_eval.baselines)))
+    preflight_baselines(todo, s.variant)
 
 
 def elo_for_log(w: WDL, cap: float = 800.0) -> float:

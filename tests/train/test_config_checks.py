@@ -1,5 +1,5 @@
 """Each setting is checked once, by the dataclass that holds it (``__post_init__``);
-``validate`` and ``drl-train`` report that check under the config key."""
+``train_settings`` and ``drl-train`` report that check under the config key."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from drl.train.config import (
     TrainEvalCfg,
     config_error,
     register_configs,
-    validate,
+    train_settings,
 )
 from drl.train.learner import LossConfig
 from drl.train.selfplay import SelfPlayConfig
@@ -74,15 +74,15 @@ def test_choices_are_literals_and_strings_for_hydra():
     assert (built.device, built.runtime.name, built.train.optimizer) == ("cpu", "ray", "sgd")
 
 
-def test_validate_reports_a_value_set_after_construction_under_its_key(tiny):
+def test_train_settings_reports_a_value_set_after_construction_under_its_key(tiny):
     cfg = tiny()
     cfg.runtime.actors = 0
     with pytest.raises(ValueError, match=r"^config runtime\.actors=0: must lie in \[1, 1024\]$"):
-        validate(cfg)
+        train_settings(cfg)
     cfg = tiny()
     cfg.train.final_eval.simulations = 0
     with pytest.raises(ValueError, match=r"^config train\.final_eval\.simulations=0: must lie"):
-        validate(cfg)
+        train_settings(cfg)
 
 
 def test_config_error_names_the_key():
@@ -101,7 +101,7 @@ def test_config_error_names_the_key():
     [
         # a node OmegaConf builds itself (its check runs as the config is read)
         ("runtime.actors=0", "config runtime.actors=0: must lie in [1, 1024]"),
-        # a group built into the code's dataclass by validate
+        # a group built into the code's dataclass by train_settings
         ("search.c_puct=-1", "config search.c_puct=-1.0: must be >= 0"),
     ],
 )
