@@ -309,12 +309,8 @@ def analyze_run(
             the variant, FENs as ``settings.openings``, or counts out of range.
     """
     from drl.agents.az import AZAgent
-    from drl.eval.arena import check_count
 
-    check_count(simulations, "simulations", 1, 1_000_000)
-    check_count(games, "games", 1, 100_000)
-    if not isinstance(settings.openings, (int, type(None))):
-        raise ValueError("settings.openings: the analysis plays random openings, not FENs")
+    opening_plies = _check_arguments(simulations, games, settings)
     path, payload = load_source(source)
     v = _variant_to_analyse(path, payload, variant)
     agent = AZAgent(str(path), sims=simulations, device=device, seed=settings.seed, variant=v)
@@ -327,6 +323,38 @@ def analyze_run(
         n_boot=m.n_boot,
         seed=settings.seed,
     )
+    return {
+        **_what_was_analysed(source, path, payload, v),
+        "simulations": int(simulations),
+        "self_play": {
+            "games": int(games),
+            "opening_plies": opening_plies,
+            "max_plies": int(settings.max_plies),
+            "seed": int(settings.seed),
+        },
+        "outcomes": summary["outcomes"],
+        "material": summary["material"],
+        "openings": _openings_summary(agent, v, human_games_dir),
+        "style": summary["style"],
+        "sample_games": summary["sample_games"],
+    }
+
+
+def _check_arguments(simulations: int, games: int, settings: MatchSettings) -> int:
+    """The self-play's opening plies; ValueError for counts out of range, or FENs."""
+    from drl.eval.arena import check_count
+
+    check_count(simulations, "simulations", 1, 1_000_000)
+    check_count(games, "games", 1, 100_000)
+    if not isinstance(settings.openings, (int, type(None))):
+        raise ValueError("settings.openings: the analysis plays random openings, not FENs")
+    return int(settings.openings or 0)
+
+
+def _what_was_analysed(
+    source: str | os.PathLike, path: Path, payload: dict[str, Any], v: Variant
+) -> dict[str, Any]:
+    """The summary's first keys: the agent's name, its files, variants and training."""
     counters = payload.get("counters", {})
     src = Path(source)
     trained_on = payload.get("variant")
@@ -338,18 +366,6 @@ def analyze_run(
         "trained_on": None if trained_on is None else str(trained_on),
         "iteration": counters.get("iteration"),
         "games_trained": counters.get("games"),
-        "simulations": int(simulations),
-        "self_play": {
-            "games": int(games),
-            "opening_plies": int(settings.openings or 0),
-            "max_plies": int(settings.max_plies),
-            "seed": int(settings.seed),
-        },
-        "outcomes": summary["outcomes"],
-        "material": summary["material"],
-        "openings": _openings_summary(agent, v, human_games_dir),
-        "style": summary["style"],
-        "sample_games": summary["sample_games"],
     }
 
 
