@@ -20,7 +20,9 @@ FUNCTION_LIMIT = 80
 EXEMPT_FILES = {"drl/rules/core.py", "drl/rules/board.py"}
 
 
-def exempt_function(path: str, node: ast.FunctionDef | ast.AsyncFunctionDef, lines: list[str]) -> bool:
+def exempt_function(
+    path: str, node: ast.FunctionDef | ast.AsyncFunctionDef, lines: list[str]
+) -> bool:
     """Whether a function is the capture search (marked ``noqa`` in the move generator)."""
     return path == "drl/rules/_movegen.py" and "noqa" in lines[node.lineno - 1]
 
@@ -40,7 +42,9 @@ def main() -> int:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 n = (node.end_lineno or node.lineno) - node.lineno + 1
                 if n > FUNCTION_LIMIT:
-                    functions.append((n, f"{rel}:{node.lineno} {node.name}", exempt_function(rel, node, lines)))
+                    functions.append(
+                        (n, f"{rel}:{node.lineno} {node.name}", exempt_function(rel, node, lines))
+                    )
     for title, rows in (("files over 650 lines", files), ("functions over 80 lines", functions)):
         counted = [r for r in rows if not r[2]]
         print(f"{title}: {len(counted)} (plus {len(rows) - len(counted)} exempt)")
