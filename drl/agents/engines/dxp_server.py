@@ -10,6 +10,7 @@ from __future__ import annotations
 import socket
 import sys
 
+from drl._configs import DEFAULT_MAX_PLIES
 from drl.agents.base import Agent
 from drl.agents.engines.hub_server import ENGINE_NAME
 from drl.agents.engines.wire import (
@@ -241,7 +242,7 @@ def serve_dxp(
     initiate: bool = False,
     games: int = 2,
     move_time: float = 1.0,
-    max_plies: int = 400,
+    max_plies: int = DEFAULT_MAX_PLIES,
     timeout: float = 120.0,
 ) -> int:
     """Play DXP with ``agent``; returns the exit status (0).
