@@ -11,6 +11,7 @@ One job per module:
   config into :class:`TrainSettings`;
 - :mod:`~drl.train.config.checks`: the checks that span several keys, on the settings;
 - :mod:`~drl.train.config.memory`: the memory a run's arrays take, and its check.
+- :mod:`~drl.train.config.budget`: iterations sized by the training time budget.
 
 Import the names from this package.
 

@@ -23,6 +23,7 @@ from typing import Any
 from drl.nn import make_config, registered_archs
 from drl.rules import Variant
 from drl.search import SearchConfig
+from drl.train.config.budget import scaled_to_budget
 from drl.train.config.checks import check_settings
 from drl.train.config.schema import Config, VariantCfg, check_top_level
 from drl.train.config.settings import LoopCfg, RuntimeCfg, TrainEvalCfg, TrainSettings
@@ -190,8 +191,6 @@ def train_settings(cfg: Config, available: tuple[int, str] | None = None) -> Tra
             is wrong: ``config KEY=VALUE: MESSAGE``.
     """
     from omegaconf import OmegaConf
-
-    from drl.train.config_budget import scaled_to_budget
 
     variant = _variant(cfg.variant)
     m, t = cfg.model, cfg.train

@@ -106,7 +106,7 @@ class LoopCfg:
             number of iterations everywhere.
         scale_to_budget: with a budget shorter than the default one (0 <
             ``max_minutes`` < 12), an iteration's games and learner steps shrink in
-            proportion (``drl.train.config_budget``), so that a run of a few minutes
+            proportion (``drl.train.config.budget``), so that a run of a few minutes
             gives a learning curve of several points instead of one 512-game
             iteration; false keeps them as set.
         eval: periodic evaluation.
