@@ -4,7 +4,7 @@ Each check raises one ``ValueError("name=value: must ...")``.
 
 The configuration's dataclasses (``drl.search.SearchConfig``, ``drl.train.selfplay.
 SelfPlayConfig``, ``drl.train.config.LoopCfg``, ...) call these in their
-``__post_init__``; ``drl.train.config.validate`` reports the message under the config key
+``__post_init__``; ``drl.train.config.train_settings`` reports the message under the config key
 (``config search.c_puct=-1.0: must be >= 0``). Below every layer: imports nothing of drl.
 
 The machine's limits on integers: a seed must fit the int64 that numpy's and torch's

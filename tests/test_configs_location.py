@@ -1,12 +1,16 @@
 """The Hydra configs are found in a checkout and shipped in the wheel's data files."""
 
+import sys
 from pathlib import Path
-
-import tomllib
 
 from drl.cli._configs import config_dir
 
 ROOT = Path(__file__).resolve().parents[1]
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10: the same parser, installed with the dev extra
+    import tomli as tomllib
 
 
 def test_config_dir_holds_the_main_configs():

@@ -105,14 +105,14 @@ def _need_cmd(kwargs: dict) -> None:
 
 
 def _make_hub(**kwargs) -> Agent:
-    from drl.agents.hub import HubAgent
+    from drl.agents.engines.hub import HubAgent
 
     _need_cmd(kwargs)
     return HubAgent(**kwargs)
 
 
 def _make_dxp(**kwargs) -> Agent:
-    from drl.agents.dxp import DXPAgent
+    from drl.agents.engines.dxp import DXPAgent
 
     _need_cmd(kwargs)
     return DXPAgent(**kwargs)

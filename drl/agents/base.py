@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from drl.rules import Board, Move, Variant
@@ -62,15 +62,3 @@ class Agent(ABC):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name}>"
-
-
-def __getattr__(name: str) -> Any:
-    """The registry's names, from :mod:`drl.agents.registry`.
-
-    That module imports this one, so they are looked up when first asked for.
-    """
-    from drl.agents import registry
-
-    if name == "_REGISTRY" or name in registry.__all__:  # they lived here before
-        return getattr(registry, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

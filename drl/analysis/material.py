@@ -176,6 +176,39 @@ def _variants(board: Board, game: PlayedGame, rng: np.random.Generator) -> list[
     return None
 
 
+def _candidates(
+    games: Sequence[PlayedGame], counts: dict[str, int]
+) -> list[tuple[PlayedGame, Board]]:
+    """The quiet positions of ``games`` whose side to move has a man and another piece.
+
+    Adds to ``counts`` the positions seen and those left out, by reason.
+    """
+    found: list[tuple[PlayedGame, Board]] = []
+    for game in games:
+        for board, _move in replay_game(game):
+            counts["positions"] += 1
+            if any(m.is_capture for m in board.legal_moves):
+                counts["capture_pending"] += 1
+                continue
+            turn, sets = _position(board.state)
+            men, kings = (sets[0], sets[1]) if turn == 0 else (sets[2], sets[3])
+            if not men or len(men) + len(kings) < 2:
+                counts["no_man"] += 1
+                continue
+            found.append((game, board.copy()))
+    return found
+
+
+def _values(evaluate: ValueFn, boards: list[Board]) -> np.ndarray:
+    """``evaluate(boards)`` as ``float64[len(boards)]``, checked finite and in [-1, 1]."""
+    v = np.asarray(evaluate(boards), dtype=np.float64).reshape(-1)
+    if v.shape[0] != len(boards):
+        raise ValueError(f"evaluate returned {v.shape[0]} values for {len(boards)} boards")
+    if not np.isfinite(v).all() or np.abs(v).max() > 1.0 + 1e-6:
+        raise ValueError("evaluate must return finite values in [-1, 1]")
+    return v
+
+
 def material_probes(
     games: Sequence[PlayedGame],
     evaluate: ValueFn,
@@ -201,19 +234,7 @@ def material_probes(
     """
     rng = np.random.default_rng(seed)
     counts = dict.fromkeys(("positions", "capture_pending", "no_man", "no_quiet_edit", "probes"), 0)
-    found: list[tuple[PlayedGame, Board]] = []
-    for game in games:
-        for board, _move in replay_game(game):
-            counts["positions"] += 1
-            if any(m.is_capture for m in board.legal_moves):
-                counts["capture_pending"] += 1
-                continue
-            turn, sets = _position(board.state)
-            men, kings = (sets[0], sets[1]) if turn == 0 else (sets[2], sets[3])
-            if not men or len(men) + len(kings) < 2:
-                counts["no_man"] += 1
-                continue
-            found.append((game, board.copy()))
+    found = _candidates(games, counts)
     if len(found) > max_probes:
         keep = np.sort(rng.choice(len(found), size=max_probes, replace=False))
         found = [found[i] for i in keep]
@@ -234,11 +255,7 @@ def material_probes(
     counts["man_crowned"] = sum(k[5] == "man_crowned" for k in kept)
     if not kept:
         return [], counts
-    v = np.asarray(evaluate(boards), dtype=np.float64).reshape(-1)
-    if v.shape[0] != len(boards):
-        raise ValueError(f"evaluate returned {v.shape[0]} values for {len(boards)} boards")
-    if not np.isfinite(v).all() or np.abs(v).max() > 1.0 + 1e-6:
-        raise ValueError("evaluate must return finite values in [-1, 1]")
+    v = _values(evaluate, boards)
     u = np.arctanh(np.clip(v, -CLIP, CLIP)).reshape(-1, 3)
     probes = []
     for (game, fen, role, objective, pieces, method), (p, no_man, third), val in zip(

@@ -18,7 +18,7 @@ from drl.analysis.openings import (
 )
 from drl.analysis.outcomes import outcome_rates
 from drl.analysis.style import style_stats
-from drl.eval.settings import MatchSettings, moved_keywords
+from drl.eval.settings import MatchSettings
 from drl.rules import Board, Variant
 
 __all__ = [
@@ -261,7 +261,6 @@ ANALYSIS_SETTINGS = MatchSettings(max_plies=200, workers=1, progress=False)
 """What :func:`analyze_run` plays its self-play games with when given no settings."""
 
 
-@moved_keywords(settings=MatchSettings, material=MaterialSettings)
 def analyze_run(
     source: str | os.PathLike,
     *,
@@ -310,12 +309,8 @@ def analyze_run(
             the variant, FENs as ``settings.openings``, or counts out of range.
     """
     from drl.agents.az import AZAgent
-    from drl.eval.arena import check_count
 
-    check_count(simulations, "simulations", 1, 1_000_000)
-    check_count(games, "games", 1, 100_000)
-    if not isinstance(settings.openings, (int, type(None))):
-        raise ValueError("settings.openings: the analysis plays random openings, not FENs")
+    opening_plies = _check_arguments(simulations, games, settings)
     path, payload = load_source(source)
     v = _variant_to_analyse(path, payload, variant)
     agent = AZAgent(str(path), sims=simulations, device=device, seed=settings.seed, variant=v)
@@ -328,6 +323,38 @@ def analyze_run(
         n_boot=m.n_boot,
         seed=settings.seed,
     )
+    return {
+        **_what_was_analysed(source, path, payload, v),
+        "simulations": int(simulations),
+        "self_play": {
+            "games": int(games),
+            "opening_plies": opening_plies,
+            "max_plies": int(settings.max_plies),
+            "seed": int(settings.seed),
+        },
+        "outcomes": summary["outcomes"],
+        "material": summary["material"],
+        "openings": _openings_summary(agent, v, human_games_dir),
+        "style": summary["style"],
+        "sample_games": summary["sample_games"],
+    }
+
+
+def _check_arguments(simulations: int, games: int, settings: MatchSettings) -> int:
+    """The self-play's opening plies; ValueError for counts out of range, or FENs."""
+    from drl.eval.arena import check_count
+
+    check_count(simulations, "simulations", 1, 1_000_000)
+    check_count(games, "games", 1, 100_000)
+    if not isinstance(settings.openings, (int, type(None))):
+        raise ValueError("settings.openings: the analysis plays random openings, not FENs")
+    return int(settings.openings or 0)
+
+
+def _what_was_analysed(
+    source: str | os.PathLike, path: Path, payload: dict[str, Any], v: Variant
+) -> dict[str, Any]:
+    """The summary's first keys: the agent's name, its files, variants and training."""
     counters = payload.get("counters", {})
     src = Path(source)
     trained_on = payload.get("variant")
@@ -341,18 +368,6 @@ def analyze_run(
         "games_trained": counters.get("games"),
         "drl_version": payload.get("drl_version") or "unknown",
         "code_version": payload.get("code_version") or "unknown",
-        "simulations": int(simulations),
-        "self_play": {
-            "games": int(games),
-            "opening_plies": int(settings.openings or 0),
-            "max_plies": int(settings.max_plies),
-            "seed": int(settings.seed),
-        },
-        "outcomes": summary["outcomes"],
-        "material": summary["material"],
-        "openings": _openings_summary(agent, v, human_games_dir),
-        "style": summary["style"],
-        "sample_games": summary["sample_games"],
     }
 
 

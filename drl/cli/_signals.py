@@ -13,7 +13,10 @@ import signal
 import threading
 from collections.abc import Iterator
 
-__all__ = ["StopSignals", "Terminated", "exit_status"]
+__all__ = ["INTERRUPTED_AT_START", "StopSignals", "Terminated", "exit_status"]
+
+#: drl-eval's line for a signal that comes before the evaluation has started.
+INTERRUPTED_AT_START = "drl-eval: interrupted before the evaluation started; nothing written"
 
 
 class Terminated(KeyboardInterrupt):

@@ -4,7 +4,8 @@
 importing its module (numpy, the config schemas) takes a fraction of a second, longer on
 a loaded machine; a Ctrl-C in that window printed a ``KeyboardInterrupt`` traceback from
 inside an import, and a SIGTERM ended the process without a word. The entry point here
-imports nothing of drl's before its handler is in place.
+imports nothing of drl's before its handler is in place but :mod:`drl.cli._signals`
+(standard library only), where the line it prints is kept for both.
 """
 
 from __future__ import annotations
@@ -12,10 +13,9 @@ from __future__ import annotations
 import signal
 import sys
 
-__all__ = ["INTERRUPTED_AT_START", "eval_main"]
+from drl.cli._signals import INTERRUPTED_AT_START
 
-#: drl-eval's line for a signal that comes before the evaluation has started.
-INTERRUPTED_AT_START = "drl-eval: interrupted before the evaluation started; nothing written"
+__all__ = ["eval_main"]
 
 
 def _stopped_while_starting(signum: int, frame: object) -> None:

@@ -47,13 +47,11 @@ import contextlib
 import os
 import signal
 import sys
-import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from drl._atomic import error_line
-from drl._configs import VariantCfg
 from drl.cli._configs import config_dir
 from drl.cli._output_folder import (
     LOCK_NAME,
@@ -66,7 +64,6 @@ from drl.cli._output_folder import (
 from drl.cli._signals import StopSignals, Terminated, exit_status
 from drl.cli._torch_logs import quiet_torch_exit_logs
 from drl.eval.config import EvalConfig, planned_games
-from drl.eval.sprt import SPRTSettings
 
 if TYPE_CHECKING:
     from omegaconf import DictConfig
@@ -103,7 +100,7 @@ def _split_specs(body: str) -> list[str]:
     An item whose text before its first ``=`` has no ``:`` is another parameter of the
     previous spec. Commas inside quotes (``args='-a 1,2'``) do not split.
     """
-    from drl.agents.base import split_items
+    from drl.agents.registry import split_items
 
     specs: list[str] = []
     for item in filter(None, (p.strip() for p in split_items(body))):
@@ -314,7 +311,7 @@ def checkpoint_run(spec: str) -> Path | None:
     the spec names no checkpoint or the folder does not exist (the agent's own check then
     reports the path).
     """
-    from drl.agents.base import split_items
+    from drl.agents.registry import split_items
 
     _, _, params = spec.partition(":")
     for item in split_items(params):
@@ -396,7 +393,7 @@ def _task(cfg: DictConfig) -> None:
 
 def _interrupted_at_start() -> None:
     """Ctrl-C before the config was read: say so, and leave no empty folder of ours."""
-    from drl.cli._start import INTERRUPTED_AT_START
+    from drl.cli._signals import INTERRUPTED_AT_START
 
     print(INTERRUPTED_AT_START, file=sys.stderr)
     folder = _RUN.folder
@@ -438,29 +435,6 @@ def main() -> None:
         signal.signal(sig, signal.SIG_IGN)  # shutdown Python would restore the defaults)
     if status is not None:
         sys.exit(status)
-
-
-# Renamed: old name -> (the object, where it is now); reading the old name warns.
-_MOVED = {
-    "VariantNode": (VariantCfg, "drl._configs.VariantCfg"),
-    "SPRTNode": (SPRTSettings, "drl.eval.sprt.SPRTSettings"),
-}
-
-
-def __getattr__(name: str) -> Any:
-    if name in _MOVED:
-        value, where = _MOVED[name]
-        warnings.warn(f"drl.cli.eval.{name} is now {where}", DeprecationWarning, stacklevel=2)
-        return value
-    if name in ("SAVE_EVERY_S", "interrupted_after"):  # (loads the arena: read when asked)
-        from drl.eval import journal
-
-        return getattr(journal, name)
-    if name == "FORMATS":  # the format names (their runners: drl.eval.runners.FORMATS)
-        from drl.eval.runners import FORMATS
-
-        return tuple(FORMATS)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 if __name__ == "__main__":

@@ -69,21 +69,22 @@ def _run(cfg: DictConfig) -> None:
     from drl.nn import TrainingDiverged
     from drl.nn.checkpoint import CheckpointError
     from drl.train.api import to_config
-    from drl.train.config import validate
-    from drl.train.loop import resolve_run_dir, train
+    from drl.train.config import train_settings
+    from drl.train.loop import train
+    from drl.train.run_folder import resolve_run_dir
 
     console = Console()
     hc = HydraConfig.get()
     job = hc.job.num if hc.mode == RunMode.MULTIRUN else None
     try:
         conf = to_config(cfg)
-        validate(conf)
+        settings = train_settings(conf)  # the one conversion, checked
         run_dir = resolve_run_dir(conf, job=job)
     except (ValueError, FileNotFoundError) as err:
         sys.exit(f"drl-train: {err}")
     console.print(f"[bold]drl-train[/] {conf.variant.spec} -> {run_dir}")
     try:
-        result = train(conf, run_dir)
+        result = train(settings, run_dir)
     except (ValueError, CheckpointError, RuntimeError, TrainingDiverged) as err:
         sys.exit(f"drl-train: {err}")
     except OSError as err:  # e.g. the disk filled up: the message names the file

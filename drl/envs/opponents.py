@@ -7,7 +7,6 @@ step. Every other spec (``"greedy"``, ``"alphabeta:depth=4"``, ...) is built by
 
 from __future__ import annotations
 
-import importlib
 from typing import Any, Protocol
 
 from drl.rules.board import Board, Move
@@ -37,11 +36,6 @@ def make_opponent(spec: Any) -> Opponent:
         return spec
     if not isinstance(spec, str):
         raise ValueError(f"opponent must be an agent spec string or an agent, got {spec!r}")
-    try:
-        make = importlib.import_module("drl.agents").make
-    except (ImportError, AttributeError):
-        raise ValueError(
-            f"opponent {spec!r} needs drl.agents.make, which is not available; "
-            f"only 'random' works without it"
-        ) from None
+    from drl.agents import make  # the registry loads every agent: only when one is asked
+
     return make(spec)

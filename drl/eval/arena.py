@@ -53,7 +53,7 @@ from drl.eval.play import close_agents as close_agents
 from drl.eval.play import default_workers as default_workers
 from drl.eval.records import GameRecord, PDNWriter, write_pdn
 from drl.eval.records import record_game as record_game
-from drl.eval.settings import DEFAULT_SETTINGS, MatchSettings, moved_keywords
+from drl.eval.settings import DEFAULT_SETTINGS, MatchSettings
 from drl.eval.tasks import GameTask, TaskList, _unique_names, match_tasks
 from drl.rules import Variant
 
@@ -143,7 +143,6 @@ def play_tasks(
     return records, write_pdn(records, pdn_path)
 
 
-@moved_keywords(settings=MatchSettings)
 def play_match(
     agent_a_spec: str | Agent,
     agent_b_spec: str | Agent,

@@ -230,6 +230,46 @@ def _fit(t: _Table, model: str, free: np.ndarray, r: np.ndarray, x0: np.ndarray)
     return _Fit(float(res.fun), np.asarray(res.x, dtype=float))
 
 
+def _check_options(draw_model: str, interval: str, confidence: float, prior_draws: float) -> None:
+    """ValueError for an option of :func:`fit_elo` out of its choices or range."""
+    if draw_model not in ("half", "davidson"):
+        raise ValueError(f"draw_model must be 'half' or 'davidson', got {draw_model!r}")
+    if interval not in ("profile", "hessian"):
+        raise ValueError(f"interval must be 'profile' or 'hessian', got {interval!r}")
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+    if prior_draws < 0:
+        raise ValueError(f"prior_draws must be >= 0, got {prior_draws}")
+
+
+def _anchor(names: list[str], anchor: str | None) -> str:
+    """The anchor: ``anchor``, else ``random`` when it played, else the first player."""
+    if anchor is None:
+        anchor = "random" if "random" in names else names[0]
+    if anchor not in names:
+        raise ValueError(f"anchor {anchor!r} is not among the players {names}")
+    return anchor
+
+
+def _standard_errors(
+    t: _Table, draw_model: str, free: np.ndarray, r0: np.ndarray, best: _Fit
+) -> np.ndarray:
+    """The free ratings' standard errors from the likelihood's numeric Hessian (Wald).
+
+    Infinite where the Hessian cannot be inverted.
+    """
+    n = int(free.sum())
+    steps = np.ones(len(best.x))
+    if draw_model == "davidson":
+        steps[-1] = 1e-3
+    h = _numeric_hessian(lambda x: _objective(t, draw_model, free, r0, x), best.x, steps)
+    try:
+        cov = np.linalg.inv(h)
+        return np.sqrt(np.clip(np.diag(cov)[:n], 0, None))
+    except np.linalg.LinAlgError:
+        return np.full(n, np.inf)
+
+
 def fit_elo(
     games: Iterable[tuple[str, str, float]],
     *,
@@ -264,22 +304,12 @@ def fit_elo(
         ValueError: bad scores, unknown options, no games, or a player not connected to
             the anchor.
     """
-    if draw_model not in ("half", "davidson"):
-        raise ValueError(f"draw_model must be 'half' or 'davidson', got {draw_model!r}")
-    if interval not in ("profile", "hessian"):
-        raise ValueError(f"interval must be 'profile' or 'hessian', got {interval!r}")
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
-    if prior_draws < 0:
-        raise ValueError(f"prior_draws must be >= 0, got {prior_draws}")
+    _check_options(draw_model, interval, confidence, prior_draws)
     t = _Table(games, players)
     games_played, score = t.games_and_score()
     t.d = t.d + prior_draws
     names = t.names
-    if anchor is None:
-        anchor = "random" if "random" in names else names[0]
-    if anchor not in names:
-        raise ValueError(f"anchor {anchor!r} is not among the players {names}")
+    anchor = _anchor(names, anchor)
     a = names.index(anchor)
     t.check_connected(a)
 
@@ -299,15 +329,7 @@ def fit_elo(
     crit = stats.chi2.ppf(confidence, 1) / 2.0
 
     if interval == "hessian":
-        steps = np.ones(len(best.x))
-        if draw_model == "davidson":
-            steps[-1] = 1e-3
-        h = _numeric_hessian(lambda x: _objective(t, draw_model, free, r0, x), best.x, steps)
-        try:
-            cov = np.linalg.inv(h)
-            se = np.sqrt(np.clip(np.diag(cov)[: p - 1], 0, None))
-        except np.linalg.LinAlgError:
-            se = np.full(p - 1, np.inf)
+        se = _standard_errors(t, draw_model, free, r0, best)
         z = np.sqrt(2 * crit)
         lower[free] = r_hat[free] - z * se
         upper[free] = r_hat[free] + z * se

@@ -47,7 +47,7 @@ from drl.eval.arena import (
 )
 from drl.eval.limits import MAX_LIVES, MAX_ROUNDS, POOL_ROUNDS
 from drl.eval.records import GameRecord
-from drl.eval.settings import DEFAULT_SETTINGS, MatchSettings, moved_keywords
+from drl.eval.settings import DEFAULT_SETTINGS, MatchSettings
 from drl.rules import Variant
 
 __all__ = [
@@ -88,7 +88,6 @@ class HalftimeResult:
         return (self.first_half[0] + self.second_half[0], self.first_half[1] + self.second_half[1])
 
 
-@moved_keywords(settings=MatchSettings)
 def halftime_match(
     agent_a: str,
     agent_b: str,
@@ -239,7 +238,6 @@ class PoolResult:
     records: list[GameRecord] = field(default_factory=list)
 
 
-@moved_keywords(settings=MatchSettings)
 def pool_tournament(
     specs: Sequence[str],
     variant: Variant | str = "losing",

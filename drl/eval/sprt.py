@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from drl.eval.settings import DEFAULT_SETTINGS, MatchSettings, moved_keywords
+from drl.eval.settings import DEFAULT_SETTINGS, MatchSettings
 
 if TYPE_CHECKING:
     from drl.agents import Agent
@@ -237,7 +237,6 @@ class SPRTSettings:
     max_games: int = 1000
 
 
-@moved_keywords(settings=MatchSettings, test=SPRTSettings)
 def play_sprt(
     agent_a: str | Agent,
     agent_b: str | Agent,

@@ -157,6 +157,49 @@ def _unique_names(a: str, b: str) -> tuple[str, str]:
     return (a, b) if a != b else (f"{a}#1", f"{b}#2")
 
 
+def _opening_fens(
+    v: Variant, games: int, openings: int | Sequence[str] | None, seed: int
+) -> Sequence[str | None]:
+    """The openings of a match's ``games`` games, one per two games (see :func:`match_tasks`).
+
+    Raises:
+        ValueError: too few distinct live openings, an empty list of FENs, or a bad FEN.
+    """
+    n_open = -(-games // 2)
+    fens: Sequence[str | None]
+    if openings is None or (isinstance(openings, int) and openings == 0):
+        return _StartPositions(n_open)
+    if isinstance(openings, int):
+        try:
+            fens = _Openings(v, n_open, openings, seed)
+        except ValueError as err:
+            raise ValueError(f"{games:,} games start from {n_open:,} openings: {err}") from None
+        fens[0]  # noqa: B018 - fails now if no live opening of this length exists
+        return fens
+    fens = list(openings)
+    if not fens:
+        raise ValueError("openings: the list of FENs is empty")
+    for f in fens:
+        Board(v, fen=f)  # raises FENError early, naming the FEN
+    return fens
+
+
+def _cycle_variants(v: Variant, cycle: int) -> list[str]:
+    """The game's variant string for each place in the colour/role cycle (str() is costly)."""
+    out = []
+    for c in range(cycle):
+        a_black = c in (0, 3)
+        if v.is_asymmetric:
+            a_taker = c in (0, 2)
+            taker = (
+                ("black" if a_black else "white") if a_taker else ("white" if a_black else "black")
+            )
+            out.append(str(role_variant(v, taker)))
+        else:
+            out.append(str(v))
+    return out
+
+
 def match_tasks(
     agent_a: str | Agent,
     agent_b: str | Agent,
@@ -207,38 +250,12 @@ def match_tasks(
     check_openings(openings)
     v = Variant.parse(variant)
     cycle = 4 if v.is_asymmetric else 2  # games until the colour/role schedule repeats
-    n_open = -(-games // 2)
-    fens: Sequence[str | None]
-    if openings is None or (isinstance(openings, int) and openings == 0):
-        fens = _StartPositions(n_open)
-    elif isinstance(openings, int):
-        try:
-            fens = _Openings(v, n_open, openings, seed)
-        except ValueError as err:
-            raise ValueError(f"{games:,} games start from {n_open:,} openings: {err}") from None
-        fens[0]  # noqa: B018 - fails now if no live opening of this length exists
-    else:
-        fens = list(openings)
-        if not fens:
-            raise ValueError("openings: the list of FENs is empty")
-        for f in fens:
-            Board(v, fen=f)  # raises FENError early, naming the FEN
+    fens = _opening_fens(v, games, openings, seed)
     if names is None:
         names = _unique_names(spec_name(agent_a), spec_name(agent_b))
     name_a, name_b = names
     game_seeds = np.random.SeedSequence(seed).generate_state(games, dtype=np.uint32)
-    # the game's variant string for each place in the colour/role cycle (str() is costly)
-    cycle_variants = []
-    for c in range(cycle):
-        a_black = c in (0, 3)
-        if v.is_asymmetric:
-            a_taker = c in (0, 2)
-            taker = (
-                ("black" if a_black else "white") if a_taker else ("white" if a_black else "black")
-            )
-            cycle_variants.append(str(role_variant(v, taker)))
-        else:
-            cycle_variants.append(str(v))
+    cycle_variants = _cycle_variants(v, cycle)
 
     def build(g: int) -> GameTask:
         o, c = g // 2, g % cycle

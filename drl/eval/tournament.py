@@ -21,7 +21,7 @@ from drl.eval.arena import (
     play_tasks,
 )
 from drl.eval.records import GameRecord
-from drl.eval.settings import DEFAULT_SETTINGS, MatchSettings, moved_keywords
+from drl.eval.settings import DEFAULT_SETTINGS, MatchSettings
 from drl.rules import Variant
 
 __all__ = ["pairings", "play_tournament"]
@@ -55,7 +55,6 @@ def pairings(
     raise ValueError(f"schedule must be 'round_robin' or 'gauntlet', got {schedule!r}")
 
 
-@moved_keywords(settings=MatchSettings)
 def play_tournament(
     specs: Sequence[str],
     variant: Variant | str = "english",

@@ -7,8 +7,6 @@ repetition history and count, end of the game and its value from a named player'
 itself is ``drl.rules.core.end_code`` (decoded by ``drl.rules.Outcome.from_code``).
 """
 
-import warnings
-
 import numpy as np
 
 from drl.game.step_state import StepState
@@ -23,16 +21,3 @@ def winners(codes: np.ndarray) -> np.ndarray:
     """
     codes = np.asarray(codes, dtype=np.int64)
     return np.where(codes >= 0, codes % 4, -1)
-
-
-def __getattr__(name: str) -> object:
-    if name == "StepGame":  # it lived here before; the game core does not use the envs
-        warnings.warn(
-            "drl.game.StepGame is now drl.envs.StepGame (from drl.envs import StepGame)",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        from drl.envs import StepGame
-
-        return StepGame
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

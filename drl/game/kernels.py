@@ -37,8 +37,6 @@ then the repetition draw); decode it with ``drl.rules.Outcome.from_code`` or
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 from numba import njit
 
@@ -398,29 +396,3 @@ def legal_masks_batch(states, params, prefixes, prefix_lens, out):
             moves, n, states[i, ST_TURN], params, prefixes[i], prefix_lens[i], out[i]
         )
     return counts
-
-
-# The random-reply driver of the envs lived here before it moved to drl.envs._kernels.
-_MOVED_TO_ENVS = (
-    "W_AGENT",
-    "W_PLY_LIMIT",
-    "W_PLY0",
-    "W_SIZE",
-    "random_replies",
-    "game_step",
-    "observe_into",
-    "below_limit",
-)
-
-
-def __getattr__(name: str) -> object:
-    if name in _MOVED_TO_ENVS:
-        warnings.warn(
-            f"drl.game.kernels.{name} is now drl.envs._kernels.{name}",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        from drl.envs import _kernels
-
-        return getattr(_kernels, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

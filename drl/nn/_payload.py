@@ -9,11 +9,12 @@ larger than its weights. Each check here raises one
 - :func:`check_payload`: the types of the keys every reader uses (``model``,
   ``net_config``, ``counters``, ``arch``, ``variant``, ``config_yaml`` and the versions);
   :func:`drl.nn.checkpoint.load_checkpoint` applies it to every file it reads.
-- :func:`check_network`: the stored architecture and sizes against the limits of the
+- :func:`check_field_types`: the types of a stored network config's fields; with it,
+  :func:`drl.nn.load` checks the stored architecture and sizes against the limits of the
   architecture's config class (the ones ``drl-train`` applies), the state dict's names and
   shapes against those of the network the config describes (built on torch's ``meta``
-  device, which allocates nothing), and the network's size against the memory
-  available; :func:`drl.nn.load` applies it before it builds the network.
+  device, which allocates nothing), and the network's size against the memory available,
+  before it builds the network.
 - :func:`stored_search`: the ``search`` settings of the stored training config.
 """
 
@@ -26,7 +27,7 @@ from typing import Any
 
 from drl.nn.errors import CheckpointError
 
-__all__ = ["check_network", "check_payload", "stored_config", "stored_search"]
+__all__ = ["check_field_types", "check_payload", "stored_config", "stored_search"]
 
 _OPTIONAL_TEXT = ("arch", "variant", "config_yaml", "code_version", "drl_version")
 
@@ -132,7 +133,7 @@ def stored_search(payload: Mapping[str, Any], source: str, names: typing.Iterabl
     return {k: v for k, v in search.items() if k in wanted}
 
 
-def _check_field_types(cls: type, cfg: Mapping[str, Any], source: str, arch: str) -> None:
+def check_field_types(cls: type, cfg: Mapping[str, Any], source: str, arch: str) -> None:
     """Refuse a stored size that is not of its field's type (a bool or float for an int)."""
     hints = typing.get_type_hints(cls)
     for f in dataclasses.fields(cls):
@@ -150,65 +151,3 @@ def _check_field_types(cls: type, cfg: Mapping[str, Any], source: str, arch: str
                 f"{source}: net_config {f.name} of arch {arch!r} must be "
                 f"{'an int' if hint is int else 'a bool'}, got {value!r}"
             )
-
-
-def check_network(payload: Mapping[str, Any], source: str) -> tuple[str, dict[str, Any]]:
-    """Check the stored network against its architecture before anything is allocated.
-
-    Args:
-        payload: a checkpoint payload (see :func:`check_payload`).
-        source: the file, for messages.
-
-    Returns:
-        ``(arch, net_config)``: the architecture's name and its config as a dict.
-
-    Raises:
-        CheckpointError: no ``net_config``; ``arch`` not registered (the message lists
-            those that are); a ``net_config`` field unknown, missing, of the wrong type or
-            outside the limits of the architecture's config class; a state dict whose
-            names or shapes differ from those of the network the config describes; or a
-            network larger than the memory available. Each message names ``source`` and
-            the key.
-    """
-    import torch
-
-    from drl._system import available_memory, format_bytes
-    from drl.nn.registry import DEFAULT_ARCH, arch_config_class, build, make_config
-
-    check_payload(payload, source, ("model", "net_config"))
-    arch = payload.get("arch") or DEFAULT_ARCH
-    try:
-        cls = arch_config_class(arch)
-    except ValueError as err:
-        raise CheckpointError(f"{source}: arch: {err}") from None
-    cfg = dict(payload["net_config"])
-    _check_field_types(cls, cfg, source, arch)
-    try:
-        make_config(arch, **cfg)
-        with torch.device("meta"):  # shapes only: nothing is allocated
-            shape_net = typing.cast(torch.nn.Module, build(arch, **cfg))
-    except (TypeError, ValueError) as err:
-        raise CheckpointError(f"{source}: net_config: {err}") from None
-    want = {k: tuple(t.shape) for k, t in shape_net.state_dict().items()}
-    have = {k: tuple(t.shape) for k, t in payload["model"].items()}
-    problems = [f"{k} is missing" for k in want if k not in have]
-    problems += [f"{k} is not in the network" for k in have if k not in want]
-    problems += [
-        f"{k} has shape {list(have[k])}, the network {list(want[k])}"
-        for k in want
-        if k in have and have[k] != want[k]
-    ]
-    if problems:
-        more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
-        raise CheckpointError(
-            f"{source}: model: the weights do not fit its arch {arch!r} with net_config "
-            f"{cfg}: {'; '.join(problems[:3])}{more}"
-        )
-    need = sum(t.numel() * t.element_size() for t in shape_net.state_dict().values())
-    room = available_memory()
-    if room is not None and need > room[0]:
-        raise CheckpointError(
-            f"{source}: net_config: the network would take {format_bytes(need)} and "
-            f"{format_bytes(room[0])} is available ({room[1]})"
-        )
-    return arch, cfg

@@ -19,11 +19,14 @@ a checkpoint without ``arch`` was written before there was a choice and holds a
 from __future__ import annotations
 
 import dataclasses
+import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from drl.nn._payload import check_field_types, check_payload
 from drl.nn.config import NetConfig, SparseConfig
+from drl.nn.errors import CheckpointError
 from drl.nn.model import PolicyValueModel
 
 __all__ = [
@@ -31,6 +34,7 @@ __all__ = [
     "INPUT_FIELDS",
     "arch_config_class",
     "build",
+    "build_from",
     "check_compatible",
     "check_variant",
     "describe",
@@ -162,11 +166,27 @@ def build(arch: str = DEFAULT_ARCH, **config: Any) -> PolicyValueModel:
     Raises:
         ValueError: as :func:`make_config`.
     """
-    cfg = make_config(arch, **config)
-    net = _arch(arch).factory(cfg)
+    return build_from(arch, make_config(arch, **config))
+
+
+def build_from(arch: str, config: Any) -> PolicyValueModel:
+    """Build a freshly initialised network from a config object already made.
+
+    Args:
+        arch: a registered architecture name.
+        config: an instance of :func:`arch_config_class` ``(arch)`` (see
+            :func:`make_config`), used as it is.
+
+    Returns:
+        The network, as :func:`build` returns it.
+
+    Raises:
+        ValueError: unknown ``arch``.
+    """
+    net = _arch(arch).factory(config)
     net.arch = arch
     if getattr(net, "config", None) is None:
-        net.config = cfg
+        net.config = config
     return net
 
 
@@ -346,13 +366,11 @@ def load(
             not registered, the stored config does not fit the architecture's limits, the
             weights' names or shapes do not fit the stored config, or the network does not
             fit in memory; all checked before the network is built
-            (:func:`drl.nn._payload.check_network`), each naming ``source`` and the key.
+            (:func:`_check_network`), each naming ``source`` and the key.
         ValueError: the network does not fit ``board_size`` or ``variant``
             (:func:`check_variant`).
     """
-    from drl.nn._payload import check_network
-
-    arch, cfg = check_network(payload, source)
+    arch, cfg = _check_network(payload, source)
     trained_on = payload.get("variant")
     if board_size is not None:
         _check_board(cfg, board_size, "this game", source, trained_on, arch, planes=False)
@@ -377,3 +395,64 @@ def _sparse(config: SparseConfig) -> PolicyValueModel:
 
 register_arch(DEFAULT_ARCH, _resnet, NetConfig)
 register_arch("sparse", _sparse, SparseConfig)
+
+
+def _check_network(payload: Mapping[str, Any], source: str) -> tuple[str, dict[str, Any]]:
+    """Check the stored network against its architecture before anything is allocated.
+
+    Args:
+        payload: a checkpoint payload (see :func:`check_payload`).
+        source: the file, for messages.
+
+    Returns:
+        ``(arch, net_config)``: the architecture's name and its config as a dict.
+
+    Raises:
+        CheckpointError: no ``net_config``; ``arch`` not registered (the message lists
+            those that are); a ``net_config`` field unknown, missing, of the wrong type or
+            outside the limits of the architecture's config class; a state dict whose
+            names or shapes differ from those of the network the config describes; or a
+            network larger than the memory available. Each message names ``source`` and
+            the key.
+    """
+    import torch
+
+    from drl._system import available_memory, format_bytes
+
+    check_payload(payload, source, ("model", "net_config"))
+    arch = payload.get("arch") or DEFAULT_ARCH
+    try:
+        cls = arch_config_class(arch)
+    except ValueError as err:
+        raise CheckpointError(f"{source}: arch: {err}") from None
+    cfg = dict(payload["net_config"])
+    check_field_types(cls, cfg, source, arch)
+    try:
+        make_config(arch, **cfg)
+        with torch.device("meta"):  # shapes only: nothing is allocated
+            shape_net = typing.cast(torch.nn.Module, build(arch, **cfg))
+    except (TypeError, ValueError) as err:
+        raise CheckpointError(f"{source}: net_config: {err}") from None
+    want = {k: tuple(t.shape) for k, t in shape_net.state_dict().items()}
+    have = {k: tuple(t.shape) for k, t in payload["model"].items()}
+    problems = [f"{k} is missing" for k in want if k not in have]
+    problems += [f"{k} is not in the network" for k in have if k not in want]
+    problems += [
+        f"{k} has shape {list(have[k])}, the network {list(want[k])}"
+        for k in want
+        if k in have and have[k] != want[k]
+    ]
+    if problems:
+        more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
+        raise CheckpointError(
+            f"{source}: model: the weights do not fit its arch {arch!r} with net_config "
+            f"{cfg}: {'; '.join(problems[:3])}{more}"
+        )
+    need = sum(t.numel() * t.element_size() for t in shape_net.state_dict().values())
+    room = available_memory()
+    if room is not None and need > room[0]:
+        raise CheckpointError(
+            f"{source}: net_config: the network would take {format_bytes(need)} and "
+            f"{format_bytes(room[0])} is available ({room[1]})"
+        )
+    return arch, cfg

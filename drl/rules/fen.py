@@ -71,6 +71,33 @@ def _squares(body: str, token: str, board_size: int, fen: str) -> list[int]:
     return list(range(lo, hi + 1))
 
 
+def _counter(field: str, quoted: str) -> int:
+    """The number of an ``H``/``F`` counter field; FENError unless ASCII and below 10**9."""
+    digits = field[1:]
+    if not digits.isascii() or len(digits) > 9:
+        raise FENError(
+            f"FEN {quoted}: counter {excerpt(field)} must be an ASCII number below 10**9"
+        )
+    return int(digits)
+
+
+def _check_crowning_rows(
+    men: dict[str, set[int]], owner: dict[int, tuple[str, str]], board_size: int, quoted: str
+) -> None:
+    """FENError for a man on its own crowning row (it would already have been crowned)."""
+    half = board_size // 2
+    for colour, name, crowned in (
+        ("W", "white", lambda sq: sq < half),
+        ("B", "black", lambda sq: sq >= board_size * half - half),
+    ):
+        for sq in men[colour]:
+            if crowned(sq):
+                raise FENError(
+                    f"FEN {quoted}: a {name} man on {_square_name(sq, board_size)} "
+                    f"(token {excerpt(owner[sq][1])}) stands on its crowning row"
+                )
+
+
 def parse_fen(fen: str, board_size: int) -> FenPosition:
     """Parse a FEN string for a board of the given size.
 
@@ -110,12 +137,7 @@ def parse_fen(fen: str, board_size: int) -> FenPosition:
             raise FENError(f"FEN {quoted}: empty field")
         head = field[0].upper()
         if head in ("H", "F") and field[1:].isdigit():
-            digits = field[1:]
-            if not digits.isascii() or len(digits) > 9:
-                raise FENError(
-                    f"FEN {quoted}: counter {excerpt(field)} must be an ASCII number below 10**9"
-                )
-            counters[head] = int(digits)
+            counters[head] = _counter(field, quoted)
             continue
         if head not in ("W", "B"):
             raise FENError(f"FEN {quoted}: field {excerpt(field)} must start with W or B")
@@ -141,19 +163,7 @@ def parse_fen(fen: str, board_size: int) -> FenPosition:
                 (kings if is_king else men)[head].add(sq)
     if not seen_colours:
         raise FENError(f"FEN {quoted}: no piece list (expected e.g. W:W31,32:B1,2)")
-    half = board_size // 2
-    for sq in men["W"]:
-        if sq < half:
-            raise FENError(
-                f"FEN {quoted}: a white man on {_square_name(sq, board_size)} "
-                f"(token {excerpt(owner[sq][1])}) stands on its crowning row"
-            )
-    for sq in men["B"]:
-        if sq >= board_size * half - half:
-            raise FENError(
-                f"FEN {quoted}: a black man on {_square_name(sq, board_size)} "
-                f"(token {excerpt(owner[sq][1])}) stands on its crowning row"
-            )
+    _check_crowning_rows(men, owner, board_size, quoted)
     return FenPosition(
         turn=turn,
         black_men=frozenset(men["B"]),

@@ -38,20 +38,30 @@ def compose_config(overrides: Sequence[str] = ()) -> Config:
             ``["variant=english", "train=tiny", "train.max_minutes=2"]``.
 
     Returns:
-        The :class:`~drl.train.config.Config` dataclass, after
-        :func:`~drl.train.config.validate`.
+        The :class:`~drl.train.config.Config` dataclass, checked by
+        :func:`~drl.train.config.train_settings` (which :func:`train` calls once
+        instead).
 
     Raises:
         ValueError: an override that does not parse, names an unknown key or group
             option, or a value out of its range (the message names the key).
     """
+    from drl.train.config import train_settings
+
+    cfg = _composed(overrides)
+    train_settings(cfg)
+    return cfg
+
+
+def _composed(overrides: Sequence[str]) -> Config:
+    """:func:`compose_config` without the checks that span several keys."""
     from hydra import compose, initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
     from hydra.errors import HydraException
     from omegaconf.errors import OmegaConfBaseException
 
     from drl._paths import config_dir
-    from drl.train.config import register_configs, validate
+    from drl.train.config import register_configs
 
     if isinstance(overrides, str):
         raise TypeError(f"overrides must be a list of key=value strings, got {overrides!r}")
@@ -65,9 +75,7 @@ def compose_config(overrides: Sequence[str] = ()) -> Config:
     except (HydraException, OmegaConfBaseException) as err:
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         raise ValueError(f"overrides {list(overrides)}: {first}") from None
-    cfg = to_config(dict_cfg)
-    validate(cfg)
-    return cfg
+    return to_config(dict_cfg)
 
 
 def _failing_node(node: Any, group: str = "") -> tuple[str, Any]:
@@ -136,13 +144,15 @@ def train(
         RunFolderError: the run folder cannot be written, or another process trains
             in it.
     """
-    from drl.train.loop import resolve_run_dir
+    from drl.train.config import train_settings
     from drl.train.loop import train as train_loop
+    from drl.train.run_folder import resolve_run_dir
 
-    cfg = compose_config(overrides)
+    cfg = _composed(overrides)
     if run_dir is not None:
         cfg.run_dir = str(run_dir)
-    result = train_loop(cfg, resolve_run_dir(cfg), progress=progress)
+    settings = train_settings(cfg)  # the one conversion, checked
+    result = train_loop(settings, resolve_run_dir(cfg), progress=progress)
     return TrainRun(**{f.name: getattr(result, f.name) for f in fields(result)})
 
 

@@ -12,10 +12,9 @@ both roles from every opening and every colour/role pairing over four games. Res
 from __future__ import annotations
 
 import dataclasses
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -23,14 +22,14 @@ from drl.agents import make, spec_name
 from drl.agents.az import NetworkAgent, NetworkPlayer
 from drl.eval.arena import play_tasks
 from drl.eval.records import GameRecord
-from drl.eval.settings import MatchSettings, moved_keywords
+from drl.eval.settings import MatchSettings
 from drl.eval.stats import WDL, summarize
 from drl.eval.tasks import match_tasks
 from drl.rules import Variant
 from drl.search import Evaluator, SearchConfig
 
 if TYPE_CHECKING:
-    from drl.train.config import Config
+    from drl.train.config import TrainSettings
 
 __all__ = [
     "BaselineResult",
@@ -63,7 +62,6 @@ EVALUATION_SETTINGS = MatchSettings(max_plies=200, workers=1, progress=False)
 """What an evaluation plays with when given no settings: 200-ply games, no progress bar."""
 
 
-@moved_keywords(settings=MatchSettings, positional=("openings", "seed", "max_plies"))
 def play_against_baseline(
     evaluate: Evaluator,
     search: SearchConfig,
@@ -112,7 +110,6 @@ def play_against_baseline(
     return play_tasks(tasks, s.workers, s.progress, description, None, s.pdn_path)[0]
 
 
-@moved_keywords(settings=MatchSettings, positional=("openings", "seed", "max_plies"))
 def evaluate_against(
     evaluate: Evaluator,
     search: SearchConfig,
@@ -141,17 +138,6 @@ def evaluate_against(
         records = play_against_baseline(evaluate, search, spec, variant, games, settings=each)
         out.append(BaselineResult(spec, summarize(records, NET_NAME), records))
     return out
-
-
-def __getattr__(name: str) -> Any:
-    if name == "play_lockstep":
-        warnings.warn(
-            "drl.train.evaluate.play_lockstep is now play_against_baseline",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return play_against_baseline
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def preflight_baselines(
@@ -206,8 +192,8 @@ def preflight_baselines(
             checked.add(spec)
 
 
-def preflight_evaluations(cfg: Config) -> None:
-    """:func:`preflight_baselines` for the evaluations a training run with ``cfg`` will play.
+def preflight_evaluations(s: TrainSettings) -> None:
+    """:func:`preflight_baselines` for the evaluations a training run with ``s`` will play.
 
     These are ``train.eval`` when it runs during training (``every`` > 0, below
     ``iterations``, with games), and ``train.final_eval`` when it has games.
@@ -215,13 +201,13 @@ def preflight_evaluations(cfg: Config) -> None:
     Raises:
         ValueError: naming the key and the agent (see :func:`preflight_baselines`).
     """
-    t = cfg.train
+    loop = s.loop
     todo = []
-    if t.eval.games >= 1 and 0 < t.eval.every < t.iterations:
-        todo.append(("train.eval.baselines", list(t.eval.baselines)))
-    if t.final_eval.games >= 1:
-        todo.append(("train.final_eval.baselines", list(t.final_eval.baselines)))
-    preflight_baselines(todo, cfg.variant.spec)
+    if loop.eval.games >= 1 and 0 < loop.eval.every < loop.iterations:
+        todo.append(("train.eval.baselines", list(loop.eval.baselines)))
+    if loop.final_eval.games >= 1:
+        todo.append(("train.final_eval.baselines", list(loop.final_eval.baselines)))
+    preflight_baselines(todo, s.variant)
 
 
 def elo_for_log(w: WDL, cap: float = 800.0) -> float:

@@ -203,6 +203,31 @@ def _losses(
     return policy_loss, value_loss, pieces_loss, plies_loss, total, logp, mask
 
 
+def _diverged(
+    scalars: dict[str, float], bad: str | None, exploded: str | None, step: int | None, lr: float
+) -> TrainingDiverged:
+    """The error of a step not taken, naming what went wrong.
+
+    A loss term ``bad`` not finite, the loss ``exploded`` (its message), or else the
+    gradient norm not finite.
+    """
+    if bad is not None:
+        what = f"loss term {bad}"
+        detail = f"{what} is {scalars[bad]}"
+    elif exploded is not None:
+        what = "loss"
+        detail = exploded
+    else:
+        what = "gradient norm"
+        detail = f"the gradient norm is {scalars['grad_norm']} (loss {scalars['loss']:.4g})"
+    return TrainingDiverged(
+        f"{_where(step, lr)}: {detail}; the weights were not updated. {_HINT}",
+        what=what,
+        step=step,
+        lr=lr,
+    )
+
+
 def train_step(
     net: PolicyValueModel,
     optimizer: torch.optim.Optimizer,
@@ -270,22 +295,7 @@ def train_step(
         with torch.no_grad():
             for b, saved in zip(module.buffers(), buffers, strict=True):
                 b.copy_(saved)
-        lr = _lr(optimizer)
-        if bad is not None:
-            what = f"loss term {bad}"
-            detail = f"{what} is {scalars[bad]}"
-        elif exploded is not None:
-            what = "loss"
-            detail = exploded
-        else:
-            what = "gradient norm"
-            detail = f"the gradient norm is {scalars['grad_norm']} (loss {scalars['loss']:.4g})"
-        raise TrainingDiverged(
-            f"{_where(step, lr)}: {detail}; the weights were not updated. {_HINT}",
-            what=what,
-            step=step,
-            lr=lr,
-        )
+        raise _diverged(scalars, bad, exploded, step, _lr(optimizer))
     if loss.grad_clip > 0:  # as torch.nn.utils.clip_grad_norm_, with the norm computed above
         coef = (loss.grad_clip / (grad_norm + 1e-6)).clamp(max=1.0)
         with torch.no_grad():

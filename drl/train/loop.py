@@ -5,58 +5,8 @@ It reads top to bottom and calls tested pieces: :class:`~drl.train.selfplay.Self
 :func:`~drl.train.learner.train_step`, :mod:`drl.nn.checkpoint`,
 :mod:`drl.train.run_folder` and :mod:`drl.train.evaluate`.
 
-Run folder layout::
-
-    .lock                the training process's pid and start time; it holds a lock on
-                         the folder itself and on this file; one at a time
-    config.yaml          resolved configuration (written once the folder's checks pass)
-    sessions.jsonl       one line per start: session, pid, time, resumed-from checkpoint,
-                         iteration, learner steps and games at the start
-    checkpoints/         ckpt-<iteration>.pt + .sha256 (the newest K good ones;
-                         ckpt-00000000.pt is the network before any training); damaged
-                         ones set aside as *.corrupt
-    replay/              shard-NNNNNN.npz, one per batch of finished games (and the
-                         session that played them)
-    games/               selfplay-NNNNNN.pdn, the games of shard NNNNNN as PDN
-    eval/                evaluation results (JSON) and games (PDN)
-    tb/                  TensorBoard scalars
-    metrics.jsonl        one line of scalars per iteration (1, 2, ...), then the final
-                         evaluation's; each iteration's line has the run's training time
-                         so far, ``wall_minutes`` and ``cpu_minutes`` (this process and
-                         its waited-for children), summed over sessions
-
-What a run folder guarantees, however often the process is killed:
-
-- Nothing saved is lost. A shard, its PDN and a checkpoint are written to a temporary
-  name and renamed into place (the PDN's after its shard's, a checkpoint before its
-  digest); a failed write removes its temporary file, and a start removes those a kill
-  left. No file is removed or overwritten to make room: shards and games are numbered
-  past every shard, PDN and game number found, so a PDN whose shard was deleted stays.
-  Every iteration plays exactly ``games_per_iteration`` games: games finished after the
-  newest good checkpoint are in the replay folder and count towards the iteration in
-  progress, so a kill loses only the games in flight, and a finished run holds
-  ``iterations * games_per_iteration`` games.
-- Games are numbered 0, 1, ... in shard order with no gap or repeat (``game_index`` in
-  the shards, ``Round`` = index + 1 in the PDN); a game gets its number when it is
-  written, not when it starts.
-- No game is played twice. Self-play of iteration ``i`` in session ``s`` (the number of
-  the start: one past every session in ``sessions.jsonl``, the checkpoint and the shards
-  and PDNs written after it, 0 for a run never interrupted) is seeded with ``[seed, i,
-  s, 0]`` and the learner with ``[seed, i, s, 1]``, so a restart that replays an
-  iteration with the same network draws other games; an uninterrupted run is
-  reproducible.
-- The iteration and learner-step counters never go back: a run continues from its newest
-  good checkpoint, metrics lines of iterations after it (work that is redone) are
-  dropped, and a damaged newer checkpoint is reported and set aside as ``*.corrupt``.
-- A folder is continued only by its own run: a second process is refused while one holds
-  the lock (deleting ``.lock`` does not free the folder); a config of another variant,
-  encoding or network than the checkpoint (or, without one, ``config.yaml``) is refused
-  before anything is written; a folder with replay data, games, metrics, evaluations or
-  damaged checkpoints but no good checkpoint is refused instead of being trained afresh
-  (the first checkpoint is written before the first game, so such a folder has lost its
-  checkpoints). A finished run (its final evaluation recorded) started again does
-  nothing. Iterations, evaluation, threads, progress and device may change from one
-  start to the next.
+The run folder's layout and what it guarantees, however often the process is killed, are
+in :mod:`drl.train.run_folder`.
 """
 
 from __future__ import annotations
@@ -87,7 +37,6 @@ from drl.train.config import (
     TrainSettings,
     network_config,
     train_settings,
-    validate,
     variants_of,
 )
 from drl.train.evaluate import (
@@ -412,14 +361,18 @@ def _out_of_time(loop: LoopCfg, minutes: float) -> bool:
     return False
 
 
-def train(cfg: Config, run_dir: str | os.PathLike, progress: bool | None = None) -> TrainResult:
+def train(
+    cfg: Config | TrainSettings, run_dir: str | os.PathLike, progress: bool | None = None
+) -> TrainResult:
     """Train (or continue training) in ``run_dir``.
 
-    See the module's docstring for what a run folder guarantees.
+    See :mod:`drl.train.run_folder` for what a run folder guarantees.
 
     Args:
-        cfg: the configuration (validated here, then converted once into
-            :class:`~drl.train.config.TrainSettings`, which is all the loop reads).
+        cfg: the configuration, converted and checked here once into
+            :class:`~drl.train.config.TrainSettings` (which is all the loop reads), or
+            those settings already converted (``drl-train`` converts before it names
+            the run folder).
         run_dir: the run folder; created if missing, continued if it holds a checkpoint.
         progress: show a progress bar (default ``cfg.progress``).
 
@@ -440,11 +393,10 @@ def train(cfg: Config, run_dir: str | os.PathLike, progress: bool | None = None)
             nothing of that iteration is checkpointed, so the run folder
             resumes from the last good checkpoint (the message says which).
     """
-    validate(cfg)
-    settings = train_settings(cfg)
+    settings = cfg if isinstance(cfg, TrainSettings) else train_settings(cfg)
     if progress is not None:
         settings = dataclasses.replace(settings, progress=progress)
-    preflight_evaluations(cfg)  # engines start, checkpoints load: before the folder
+    preflight_evaluations(settings)  # engines start, checkpoints load: before the folder
     with lock_run_dir(run_dir) as lock:
         return _train(settings, lock.run_dir, lock)
 
@@ -665,34 +617,4 @@ def _final_eval(run: _Run, logger: _Logger) -> list[BaselineResult]:
     return final
 
 
-def resolve_run_dir(
-    cfg: Config, runs_root: str | os.PathLike = "runs", job: int | None = None
-) -> Path:
-    """The run folder: ``cfg.run_dir``, the newest run of the variant, or a new folder.
-
-    With no ``cfg.run_dir``: with ``resume`` the newest run of this variant under
-    ``runs_root``; else a new ``runs_root/<variant>-<time>`` folder (``-<job>`` appended for
-    the jobs of a Hydra multirun).
-
-    Raises:
-        FileNotFoundError: ``resume=true`` but no earlier run of this variant exists.
-    """
-    if cfg.run_dir:
-        return Path(cfg.run_dir).expanduser()
-    root = Path(runs_root)
-    if cfg.resume:
-        runs = sorted(
-            (p for p in root.glob(f"{cfg.variant.name}-*") if p.is_dir()),
-            key=lambda p: p.stat().st_mtime,
-        )
-        if not runs:
-            raise FileNotFoundError(
-                f"resume=true but there is no run of {cfg.variant.name} "
-                f"under {root.resolve()}; pass run_dir=PATH"
-            )
-        return runs[-1]
-    name = f"{cfg.variant.name}-{time.strftime('%Y%m%d-%H%M%S')}"
-    return root / (name if job is None else f"{name}-{job}")
-
-
-__all__ += ["CheckpointError", "RunFolderError", "resolve_run_dir"]
+__all__ += ["CheckpointError", "RunFolderError"]

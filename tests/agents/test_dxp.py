@@ -10,8 +10,8 @@ import sys
 import pytest
 
 from drl.agents import make
-from drl.agents._process import EngineError
-from drl.agents.dxp import clock_for, game_request, move_message, parse_move_message
+from drl.agents.engines.dxp import clock_for, game_request, move_message, parse_move_message
+from drl.agents.engines.process import EngineError
 from drl.rules import Board, Color
 from tests.agents.engine_procs import DRL_HUB, hub_cmd, no_leftover_processes, wait_gone
 

@@ -13,8 +13,8 @@ import time
 import pytest
 
 from drl.agents import make, parse_spec
-from drl.agents._process import EngineError
-from drl.agents._wire import HUB_VARIANTS
+from drl.agents.engines.process import EngineError
+from drl.agents.engines.wire import HUB_VARIANTS
 from drl.cli.eval import quote_overrides
 from drl.eval.arena import play_match
 from drl.eval.settings import MatchSettings

@@ -16,8 +16,8 @@ import time
 import pytest
 
 from drl.agents import make
-from drl.agents._process import EngineError
-from drl.agents._records import (
+from drl.agents.engines.process import EngineError
+from drl.agents.engines.records import (
     DXP_MESSAGE_LIMIT,
     HUB_LINE_LIMIT,
     RecordReader,

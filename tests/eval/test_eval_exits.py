@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from drl.cli._start import INTERRUPTED_AT_START
+from drl.cli._signals import INTERRUPTED_AT_START
 from drl.rules import read_games
 
 WRAPPER = str(Path(__file__).with_name("_faulty_eval.py"))

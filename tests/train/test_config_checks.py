@@ -1,5 +1,5 @@
 """Each setting is checked once, by the dataclass that holds it (``__post_init__``);
-``validate`` and ``drl-train`` report that check under the config key."""
+``train_settings`` and ``drl-train`` report that check under the config key."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ import typing
 import pytest
 from omegaconf import OmegaConf
 
-import drl.train.config as config_module
 from drl.nn import NetConfig
 from drl.search import SearchConfig
 from drl.train.config import (
@@ -22,7 +21,7 @@ from drl.train.config import (
     TrainEvalCfg,
     config_error,
     register_configs,
-    validate,
+    train_settings,
 )
 from drl.train.learner import LossConfig
 from drl.train.selfplay import SelfPlayConfig
@@ -75,15 +74,15 @@ def test_choices_are_literals_and_strings_for_hydra():
     assert (built.device, built.runtime.name, built.train.optimizer) == ("cpu", "ray", "sgd")
 
 
-def test_validate_reports_a_value_set_after_construction_under_its_key(tiny):
+def test_train_settings_reports_a_value_set_after_construction_under_its_key(tiny):
     cfg = tiny()
     cfg.runtime.actors = 0
     with pytest.raises(ValueError, match=r"^config runtime\.actors=0: must lie in \[1, 1024\]$"):
-        validate(cfg)
+        train_settings(cfg)
     cfg = tiny()
     cfg.train.final_eval.simulations = 0
     with pytest.raises(ValueError, match=r"^config train\.final_eval\.simulations=0: must lie"):
-        validate(cfg)
+        train_settings(cfg)
 
 
 def test_config_error_names_the_key():
@@ -97,20 +96,12 @@ def test_config_error_names_the_key():
         NetConfig(in_channels=1, board_size=8, num_actions=1, channels=0)
 
 
-def test_the_old_names_say_what_replaced_them():
-    with pytest.warns(DeprecationWarning, match="TrainEvalCfg"):
-        from drl.train.config import EvalCfg
-    assert EvalCfg is TrainEvalCfg
-    with pytest.raises(AttributeError, match="__post_init__"):
-        config_module.RANGES  # noqa: B018
-
-
 @pytest.mark.parametrize(
     "override, line",
     [
         # a node OmegaConf builds itself (its check runs as the config is read)
         ("runtime.actors=0", "config runtime.actors=0: must lie in [1, 1024]"),
-        # a group built into the code's dataclass by validate
+        # a group built into the code's dataclass by train_settings
         ("search.c_puct=-1", "config search.c_puct=-1.0: must be >= 0"),
     ],
 )

@@ -13,11 +13,12 @@ import pytest
 
 from drl.train.config import (
     MEMORY_KEYS,
-    _numbers,
     check_memory,
     memory_estimate,
     model_node,
-    validate,
+    setting,
+    train_settings,
+    with_setting,
 )
 from drl.train.loop import train
 
@@ -28,6 +29,19 @@ def _set(cfg, key, value):
     for part in path:
         node = getattr(node, part)
     setattr(node, last, value)
+
+
+def _numbers(node, prefix=""):
+    """``(dotted key, value)`` of every int and float leaf of a config dataclass."""
+    out = []
+    for f in dataclasses.fields(node):
+        value = getattr(node, f.name)
+        key = f"{prefix}{f.name}"
+        if dataclasses.is_dataclass(value):
+            out += _numbers(value, key + ".")
+        elif isinstance(value, int | float) and not isinstance(value, bool):
+            out.append((key, value))
+    return out
 
 
 def _int_keys(cfg):
@@ -47,14 +61,14 @@ def test_every_int_key_refuses_a_huge_value_by_name(tiny, arch):
         cfg.model = dataclasses.replace(base.model)
         _set(cfg, key, 10**30)
         with pytest.raises(ValueError, match=rf"^config {re.escape(key)}={10**30}: "):
-            validate(cfg)
+            train_settings(cfg)
 
 
 def test_the_model_sizes_have_tops(tiny):
     cfg = tiny(variant="english")
     cfg.model.blocks = 100_000  # took gigabytes and minutes to build
     with pytest.raises(ValueError, match=r"config model.blocks=100000: .*must lie in \[0, 256\]"):
-        validate(cfg)
+        train_settings(cfg)
 
 
 @pytest.mark.parametrize(
@@ -70,37 +84,50 @@ def test_counts_that_allocate_are_refused_with_a_limit_from_memory(tiny, key, va
     cfg = tiny(variant="english")
     _set(cfg, key, value)
     with pytest.raises(ValueError, match=rf"^config {key}={value}: must be <= \d+ on this machine"):
-        validate(cfg)
+        train_settings(cfg)
     with pytest.raises(ValueError) as info:
-        validate(cfg)
+        train_settings(cfg)
     assert "is available (" in str(info.value) and "selfplay" in str(info.value)
 
 
 def test_the_memory_limit_is_the_largest_value_that_fits(tiny):
-    cfg = tiny(variant="english")
+    s = with_setting(train_settings(tiny(variant="english")), "train.games_in_flight", 10**6)
     room = 2**30
-    cfg.train.games_in_flight = 10**6
     with pytest.raises(ValueError, match=r"test figure") as info:
-        check_memory(cfg, 8, available=(room, "test figure"))
+        check_memory(s, available=(room, "test figure"))
     msg = str(info.value)
     assert msg.startswith("config train.games_in_flight=1000000: must be <= ")
     limit = int(msg.split("must be <= ")[1].split()[0])
-    need = lambda n: sum(memory_estimate(cfg, 8, {"train.games_in_flight": n}).values())  # noqa: E731
+    need = lambda n: sum(memory_estimate(with_setting(s, "train.games_in_flight", n)).values())  # noqa: E731
     assert need(limit) <= room < need(limit + 1)
-    cfg.train.games_in_flight = limit
-    check_memory(cfg, 8, available=(room, "test figure"))  # the limit itself is accepted
+    check_memory(with_setting(s, "train.games_in_flight", limit), available=(room, "test figure"))
 
 
 def test_every_key_that_sizes_arrays_changes_the_estimate(tiny):
     cfg = tiny(variant="english")
     cfg.train.eval.every = 1
-    base = sum(memory_estimate(cfg, 8).values())
+    s = train_settings(cfg)
+    base = sum(memory_estimate(s).values())
     for key in (*MEMORY_KEYS, "model.channels", "model.blocks"):
-        node = cfg
-        for part in key.split("."):
-            node = getattr(node, part)
-        more = sum(memory_estimate(cfg, 8, {key: int(node) * 4 + 4}).values())
+        more = sum(memory_estimate(with_setting(s, key, int(setting(s, key)) * 4 + 4)).values())
         assert more > base, key
+
+
+def test_a_setting_is_read_and_replaced_by_its_config_key(tiny):
+    cfg = tiny(variant="english")
+    s = train_settings(cfg)
+    for key, value in _numbers(cfg):
+        if key.split(".")[0] in ("seed", "threads", "runtime"):
+            continue  # not sized by memory: read from the settings' own fields
+        assert setting(s, key) == value, key
+    t = with_setting(s, "train.eval.games", 12)
+    assert (t.loop.eval.games, s.loop.eval.games) == (12, cfg.train.eval.games)
+    assert with_setting(s, "variant.max_plies", 9).selfplay.max_plies == 9
+    assert with_setting(s, "model.channels", 4).net_config.channels == 4
+    with pytest.raises(ValueError, match="batch_size"):
+        with_setting(s, "train.batch_size", 0)
+    with pytest.raises(KeyError):
+        with_setting(s, "train.no_such_key", 1)
 
 
 @pytest.mark.parametrize(

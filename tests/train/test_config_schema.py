@@ -28,7 +28,7 @@ from drl.train.config import (
     register_configs,
     search_config,
     selfplay_config,
-    validate,
+    train_settings,
 )
 from drl.train.learner import LossConfig
 from drl.train.loop import build_network
@@ -117,7 +117,7 @@ def test_conversions_pass_every_field():
             "train.aux_loss_weight=0.3",
         )
     )
-    validate(cfg)
+    train_settings(cfg)
     s = search_config(cfg)
     assert (s.root_selection, s.num_simulations, s.temperature) == ("puct", 64, 0.5)
     assert search_config(cfg, simulations=7).num_simulations == 7
@@ -193,7 +193,7 @@ def test_the_documented_command_line_composes():
     cfg = OmegaConf.to_object(
         _compose("variant=english", "model=medium", "search=puct", "train.iterations=50")
     )
-    validate(cfg)
+    train_settings(cfg)
     assert (
         cfg.variant.spec,
         cfg.model.channels,
@@ -202,23 +202,23 @@ def test_the_documented_command_line_composes():
     ) == ("english", 64, "puct", 50)
 
 
-def test_validate_reports_code_range_checks_by_key():
+def test_train_settings_reports_code_range_checks_by_key():
     cfg = OmegaConf.to_object(_compose("model=small", "model.channels=0"))
     with pytest.raises(
         ValueError, match=r"config model.channels=0: NetConfig.channels must lie in \[1, 1024\]"
     ):
-        validate(cfg)
+        train_settings(cfg)
     cfg = OmegaConf.to_object(_compose("model.hidden=0"))
     with pytest.raises(
         ValueError, match=r"config model.hidden=0: SparseConfig.hidden must lie in \[1, 4096\]"
     ):
-        validate(cfg)
+        train_settings(cfg)
     cfg = OmegaConf.to_object(_compose("search.dirichlet_alpha=0"))
     with pytest.raises(ValueError, match=r"config search.dirichlet_alpha=0.0: must be > 0"):
-        validate(cfg)
+        train_settings(cfg)
     cfg = OmegaConf.to_object(_compose("model.arch=transformer"))
     with pytest.raises(ValueError, match=r"model.arch='transformer'.*registered: resnet"):
-        validate(cfg)
+        train_settings(cfg)
 
 
 @dataclass(frozen=True)
@@ -243,7 +243,7 @@ def test_a_registered_arch_is_a_model_option_with_its_own_fields(monkeypatch):
     monkeypatch.setattr(registry, "_ARCHS", dict(registry._ARCHS))
     register_arch("wide", WideNet, WideConfig)
     cfg = OmegaConf.to_object(_compose("model=wide", "model.width=5"))
-    validate(cfg)
+    train_settings(cfg)
     assert (cfg.model.arch, cfg.model.width) == ("wide", 5)
     net = build_network(cfg, 8)
     assert isinstance(net, WideNet) and net.config.width == 5

@@ -20,7 +20,7 @@ from drl.nn.checkpoint import list_checkpoints, load_checkpoint, save_checkpoint
 from drl.rules import Variant
 from drl.search import SearchConfig
 from drl.train.buffer import GameBatch, ReplayBuffer, SampleBatch, ShardError
-from drl.train.config import validate
+from drl.train.config import train_settings
 from drl.train.learner import LossConfig, check_network, loss_reference, train_step
 from drl.train.loop import train
 from drl.train.selfplay import SelfPlayActor, SelfPlayConfig
@@ -296,16 +296,16 @@ def test_shard_with_steps_beyond_the_action_count_is_set_aside(tmp_path, caplog)
 def test_settings_that_diverge_by_construction_are_refused(tiny, key, value, says):
     cfg = tiny(**{key: value})
     with pytest.raises(ValueError, match=rf"^config train\.{key}=.*{says}"):
-        validate(cfg)
+        train_settings(cfg)
 
 
 def test_sgd_momentum_outside_its_range_is_refused(tiny):
     with pytest.raises(ValueError, match=r"^config train\.momentum=.*must lie in \(0, 1\)"):
-        validate(tiny(optimizer="sgd", momentum=0.0))
-    validate(tiny(optimizer="adamw", momentum=0.0))  # no momentum is fine without sgd
+        train_settings(tiny(optimizer="sgd", momentum=0.0))
+    train_settings(tiny(optimizer="adamw", momentum=0.0))  # no momentum is fine without sgd
     for momentum in (1.0, 1.5):
         with pytest.raises(ValueError, match=r"^config train\.momentum=.*must lie in \[0, 1\)"):
-            validate(tiny(optimizer="sgd", momentum=momentum))
+            train_settings(tiny(optimizer="sgd", momentum=momentum))
 
 
 # -- the training loop ----------------------------------------------------------------

@@ -5,7 +5,7 @@ import io
 from types import SimpleNamespace
 
 from drl.train.config import LoopCfg
-from drl.train.config_budget import scaled_to_budget
+from drl.train.config.budget import scaled_to_budget
 from drl.train.loop import train
 from drl.train.progress import Progress, is_terminal
 
@@ -77,6 +77,6 @@ def test_the_budget_scaling_reaches_the_training_loop():
 
 
 def test_the_budget_of_the_default_sizes_is_the_default_budget():
-    from drl.train.config_budget import BUDGET_MINUTES
+    from drl.train.config.budget import BUDGET_MINUTES
 
     assert LoopCfg().max_minutes == BUDGET_MINUTES

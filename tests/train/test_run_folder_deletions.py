@@ -72,7 +72,7 @@ def test_deleting_the_lock_file_does_not_unlock_the_folder(tmp_path):
 
 
 def test_without_a_folder_lock_a_replaced_lock_file_stops_the_holder(tmp_path, monkeypatch):
-    import drl.train.run_folder as rf
+    import drl.train.run_folder.lock as rf
 
     monkeypatch.setattr(rf, "_lock_folder", lambda d: None)  # a file system without it
     run = tmp_path / "run"

@@ -28,7 +28,7 @@ from drl.rules import Variant
 from drl.rules.pdn import read_games
 from drl.search import SearchConfig
 from drl.train.buffer import GameBatch, ReplayBuffer, load_shard
-from drl.train.config import Config, validate
+from drl.train.config import Config, train_settings
 from drl.train.loop import train
 from drl.train.selfplay import SelfPlayActor, SelfPlayConfig
 
@@ -475,7 +475,7 @@ def test_every_number_out_of_range_is_refused_under_its_key(tiny, key):
         node = getattr(node, part)
     setattr(node, last, BAD[key])
     with pytest.raises(ValueError, match=rf"^config {key.replace('.', '[.]')}="):
-        validate(cfg)
+        train_settings(cfg)
 
 
 # -- a run killed over and over -------------------------------------------------------------

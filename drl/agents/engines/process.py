@@ -16,8 +16,8 @@ that left the group with ``setsid`` too), then waits a moment for its output to 
 pipe still held open by a process it could not reach is named in :attr:`EngineProcess.
 close_note` instead of hanging drl.
 
-Each line the engine writes is read through :class:`~drl.agents._records.RecordReader`
-with the cap :data:`~drl.agents._records.HUB_LINE_LIMIT`: an endless line stops at the
+Each line the engine writes is read through :class:`~drl.agents.engines.records.RecordReader`
+with the cap :data:`~drl.agents.engines.records.HUB_LINE_LIMIT`: an endless line stops at the
 cap with an error (stdout) or is cut to an excerpt (stderr), and memory stays bounded.
 """
 
@@ -37,7 +37,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from drl.agents._records import HUB_LINE_LIMIT, RecordReader, RecordTooLong, quote_record
+from drl.agents.engines.records import HUB_LINE_LIMIT, RecordReader, RecordTooLong, quote_record
 
 __all__ = ["EngineError", "EngineProcess"]
 
@@ -284,7 +284,7 @@ class EngineProcess:
 
         Raises:
             EngineError: no line within ``timeout`` seconds; the engine's output ended
-                (the engine exited); a line over :data:`~drl.agents._records.
+                (the engine exited); a line over :data:`~drl.agents.engines.records.
                 HUB_LINE_LIMIT` bytes (quoted as an excerpt); or a line that is one of
                 the last lines drl sent (an engine that echoes its input, e.g.
                 ``cat``: it would never answer).

@@ -7,7 +7,7 @@ import math
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from drl.train.config import LoopCfg
+    from drl.train.config.settings import LoopCfg
 
 __all__ = ["BUDGET_MINUTES", "MIN_SCALED_GAMES", "scaled_to_budget"]
 

@@ -12,7 +12,7 @@ Two dialects (``proto=``):
   ``go think`` -> ``info ...``, ``done move=<m> [ponder=<m>]`` (version 2 of the
   protocol, as Scan 3.0 and 3.1 speak it). Its ``variant`` parameter selects the game: drl
   maps ``normal`` (International) and ``losing`` (International, both sides give), plus
-  its own 8x8 names (:data:`drl.agents._wire.HUB_VARIANTS`), which only an engine that
+  its own 8x8 names (:data:`drl.agents.engines.wire.HUB_VARIANTS`), which only an engine that
   declares them (``drl-hub``) accepts.
 
 ``proto=auto`` (default) reads the reply to ``hub``: an ``id`` or ``param`` line means
@@ -22,10 +22,10 @@ declares no ``variant`` parameter.
 The engine is started on the first move (and again after an error), gets the full
 position before every search (drl keeps no engine-side history), and must answer within
 the move time plus ``grace`` seconds (``timeout`` seconds for a depth-only search), or
-it is killed and :class:`~drl.agents._process.EngineError` is raised. Every reply is
+it is killed and :class:`~drl.agents.engines.process.EngineError` is raised. Every reply is
 matched to a legal move by start, end and captured squares; anything else is an
 ``EngineError`` naming the engine, the position (FEN) and the reply (an excerpt of it:
-a line over :data:`~drl.agents._records.HUB_LINE_LIMIT` bytes is refused as it is read).
+a line over :data:`~drl.agents.engines.records.HUB_LINE_LIMIT` bytes is refused as it is read).
 A line that repeats one drl sent (an engine that echoes its input, e.g. ``/bin/cat``) is
 an error at once rather than a wait for the timeout.
 """
@@ -36,9 +36,10 @@ import os
 import shlex
 from typing import Any
 
-from drl.agents._process import EngineError, EngineProcess
-from drl.agents._records import quote_record
-from drl.agents._wire import (
+from drl.agents.base import Agent
+from drl.agents.engines.process import EngineError, EngineProcess
+from drl.agents.engines.records import quote_record
+from drl.agents.engines.wire import (
     format_hub_line,
     hub_position,
     hub_variant_name,
@@ -46,7 +47,6 @@ from drl.agents._wire import (
     parse_hub_line,
     parse_move_text,
 )
-from drl.agents.base import Agent
 from drl.rules import Board, Move, Variant
 
 __all__ = ["EngineError", "HubAgent", "engine_argv"]
@@ -228,7 +228,7 @@ class HubAgent(Agent):
         """Refuse a variant the protocol cannot carry.
 
         Hub-1 (and ``proto=1``) plays only International; Hub-2 also the
-        :data:`~drl.agents._wire.HUB_VARIANTS` and drl variant strings, if the engine
+        :data:`~drl.agents.engines.wire.HUB_VARIANTS` and drl variant strings, if the engine
         declares them (checked when it starts).
 
         Raises:

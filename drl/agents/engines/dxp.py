@@ -13,7 +13,7 @@ reads, as Scan 2.0 and Moby Dam send and expect them:
 - ``C`` CHAT: text.
 
 A DXP message is at most 127 characters; drl reads at most
-:data:`~drl.agents._records.DXP_MESSAGE_LIMIT` (1 KiB) and treats a longer one as a
+:data:`~drl.agents.engines.records.DXP_MESSAGE_LIMIT` (1 KiB) and treats a longer one as a
 broken connection (the error quotes an excerpt).
 
 drl is the server and the initiator: the agent listens on 127.0.0.1 (port chosen by the
@@ -38,11 +38,11 @@ import weakref
 from dataclasses import dataclass
 from typing import Any
 
-from drl.agents._process import EngineError, EngineProcess
-from drl.agents._records import DXP_MESSAGE_LIMIT, RecordReader, RecordTooLong, quote_record
-from drl.agents._wire import dxp_position, match_move
 from drl.agents.base import Agent
-from drl.agents.hub import engine_argv
+from drl.agents.engines.hub import engine_argv
+from drl.agents.engines.process import EngineError, EngineProcess
+from drl.agents.engines.records import DXP_MESSAGE_LIMIT, RecordReader, RecordTooLong, quote_record
+from drl.agents.engines.wire import dxp_position, match_move
 from drl.rules import Board, Color, Move, Variant
 
 __all__ = [
@@ -103,7 +103,7 @@ def parse_move_message(text: str) -> tuple[int, int, frozenset[int]]:
 class DXPConnection:
     """One DXP connection: NUL-ended ASCII messages over a socket.
 
-    Each message is at most :data:`~drl.agents._records.DXP_MESSAGE_LIMIT` bytes.
+    Each message is at most :data:`~drl.agents.engines.records.DXP_MESSAGE_LIMIT` bytes.
 
     Raises (every method): EngineError on a closed connection, a timeout, or a message
     over the limit (the message quotes an excerpt; the connection is then unusable).
