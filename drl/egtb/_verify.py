@@ -20,10 +20,10 @@ from numba import njit
 
 from drl.egtb._index import BINOM, S_OFFSET, S_SIZE, Layout, rank, unrank
 from drl.egtb._solve import DRAW, INVALID, new_buffers
-from drl.rules._movegen import generate_at
+from drl.rules._movegen import CTX_SIZE, MAX_MOVES, MOVE_WIDTH, generate_at
 from drl.rules.core import _apply_at, status
 
-__all__ = ["verify"]
+__all__ = ["verify", "search_value"]
 
 
 @njit(cache=True)
@@ -99,3 +99,76 @@ def verify(layout: Layout, params: np.ndarray, vals: np.ndarray, limit: int = 10
         if len(found) >= limit:
             break
     return found[:limit]
+
+
+@njit(cache=True)
+def search_value(state, params, depth):
+    """Value of ``state`` found by a full-width search of ``depth`` plies, or -1.
+
+    An exhaustive search to the end of the game, independent of the database: a
+    finished game is scored by the rules (``status``, counters as in ``state``); a
+    position at the horizon is unknown; else a child lost for the opponent gives a win
+    in one ply more than the shortest such loss, and when every child is won for the
+    opponent the position is lost in one ply more than the longest such win; anything
+    else is unknown. So a win or loss is reported exactly when it ends within ``depth``
+    plies, and -1 otherwise (longer, or drawn).
+
+    Args:
+        state: ``int64[STATE_SIZE]``.
+        params: ``int64[PARAMS_SIZE]`` (the database's solving parameters, counters off).
+        depth: plies, 0..64.
+
+    Returns:
+        A value code (``2 + 2 d`` win, ``3 + 2 d`` loss in ``d`` plies) or -1.
+    """
+    top = depth + 1
+    states = np.zeros((top, state.shape[0]), dtype=np.int64)
+    moves = np.zeros((top, MAX_MOVES, MOVE_WIDTH), dtype=np.int64)
+    ctx = np.zeros(CTX_SIZE, dtype=np.int64)
+    n = np.zeros(top, dtype=np.int64)
+    nxt = np.zeros(top, dtype=np.int64)
+    win = np.zeros(top, dtype=np.int64)  # shortest win so far (-1 none)
+    loss = np.zeros(top, dtype=np.int64)  # longest loss so far
+    open_ = np.zeros(top, dtype=np.bool_)  # some child unknown: no loss
+    states[0] = state
+    ply = 0
+    result = -2  # -2: entering states[ply]
+    while True:
+        if result == -2:
+            n[ply] = generate_at(states, ply, params, moves, ply, ctx)
+            code = status(states[ply], params, n[ply])
+            if code >= 0:
+                w = code % 4
+                result = -1 if w == 2 else (2 if w == states[ply, 4] else 3)
+            elif ply == depth:
+                result = -1
+            else:
+                nxt[ply] = 0
+                win[ply] = -1
+                loss[ply] = -1
+                open_[ply] = False
+        if result != -2:
+            if ply == 0:
+                return result
+            ply -= 1
+            if result == -1:
+                open_[ply] = True
+            elif result & 1:
+                d = (result - 3) // 2 + 1
+                win[ply] = d if win[ply] < 0 else min(win[ply], d)
+            else:
+                loss[ply] = max(loss[ply], (result - 2) // 2 + 1)
+            result = -2
+            if nxt[ply] >= n[ply]:
+                if win[ply] >= 0:
+                    result = 2 + 2 * win[ply]
+                elif open_[ply]:
+                    result = -1
+                else:
+                    result = 3 + 2 * loss[ply]
+                continue
+        i = nxt[ply]
+        nxt[ply] = i + 1
+        _apply_at(states, ply, params, moves, ply, i, states, ply + 1)
+        ply += 1
+        result = -2

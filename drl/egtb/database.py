@@ -315,7 +315,7 @@ def build(
     done = old.pieces if old is not None else 0
     path.parent.mkdir(parents=True, exist_ok=True)
     est = estimate(variant, pieces, done)
-    say(f"building the {rules.canonical} endgame database up to {pieces} pieces: {est}")
+    say(f"building the {rules.variant} endgame database up to {pieces} pieces ({path}): {est}")
     _check_room(est, path.parent)
     vals = np.zeros(layout.total, dtype=np.uint16)
     if old is not None:
