@@ -25,12 +25,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from drl.egtb._index import G_MAXP, G_NSQ, mirror
 from drl.egtb._index import locate as _locate
-from drl.egtb._index import mirror
+from drl.rules._bits import popcount
 from drl.rules.core import ENDGAME_PLIES, ST_ENDGAME, ST_NOPROG, endgame_kind
 from drl.rules.variant import P_ENDGAME_RULE, P_NO_PROGRESS
 
-__all__ = ["lookup", "exact_code", "NOT_FOUND", "SHORTEST_CLASS"]
+__all__ = ["lookup", "exact_code", "no_database", "NOT_FOUND", "SHORTEST_CLASS"]
 
 NOT_FOUND = -1
 #: Plies of the shortest endgame-rule class (FMJD and Russian 5-move rules).
@@ -57,8 +58,10 @@ def lookup(bm, bk, wm, wk, turn, db):
         to move), or ``NOT_FOUND`` when the position has more pieces than the database.
     """
     geo, slice_of, binom, data, starts, widths, flip = db
+    if popcount(bm | bk | wm | wk) > geo[G_MAXP]:
+        return NOT_FOUND
     if flip:
-        nsq = geo[0]
+        nsq = geo[G_NSQ]
         bm, bk, wm, wk = mirror(wm, nsq), mirror(wk, nsq), mirror(bm, nsq), mirror(bk, nsq)
         turn = 1 - turn
     sid, idx = _locate(bm, bk, wm, wk, turn, geo, slice_of, binom)
@@ -98,3 +101,19 @@ def exact_code(state, params, db):
         if d > room:
             return NOT_FOUND
     return code
+
+
+def no_database() -> tuple:
+    """A kernel tuple of the same types as an opened database's that holds no position.
+
+    For compiled searches run without a database: :func:`lookup` answers ``NOT_FOUND``
+    for every position.
+    """
+    geo = np.array([32, 4, 28, 1, 0], dtype=np.int64)
+    slice_of = np.full(2, -1, dtype=np.int64)
+    for a in (geo, slice_of):
+        a.setflags(write=False)
+    from drl.egtb._index import BINOM
+
+    data = np.frombuffer(b"\0", dtype=np.uint8)
+    return (geo, slice_of, BINOM, data, np.zeros(1, np.int64), np.zeros(1, np.int64), 0)

@@ -139,8 +139,8 @@ class Database:
         self.layout = rules.layout(self.pieces)
         slices = np.array(header["slices"], dtype=np.int64).reshape(-1, 8)
         self._slices = slices
-        starts = slices[:, _store.T_OFFSET] + start
-        widths = slices[:, _store.T_WIDTH]
+        starts = np.ascontiguousarray(slices[:, _store.T_OFFSET] + start)
+        widths = np.ascontiguousarray(slices[:, _store.T_WIDTH])
         geo = self.layout.geo
         self.kernel = (geo, self.layout.slice_of, BINOM, data, starts, widths, int(rules.flip))
         self._data = data
