@@ -31,7 +31,7 @@ from drl.rules._bits import popcount
 from drl.rules.core import ENDGAME_PLIES, ST_ENDGAME, ST_NOPROG, endgame_kind
 from drl.rules.variant import P_ENDGAME_RULE, P_NO_PROGRESS
 
-__all__ = ["lookup", "exact_code", "no_database", "NOT_FOUND", "SHORTEST_CLASS"]
+__all__ = ["lookup", "lookup_batch", "exact_code", "no_database", "NOT_FOUND", "SHORTEST_CLASS"]
 
 NOT_FOUND = -1
 #: Plies of the shortest endgame-rule class (FMJD and Russian 5-move rules).
@@ -117,3 +117,15 @@ def no_database() -> tuple:
 
     data = np.frombuffer(b"\0", dtype=np.uint8)
     return (geo, slice_of, BINOM, data, np.zeros(1, np.int64), np.zeros(1, np.int64), 0)
+
+
+@njit(cache=True)
+def lookup_batch(positions, db, out):
+    """:func:`lookup` of many positions, written to ``out`` (``int64[n]``).
+
+    ``positions`` is ``int64[n, 5]``: black men, black kings, white men, white kings,
+    side to move.
+    """
+    for i in range(positions.shape[0]):
+        p = positions[i]
+        out[i] = lookup(p[0], p[1], p[2], p[3], p[4], db)
