@@ -171,7 +171,7 @@ def _material_key(p1, bm, bk, wm, wk, turn):
     return (((bm * p1 + bk) * p1 + wm) * p1 + wk) * 2 + turn
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def mirror(bb, nsq):
     """The bitboard turned half round: square ``s`` goes to ``nsq - 1 - s``."""
     out = 0
@@ -244,7 +244,7 @@ def _unsqueeze(mask, occ):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def locate(bm, bk, wm, wk, turn, geo, slice_of, binom):
     """Slice row and index in the slice of a position (bitboards, side to move).
 
