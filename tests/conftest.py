@@ -9,11 +9,35 @@ they are absent.
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
 
 from tests.shared_paths import GOLDEN_CASES, SHARED_DATA
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Point ``DRL_EGTB_DIR`` at an empty folder of this run's own.
+
+    Alpha-beta probes any endgame database it finds; the user's cache must not change what
+    a test sees, so every test (and every process it starts) sees only the databases the
+    test builds itself.
+    """
+    folder = tempfile.mkdtemp(prefix="drl-egtb-tests-")
+    config.stash[_EGTB_KEY] = folder
+    os.environ["DRL_EGTB_DIR"] = folder
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    folder = config.stash.get(_EGTB_KEY, None)
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+_EGTB_KEY = pytest.StashKey[str]()
 
 
 def _existing(path: Path) -> Path:

@@ -75,10 +75,11 @@ def _make_alphabeta(
     tt: int = 19,
     seed: int | None = None,
     ckpt: str | None = None,
+    egtb: bool = True,
 ) -> Agent:
     from drl.agents.alphabeta import AlphaBetaAgent
 
-    return AlphaBetaAgent(depth=depth, time=time, tt_bits=tt, seed=seed, ckpt=ckpt)
+    return AlphaBetaAgent(depth=depth, time=time, tt_bits=tt, seed=seed, ckpt=ckpt, egtb=egtb)
 
 
 def _make_mcts(
@@ -140,6 +141,12 @@ register_agent(
             None,
             "checkpoint (file or run folder) of a sparse network: its value "
             "scores the leaves instead of the static evaluation",
+        ),
+        "egtb": Param(
+            bool,
+            True,
+            "probe the variant's endgame database where one is on disk (drl-egtb build): "
+            "exact results end the search there",
         ),
     },
     "negamax alpha-beta, iterative deepening, TT, quiescence on forced captures",

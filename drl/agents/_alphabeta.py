@@ -13,6 +13,10 @@
   cycle is worth a draw, and without it a shallow search walks into threefold
   repetitions instead of making progress. The game itself ends only by the variant's
   rule (``end_code``).
+- Endgame databases: below the root, a position whose exact result the database gives
+  (``drl.egtb``, counters of the game included: ``exact_code``) ends the line there,
+  scored like a finished game ``d`` plies later (a draw 0, a win in ``d`` plies
+  ``WIN - ply - d``).
 - Quiescence: at depth 0 the search goes on while the side to move must capture
   (captures are compulsory, so there is no "stand pat" in such positions).
 - Transposition table keyed by the Zobrist hash ``ST_HASH``; bounds and the best move
@@ -30,6 +34,7 @@ from numba import njit
 
 from drl.agents._evaluate import evaluate
 from drl.agents._kernels import CTX_SIZE, generate
+from drl.egtb._probe import exact_code, no_database
 from drl.encode.features import active_features
 from drl.encode.sparse_net import SparseScratch, SparseWeights, hidden, make_scratch, value_of
 from drl.rules._bits import popcount
@@ -119,12 +124,19 @@ class SearchRoot(NamedTuple):
             (``Board.history``); the search writes its path at the plies after the root.
         rank: ``int64[MAX_MOVES]`` tie-break rank of each root move in kernel order
             (lower ranks are searched first, so they win ties).
+        egtb: the endgame database probed below the root (``Database.kernel`` of
+            ``drl.egtb``), or :data:`NO_EGTB`.
     """
 
     state: np.ndarray
     params: np.ndarray
     path: np.ndarray
     rank: np.ndarray
+    egtb: tuple
+
+
+NO_EGTB = no_database()
+"""The stand-in of a search without an endgame database (it holds no position)."""
 
 
 class SearchBuffers:
@@ -205,6 +217,16 @@ def _terminal_score(code, turn, ply):
     if winner == DRAW:
         return 0
     return WIN - ply if winner == turn else -(WIN - ply)
+
+
+@njit(cache=True, _nrt=False)
+def _database_score(code, ply):
+    """Score of an exact database value found ``ply`` plies below the root."""
+    if code == 0:
+        return 0
+    plies = ply + (code - 2) // 2
+    s = WIN - plies if plies < MAX_PLY else WIN_BOUND
+    return s if code % 2 == 0 else -s
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -292,6 +314,10 @@ def _enter(ply, depth, alpha, beta, stack, tables, root, net, scratch):
     code = end_code(st, params, n, earlier)
     if code >= 0:
         return True, _terminal_score(code, st[ST_TURN], ply)
+    if ply > 0:
+        code = exact_code(st, params, root.egtb)
+        if code >= 0:
+            return True, _database_score(code, ply)
     if ply >= MAX_PLY - 1:
         return True, _leaf_score(st, params, earlier, net, scratch)
     if depth <= 0:

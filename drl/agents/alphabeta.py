@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import time as _time
+from typing import Any
 
 import numpy as np
 
@@ -37,6 +38,9 @@ class AlphaBetaAgent(Agent):
         ckpt: a checkpoint file or run folder of a ``sparse`` network whose value
             scores the quiet leaves (``NET_SCALE`` times the value); None = the static
             evaluation.
+        egtb: probe the endgame database of the board's variant where one is on disk
+            (``drl-egtb build``; none is built here): below the root, a position whose
+            exact result it gives ends the line (``drl.egtb``, counters included).
 
     Attributes (after each move): ``last_depth`` (completed depth), ``last_score``
     (centi-men for the mover, ``±(1_000_000 - plies)`` for a forced result),
@@ -57,6 +61,7 @@ class AlphaBetaAgent(Agent):
         tt_bits: int = 19,
         seed: int | None = None,
         ckpt: str | None = None,
+        egtb: bool = True,
     ) -> None:
         if depth is None and time is None:
             depth = 4
@@ -75,6 +80,8 @@ class AlphaBetaAgent(Agent):
         if ckpt is not None:
             self._load(ckpt)
             self.name += ",ckpt"
+        self.egtb = egtb
+        self._databases: dict[str, tuple] = {}
         self._buf = ab.SearchBuffers(tt_bits)
         # the leaf evaluation as search_root takes it fastest (plain tuples)
         self._leaf_eval = (tuple(self._net), tuple(self._scratch))
@@ -154,7 +161,7 @@ class AlphaBetaAgent(Agent):
         path = search_history(board, ab.MAX_PLY + 1)
         if rank is None:
             rank = np.arange(ab.MAX_MOVES, dtype=np.int64)
-        root = (state, params, path, rank)  # an ab.SearchRoot, as a plain tuple
+        root = (state, params, path, rank, self._database(board.variant))  # an ab.SearchRoot
         ctl = self._buf.stack.ctl
         max_depth = self.depth if self.depth is not None else ab.MAX_PLY // 2 - 1
         start = _time.perf_counter()
@@ -190,7 +197,22 @@ class AlphaBetaAgent(Agent):
         self.last_seconds = _time.perf_counter() - start
         return best_row, score
 
-    def _search_root(self, root: tuple[np.ndarray, ...], d: int) -> int:
+    def _database(self, variant: Variant) -> tuple:
+        """The kernel tuple of ``variant``'s endgame database on disk, else ``ab.NO_EGTB``."""
+        key = str(variant)
+        if key not in self._databases:
+            db = None
+            if self.egtb:
+                from drl.egtb import EgtbError, open_database
+
+                try:
+                    db = open_database(variant)
+                except EgtbError:  # rules without databases (role swaps)
+                    db = None
+            self._databases[key] = ab.NO_EGTB if db is None else db.kernel
+        return self._databases[key]
+
+    def _search_root(self, root: tuple[Any, ...], d: int) -> int:
         stack, tables = self._buf.args
         try:
             return ab.search_root(root, d, stack, tables, *self._leaf_eval)
