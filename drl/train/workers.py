@@ -14,8 +14,12 @@ starts ``k`` games on. So for a given seed and number of workers the games, thei
 and therefore their numbers are the same from run to run; a different number of
 workers plays different games.
 
-A worker checks after each chunk that the process that started it is still there and
-quits if not, so a killed training process leaves no self-play running. A worker that
+A worker is killed with the process that started it (Linux), and checks after each
+chunk that this process is still there, quitting if not: a killed training process
+leaves no self-play running. A program that starts self-play on several cores must
+guard its entry point with ``if __name__ == "__main__":``, as every program that starts
+Python processes with ``multiprocessing``'s ``spawn`` must (the workers import the main
+module). A worker that
 dies or raises makes the call fail with the worker's error.
 """
 
@@ -93,6 +97,9 @@ def _worker_main(
     from drl.nn import NetworkEvaluator, build
     from drl.search.inline import set_search_threads
 
+    _die_with_parent()
+    # Games put on the queue after the driver stopped reading must not hold up the exit.
+    out.cancel_join_thread()
     torch.set_num_threads(1)
     set_search_threads(1)
     parent = os.getppid()
@@ -127,6 +134,18 @@ def _worker_main(
             out.put(("done", st, ev.seconds))
         except Exception as err:  # noqa: BLE001 - handed to the driver, which raises it
             out.put(("error", type(err).__name__, str(err), getattr(err, "what", None)))
+
+
+def _die_with_parent() -> None:
+    """Ask Linux to kill this process when the process that started it dies (no-op elsewhere)."""
+    try:
+        import ctypes
+        import signal
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
 
 
 class WorkerPool:

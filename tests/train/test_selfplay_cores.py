@@ -157,7 +157,8 @@ buffer._write_atomic_npz = npz
 sys.argv = ["drl-train", *sys.argv[1:]]
 from drl.cli.train import main
 
-main()
+if __name__ == "__main__":  # the self-play workers import this module too
+    main()
 """
 
 
