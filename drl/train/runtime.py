@@ -93,6 +93,9 @@ class LocalRuntime:
             self.actor = SelfPlayActor(variants, search, config, seed)
         self.workers = cores if self.pool is not None else 1
         self.cores = max(1, cores)
+        # The compiled search of this process (self-play here, the training's evaluation
+        # games) keeps to the cores given.
+        set_search_threads(self.cores)
 
     def set_next_game_index(self, index: int) -> None:
         """Number the games handed back from ``index`` on.

@@ -29,6 +29,7 @@ import logging
 import multiprocessing as mp
 import os
 import queue
+import signal
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -98,6 +99,7 @@ def _worker_main(
     from drl.search.inline import set_search_threads
 
     _die_with_parent()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the driver's to handle
     # Games put on the queue after the driver stopped reading must not hold up the exit.
     out.cancel_join_thread()
     torch.set_num_threads(1)
@@ -140,7 +142,6 @@ def _die_with_parent() -> None:
     """Ask Linux to kill this process when the process that started it dies (no-op elsewhere)."""
     try:
         import ctypes
-        import signal
 
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
