@@ -25,7 +25,7 @@ import numpy as np
 from drl.encode.actions import num_actions as _num_actions
 from drl.encode.mask import MAX_STEPS
 from drl.encode.planes import N_CHANNELS
-from drl.encode.sparse_net import SparseScratch, SparseWeights, make_scratch
+from drl.encode.sparse_net import SparseWeights
 from drl.game.kernels import G_PLEN, G_PREFIX, G_REPS
 from drl.nn.errors import TrainingDiverged
 from drl.rules.core import ST_HASH, ST_PLY, STATE_SIZE, count_repetitions
@@ -165,7 +165,6 @@ class BatchedMCTS:
         e = int(edge_capacity or max(64, 8 * n))
         self.tree: Tree = allocate(b, n, e, a, config.num_simulations, history=64 + n)
         self.leaves = allocate_leaves(b, a, (N_CHANNELS, self.board_size, self.board_size))
-        self._scratch: SparseScratch | None = None
 
     @property
     def edge_capacity(self) -> int:
@@ -277,21 +276,15 @@ class BatchedMCTS:
     def _search_inline(self, weights: SparseWeights, rng: np.random.Generator) -> int:
         """Run the whole search in compiled code; returns the leaves evaluated.
 
-        The network is evaluated at each leaf (:func:`drl.search.inline.search_with_net`).
+        The network is evaluated at each leaf (:func:`drl.search.inline.search_with_net`),
+        the trees shared over numba's threads (``numba.set_num_threads``).
         """
-        scratch = self._scratch
-        if (
-            scratch is None
-            or scratch.h1.shape != weights.b1.shape
-            or (scratch.h2.shape != weights.b2.shape)
-        ):
-            scratch = self._scratch = make_scratch(weights)
         done = np.full(self.batch_size, -1, np.int64)
         seed = int(rng.integers(0, 2**31 - 1))
         evals = 0
         while True:
             try:
-                complete, n = search_with_net(self.tree, self.params, weights, scratch, done, seed)
+                complete, n = search_with_net(self.tree, self.params, weights, done, seed)
             except FloatingPointError as err:
                 raise TrainingDiverged(
                     f"network output {err} is not finite at a leaf of the compiled search "

@@ -12,7 +12,6 @@ in :mod:`drl.train.run_folder`.
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
 import os
 import time
@@ -25,7 +24,6 @@ import torch
 from drl._atomic import write_atomic
 from drl._system import usable_cpus
 from drl.encode import encoding
-from drl.eval.arena import write_pdn
 from drl.nn import NetworkEvaluator, PolicyValueModel, TrainingDiverged, build, describe
 from drl.nn.checkpoint import CheckpointError, save_checkpoint
 from drl.rules import Variant
@@ -42,11 +40,16 @@ from drl.train.config import (
 from drl.train.evaluate import (
     EVALUATION_SETTINGS,
     BaselineResult,
-    elo_for_log,
     evaluate_against,
     preflight_evaluations,
 )
 from drl.train.learner import check_network, train_step
+from drl.train.metrics import Clock as _Clock
+from drl.train.metrics import Logger as _Logger
+from drl.train.metrics import eval_scalars as _eval_scalars
+from drl.train.metrics import save_eval as _save_eval
+from drl.train.metrics import selfplay_scalars as _selfplay_scalars
+from drl.train.metrics import time_shares
 from drl.train.progress import Progress
 from drl.train.run_folder import (
     Resumed,
@@ -57,7 +60,7 @@ from drl.train.run_folder import (
     open_run,
 )
 from drl.train.runtime import LocalRuntime, RayRuntime, make_runtime
-from drl.train.selfplay import SelfPlayStats, renumber_games
+from drl.train.selfplay import renumber_games
 
 __all__ = ["TrainResult", "build_network", "run_variants", "train"]
 
@@ -133,30 +136,6 @@ def _device(name: str) -> torch.device:
     return torch.device(name)
 
 
-def _cpu_seconds() -> float:
-    """CPU time of this process and of its children that have been waited for."""
-    t = os.times()
-    return time.process_time() + t.children_user + t.children_system
-
-
-class _Clock:
-    """The run's training time in minutes, over all its sessions.
-
-    This session's since it started plus the earlier sessions' (from the checkpoint's
-    counters).
-    """
-
-    def __init__(self, wall_minutes: float = 0.0, cpu_minutes: float = 0.0) -> None:
-        self.wall0, self.cpu0 = wall_minutes, cpu_minutes
-        self.start_wall, self.start_cpu = time.perf_counter(), _cpu_seconds()
-
-    def wall_minutes(self) -> float:
-        return self.wall0 + (time.perf_counter() - self.start_wall) / 60.0
-
-    def cpu_minutes(self) -> float:
-        return self.cpu0 + (_cpu_seconds() - self.start_cpu) / 60.0
-
-
 def _optimizer(loop: LoopCfg, net: PolicyValueModel) -> torch.optim.Optimizer:
     if loop.optimizer == "sgd":
         return torch.optim.SGD(
@@ -183,66 +162,6 @@ def _restore(
     for group in optimizer.param_groups:
         group.update(_optimizer(loop, net).defaults)
     torch.set_rng_state(found.payload["rng"]["torch"].cpu())
-
-
-class _Logger:
-    """TensorBoard scalars (optional) and metrics.jsonl."""
-
-    def __init__(self, run_dir: Path, tensorboard: bool) -> None:
-        self.writer = None
-        if tensorboard:
-            from torch.utils.tensorboard import SummaryWriter
-
-            self.writer = SummaryWriter(str(run_dir / "tb"))
-        self.jsonl = run_dir / "metrics.jsonl"
-
-    def log(self, step: int, scalars: dict[str, float]) -> None:
-        if self.writer is not None:
-            for k, v in scalars.items():
-                self.writer.add_scalar(k, v, step)
-            self.writer.flush()
-        with open(self.jsonl, "a", encoding="utf-8") as fh:
-            fh.write(json.dumps({"iteration": step, **scalars}) + "\n")
-
-    def close(self) -> None:
-        if self.writer is not None:
-            self.writer.close()
-
-
-def _selfplay_scalars(st: SelfPlayStats, net_seconds: float, in_flight: int) -> dict[str, float]:
-    secs = max(st.seconds, 1e-9)
-    out = {
-        "selfplay/games": st.games,
-        "selfplay/positions_per_s": st.positions / secs,
-        "selfplay/sims_per_s": st.simulations / secs,
-        "selfplay/evals_per_s": st.leaf_evals / secs,
-        "selfplay/game_length": float(np.mean(st.game_plies)) if st.game_plies else 0.0,
-        "selfplay/target_entropy": st.target_entropy,
-    }
-    if st.net_batches:  # a network called with batches of planes (not inside the search)
-        out["selfplay/batch_fill"] = st.leaf_evals / (st.net_batches * in_flight)
-        out["selfplay/net_time_fraction"] = net_seconds / secs
-    out.update({f"outcome/{k}": v for k, v in st.outcome_mix().items()})
-    return out
-
-
-def _eval_scalars(results: list[BaselineResult], prefix: str) -> dict[str, float]:
-    out = {}
-    for r in results:
-        for key, w in r.summary.items():
-            out[f"{prefix}/{r.baseline}/{key}/score"] = w.score
-        out[f"{prefix}/{r.baseline}/elo"] = elo_for_log(r.summary["all"])
-    return out
-
-
-def _save_eval(run_dir: Path, tag: str, results: list[BaselineResult]) -> None:
-    d = run_dir / "eval"
-    d.mkdir(parents=True, exist_ok=True)
-    data = {r.baseline: {k: w.to_dict() for k, w in r.summary.items()} for r in results}
-    write_atomic(d / f"{tag}.json", json.dumps(data, indent=2))
-    for r in results:
-        safe = "".join(c if c.isalnum() else "_" for c in r.baseline)
-        write_pdn(r.records, d / f"{tag}-{safe}.pdn")
 
 
 def _evaluate(
@@ -462,7 +381,10 @@ def _train(s: TrainSettings, run_dir: Path, lock: RunLock | None = None) -> Trai
 def _runtime(run: _Run) -> LocalRuntime | RayRuntime:
     """The self-play runtime, numbering games on from the replay folder's."""
     s, r = run.s, run.s.runtime
-    runtime = make_runtime(r, s.variants, s.search, s.selfplay, run.net, run.device, s.seed)
+    cores = s.threads if s.threads > 0 else usable_cpus()
+    runtime = make_runtime(
+        r, s.variants, s.search, s.selfplay, run.net, run.device, s.seed, min(cores, usable_cpus())
+    )
     runtime.set_next_game_index(run.replay.next_game_index)
     return runtime
 
@@ -525,6 +447,7 @@ def _iterate(
     Returns whether the training time budget is spent.
     """
     loop = run.s.loop
+    t_it = time.perf_counter()
     # -- self-play: the iteration's games (those finished since the checkpoint count)
     scalars = _selfplay(run, runtime, progress)
 
@@ -544,6 +467,9 @@ def _iterate(
         scalars.update(_eval_scalars(results, "eval"))
         scalars["time/eval_s"] = time.perf_counter() - t_ev
         _save_eval(run.run_dir, f"iter-{run.iteration:04d}", results)
+    phases = ("selfplay", "learner", "eval")
+    spent_s = {k: scalars.get(f"time/{k}_s", 0.0) for k in phases}
+    scalars.update(time_shares(spent_s, time.perf_counter() - t_it))
     scalars["wall_minutes"] = run.clock.wall_minutes()
     scalars["cpu_minutes"] = run.clock.cpu_minutes()
 
@@ -577,6 +503,7 @@ def _selfplay(
         in_flight = run.s.selfplay.games_in_flight
         scalars.update(_selfplay_scalars(st, runtime.net_seconds, in_flight))
     scalars["time/selfplay_s"] = time.perf_counter() - t_sp
+    scalars["selfplay/workers"] = runtime.workers
     scalars["replay/positions"] = run.replay.num_positions
     scalars["replay/games"] = run.replay.num_games
     return scalars

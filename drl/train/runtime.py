@@ -1,4 +1,11 @@
-"""Where self-play runs: in this process (``local``) or in Ray actors (``ray``).
+"""Where self-play runs: on this machine's cores (``local``) or in Ray actors (``ray``).
+
+The local runtime plays on ``cores`` cores: with one, in this process; with more, and a
+network evaluated inside the compiled search (the ``sparse`` one, on the CPU), in one
+worker process per core (:class:`~drl.train.workers.WorkerPool`); a network called with
+batches of planes (the residual ones) is run in this process on ``cores`` torch threads.
+Each Ray actor uses the cores it reserves (``cpus_per_actor``) the same way: its compiled
+search shares its trees over that many threads.
 
 Both runtimes drive the same :class:`~drl.train.selfplay.SelfPlayActor` code and hand
 finished games back in chunks (``on_games``), which the training loop writes to the
@@ -29,8 +36,10 @@ import torch
 from drl.nn import NetworkEvaluator, PolicyValueModel, build, describe
 from drl.rules import Variant
 from drl.search import SearchConfig
+from drl.search.inline import set_search_threads
 from drl.train.buffer import GameBatch
 from drl.train.selfplay import SelfPlayActor, SelfPlayConfig, SelfPlayStats, renumber_games
+from drl.train.workers import WorkerPool, merge_stats
 
 if TYPE_CHECKING:
     from drl.train.config import RuntimeCfg
@@ -45,31 +54,22 @@ REPLACEMENT_TIMEOUT_S = 60.0
 OnGames = Callable[[GameBatch, list[str]], None]
 
 
-def _merge(stats: Sequence[SelfPlayStats]) -> SelfPlayStats:
-    out = SelfPlayStats()
-    ent = 0.0
-    for s in stats:
-        out.games += s.games
-        out.positions += s.positions
-        out.searched += s.searched
-        out.simulations += s.simulations
-        out.leaf_evals += s.leaf_evals
-        out.net_batches += s.net_batches
-        out.seconds = max(out.seconds, s.seconds)
-        out.game_plies += s.game_plies
-        out.results += s.results
-        out.takers += s.takers
-        out.adjudicated += s.adjudicated
-        ent += s.target_entropy * s.searched
-    out.target_entropy = ent / max(out.searched, 1)
-    return out
-
-
 class LocalRuntime:
-    """Self-play in this process with the learner's own network.
+    """Self-play on ``cores`` cores of this machine with the learner's own network.
+
+    Args:
+        variants: the variants games are played under, in turn.
+        search: the search settings.
+        config: the self-play settings.
+        device: where a network called with batches of planes is evaluated.
+        seed: seeds the in-process actor (each call reseeds it).
+        cores: cores to play on (>= 1).
+        net: the network; with ``cores > 1`` and a compiled forward pass on the CPU, the
+            games are played by ``cores`` worker processes built for its architecture.
 
     Attributes:
         net_seconds: time spent in the network's forward pass during the last call.
+        workers: the worker processes playing (1: this process).
     """
 
     def __init__(
@@ -79,16 +79,33 @@ class LocalRuntime:
         config: SelfPlayConfig,
         device: torch.device,
         seed: int = 0,
+        cores: int = 1,
+        net: PolicyValueModel | None = None,
     ) -> None:
-        self.actor = SelfPlayActor(variants, search, config, seed)
-        self.device = device
+        self.device = torch.device(device)
         self.net_seconds = 0.0
+        self.pool: WorkerPool | None = None
+        compiled = net is not None and hasattr(net, "compiled_weights")
+        if cores > 1 and compiled and self.device.type == "cpu":
+            assert net is not None
+            self.pool = WorkerPool(variants, search, config, describe(net), cores)
+        else:
+            self.actor = SelfPlayActor(variants, search, config, seed)
+        self.workers = cores if self.pool is not None else 1
+        self.cores = max(1, cores)
+        # The compiled search of this process (self-play here, the training's evaluation
+        # games) keeps to the cores given.
+        set_search_threads(self.cores)
 
     def set_next_game_index(self, index: int) -> None:
         """Number the games handed back from ``index`` on.
 
-        The role alternation continues as if ``index`` games had been started.
+        The role alternation continues as if ``index`` games had been started (in a worker
+        ``k``, ``index + k``).
         """
+        if self.pool is not None:
+            self.pool.set_next_game_index(index)
+            return
         self.actor.next_game_index = index
         self.actor.games_started = index
 
@@ -103,10 +120,15 @@ class LocalRuntime:
     ) -> SelfPlayStats:
         """Deliver exactly ``num_games`` games played with ``net``.
 
-        See :meth:`SelfPlayActor.play`.
+        See :meth:`SelfPlayActor.play` and :meth:`WorkerPool.play`.
         """
         import numpy as np
 
+        if self.pool is not None:
+            st = self.pool.play(net.state_dict(), num_games, seed, on_games, chunk, progress)
+            self.net_seconds = self.pool.net_seconds
+            return st
+        set_search_threads(self.cores)
         self.actor.rng = np.random.default_rng(seed)
         evaluator = NetworkEvaluator(net, self.device)
         stats = self.actor.play(evaluator, num_games, on_games, chunk, progress)
@@ -114,7 +136,9 @@ class LocalRuntime:
         return stats
 
     def close(self) -> None:
-        """Nothing to release."""
+        """Stop the worker processes, if any."""
+        if self.pool is not None:
+            self.pool.close()
 
 
 @dataclass(frozen=True)
@@ -126,12 +150,14 @@ class ActorReport:
         node: the Ray node id it ran on.
         weights: checksum of the weights it played with (see :func:`weights_checksum`).
         games: games in the chunk.
+        cores: threads its compiled search (and torch) ran on.
     """
 
     actor: int
     node: str
     weights: str
     games: int
+    cores: int = 1
 
 
 def weights_checksum(state: dict[str, torch.Tensor]) -> str:
@@ -224,6 +250,7 @@ class RayRuntime:
             scheduling_strategy="SPREAD"
         )
         self._cpus = cpus_per_actor
+        self._cores = max(1, int(cpus_per_actor))  # threads of each actor's search
         self._args = ([str(v) for v in variants], search.__dict__, sub.__dict__, describe(net))
         self._seed = seed
         self._started = 0
@@ -241,7 +268,7 @@ class RayRuntime:
         # same role at once.
         k = self._started
         self._started += 1
-        self.actors[k] = self._remote_cls.remote(*self._args, self._seed + k, k)
+        self.actors[k] = self._remote_cls.remote(*self._args, self._seed + k, k, self._cores)
         return k
 
     def _lost(self, k: int, err: Exception) -> None:
@@ -277,6 +304,11 @@ class RayRuntime:
             log.info("Ray self-play actor %d started in place of a lost one", k)
             started.append(k)
         return started
+
+    @property
+    def workers(self) -> int:
+        """The actors playing."""
+        return len(self.actors)
 
     def set_next_game_index(self, index: int) -> None:
         """Number the games handed back from ``index`` on, in the order they arrive."""
@@ -328,7 +360,7 @@ class RayRuntime:
             ready, _ = ray.wait(list(running), num_returns=1)
             k, n = running.pop(ready[0])
             try:
-                batch, pdns, st, net_s, node, used = ray.get(ready[0])
+                batch, pdns, st, net_s, node, used, cores = ray.get(ready[0])
             except RayActorError as err:
                 self._lost(k, err)
                 left += n  # nothing of the chunk was delivered: play it again
@@ -337,14 +369,14 @@ class RayRuntime:
             batch, pdns = renumber_games(batch, pdns, self._next_index)
             self._next_index += batch.num_games
             on_games(batch, pdns)
-            self.reports.append(ActorReport(k, node, used, batch.num_games))
+            self.reports.append(ActorReport(k, node, used, batch.num_games, cores))
             stats.append(st)
             self.net_seconds += net_s
             done += st.games
             if progress is not None:
                 progress(done)
             idle.append(k)
-        return _merge(stats)
+        return merge_stats(stats)
 
     def close(self) -> None:
         """Stop the actors."""
@@ -366,8 +398,10 @@ class _RayActor:
         network: dict,
         seed: int,
         first_variant: int = 0,
+        cores: int = 1,
     ) -> None:
-        torch.set_num_threads(1)
+        torch.set_num_threads(cores)
+        self.cores = set_search_threads(cores)
         self.net = build(network["arch"], **network["net_config"]).eval()
         self.actor = SelfPlayActor(
             [Variant.parse(v) for v in variants],
@@ -388,7 +422,7 @@ class _RayActor:
         self.checksum = weights_checksum(self.net.state_dict()) if checksum else ""
         self.actor.rng = np.random.default_rng([*np.atleast_1d(seed).tolist(), rank])
 
-    def play(self, n: int) -> tuple[GameBatch, list[str], SelfPlayStats, float, str, str]:
+    def play(self, n: int) -> tuple[GameBatch, list[str], SelfPlayStats, float, str, str, int]:
         """Play ``n`` games; with them the node they ran on and the checksum of the weights.
 
         The checksum is that of the weights loaded.
@@ -397,6 +431,7 @@ class _RayActor:
 
         got: list[tuple[GameBatch, list[str]]] = []
         ev = NetworkEvaluator(self.net, "cpu")
+        set_search_threads(self.cores)  # a setting of the calling thread
         st = self.actor.play(ev, n, lambda b, p: got.append((b, p)), chunk=n)
         return (
             GameBatch.concat([g[0] for g in got]),
@@ -405,6 +440,7 @@ class _RayActor:
             ev.seconds,
             ray.get_runtime_context().get_node_id(),
             self.checksum,
+            self.cores,
         )
 
 
@@ -416,6 +452,7 @@ def make_runtime(
     net: PolicyValueModel,
     device: torch.device,
     seed: int,
+    cores: int = 1,
 ) -> LocalRuntime | RayRuntime:
     """Build the runtime ``runtime.name`` names.
 
@@ -429,13 +466,14 @@ def make_runtime(
         net: the network (Ray actors get a copy of its weights).
         device: where the local runtime evaluates the network.
         seed: the self-play seed.
+        cores: the local runtime's cores (each Ray actor uses ``cpus_per_actor``).
 
     Raises:
         ValueError: for another name.
         RuntimeError: ``ray`` without Ray installed.
     """
     if runtime.name == "local":
-        return LocalRuntime(variants, search, config, device, seed)
+        return LocalRuntime(variants, search, config, device, seed, cores, net)
     if runtime.name == "ray":
         return RayRuntime(
             variants,

@@ -160,6 +160,8 @@ def test_actors_on_both_nodes_get_new_weights_and_a_lost_node_loses_no_game(
             rt.play(net, 4, [0, it], keep, 1)
             assert {r.weights for r in rt.reports} == {rt.weights}
             assert len({r.node for r in rt.reports}) == 2, rt.reports
+            # each actor's search uses the cores it reserved (one on these nodes)
+            assert {r.cores for r in rt.reports} == {1}, rt.reports
             seen.add(rt.weights)
         assert len(seen) == 2
 
