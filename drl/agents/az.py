@@ -168,6 +168,12 @@ class NetworkPlayer:
         self.simulations = 0
         self.searches = 0
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without its search trees (rebuilt at the next search)."""
+        state = dict(self.__dict__)
+        state["_mcts"] = None
+        return state
+
     def _capacity(self) -> int:
         """Simulations the tree is built for: the budget, or on a clock what it needs."""
         cap = self.search.num_simulations
@@ -203,28 +209,22 @@ class NetworkPlayer:
     def warm_up(self, variant: Variant) -> None:
         """On a clock, search ``variant``'s start position briefly, off the clock.
 
-        The compiled search is loaded and its speed measured before the first move is
-        timed (a first search would otherwise spend part of its time loading it). Without
-        a clock it does nothing. The player's own generator is not used.
+        The compiled code of a move (search and game steps) is loaded and the search's
+        speed measured before the first move is timed (a first move would otherwise
+        spend part of its time loading it): a move is chosen there with at most 0.05 s.
+        Without a clock it does nothing. The player's generator and counters are kept.
         """
         if self.time is None:
             return
         board = Board(variant)
         if board.outcome() is not None:
             return
-        params, pos, hist = self._start([board])
-        rng = np.random.default_rng(0)
-        for deadline in (None, _time.perf_counter() + min(self.time, 0.05)):
-            mcts = self._tree(1, variant.board_size)
-            budget = np.array([min(16, mcts.config.num_simulations)])
-            mcts.run(
-                self._roots(pos, params, hist),
-                self.evaluate,
-                rng,
-                budgets=None if deadline else budget,
-                explore=False,
-                deadline=deadline,
-            )
+        kept = (self.time, self.rng, self.simulations, self.searches)
+        self.time, self.rng = min(self.time, 0.05), np.random.default_rng(0)
+        try:
+            self.choose_moves([board])
+        finally:
+            self.time, self.rng, self.simulations, self.searches = kept
 
     def choose_moves(self, boards: Sequence[Board]) -> list[Move]:
         """One move for each board (each game must be going on).
