@@ -73,14 +73,15 @@ def is_timed_name(name: str) -> bool:
 def _clock_cell(entry: dict[str, float] | None) -> str:
     if entry is None:
         return "-"
-    return f"{1000 * entry['mean_s']:.0f} / {1000 * entry['max_s']:.0f}"
+    return f"{1000 * entry['mean_s']:.0f}/{1000 * entry['max_s']:.0f}"
 
 
 def pairs_table(records: Sequence[GameRecord], players: Sequence[str], title: str = "Pairs"):
     """A rich table: for each pair that met, the first player's W-D-L, score and 95% CI.
 
     When a player is on a clock (:func:`is_timed_name`), both clocks of every row with
-    one are shown: each side's mean and most milliseconds per move in that pair's games.
+    one are shown: each side's mean and most milliseconds per move in that pair's games
+    (``mean/max``).
     """
     from rich.table import Table
 
@@ -88,7 +89,7 @@ def pairs_table(records: Sequence[GameRecord], players: Sequence[str], title: st
     table = Table(title=title, title_justify="left")
     cols = ["player", "opponent", "games", "W-D-L", "score", "95% CI", "truncated"]
     if any(timed.values()):
-        cols += ["player ms/move (mean / max)", "opponent ms/move (mean / max)"]
+        cols += ["ms/move", "opp. ms/move"]  # each: mean/max
     for col in cols:
         table.add_column(
             col, justify="left" if col in ("player", "opponent") else "right", no_wrap=True
