@@ -165,6 +165,7 @@ class NetworkPlayer:
         self.time = check_time(time)
         self.rng = np.random.default_rng(seed)
         self._mcts: BatchedMCTS | None = None
+        self._late = 0.0  # on a clock: seconds the moves end past their searches' deadline
         self.simulations = 0
         self.searches = 0
 
@@ -203,15 +204,28 @@ class NetworkPlayer:
         return m
 
     def _deadline(self) -> float | None:
-        """When the move started now must end (None without a clock)."""
-        return None if self.time is None else _time.perf_counter() + self.time
+        """When the searches of the move started now must end (None without a clock).
+
+        The move's time, less what the searched moves so far have run past it on average
+        (the work around the searches, a chunk's overrun): a correction that makes the
+        mean time per move converge to ``time``.
+        """
+        return None if self.time is None else _time.perf_counter() + self.time - self._late
+
+    def _settle(self, deadline: float | None) -> None:
+        """Fold how far a searched move ended from its time into the next deadlines."""
+        if deadline is None or self.time is None:
+            return
+        over = _time.perf_counter() - (deadline + self._late)  # past the move's own time
+        self._late = min(max(self._late + 0.25 * over, 0.0), self.time / 2)
 
     def warm_up(self, variant: Variant) -> None:
         """On a clock, search ``variant``'s start position briefly, off the clock.
 
         The compiled code of a move (search and game steps) is loaded and the search's
         speed measured before the first move is timed (a first move would otherwise
-        spend part of its time loading it): a move is chosen there with at most 0.05 s.
+        spend part of its time loading it): a move is chosen there twice, with at most
+        0.05 s each.
         Without a clock it does nothing. The player's generator and counters are kept.
         """
         if self.time is None:
@@ -219,12 +233,13 @@ class NetworkPlayer:
         board = Board(variant)
         if board.outcome() is not None:
             return
-        kept = (self.time, self.rng, self.simulations, self.searches)
+        kept = (self.time, self.rng, self.simulations, self.searches, self._late)
         self.time, self.rng = min(self.time, 0.05), np.random.default_rng(0)
         try:
-            self.choose_moves([board])
+            for _ in range(2):  # the second with the speed the first measured
+                self.choose_moves([board])
         finally:
-            self.time, self.rng, self.simulations, self.searches = kept
+            self.time, self.rng, self.simulations, self.searches, self._late = kept
 
     def choose_moves(self, boards: Sequence[Board]) -> list[Move]:
         """One move for each board (each game must be going on).
@@ -245,6 +260,7 @@ class NetworkPlayer:
         played, result = np.zeros((n, MOVE_WIDTH), np.int64), np.zeros(n, np.int64)
         chosen: list[Move | None] = [None] * n
         todo = np.ones(n, np.bool_)
+        searched = False
         while todo.any():
             legal_counts(pos, params, todo, count, single)
             actions = single.copy()
@@ -261,6 +277,7 @@ class NetworkPlayer:
                 actions[need] = res.action[need]
                 self.simulations += int(res.simulations)
                 self.searches += 1
+                searched = True
             step_all(pos, params, hist, actions, todo, played, result)
             bad = todo & (result == G.STEP_ILLEGAL)
             if bad.any():
@@ -271,6 +288,8 @@ class NetworkPlayer:
             for i in np.flatnonzero(todo & (result == G.STEP_MOVE_DONE)).tolist():
                 chosen[i] = move_from_row(boards[i], played[i])
                 todo[i] = False
+        if searched:
+            self._settle(deadline)
         return chosen  # type: ignore[return-value]
 
     def analyse(self, board: Board, top: int = 5) -> RootAnalysis:

@@ -231,7 +231,8 @@ class GamePool:
             if isinstance(spec, _Shipped) and spec.key not in w.shipped:
                 w.inbox.put(("agent", spec.key, self._objects[spec.key]))
                 w.shipped.add(spec.key)
-        w.inbox.put(("task", dataclasses.replace(task, black_spec=black, white_spec=white)))
+        shipped = dataclasses.replace(task, black_spec=black, white_spec=white)  # type: ignore[arg-type]
+        w.inbox.put(("task", shipped))
         w.held += 1
         w.alone = not batched
         return True

@@ -233,7 +233,7 @@ class BatchedMCTS:
         act[:bsz] = True if active is None else np.asarray(active, np.bool_)
         bud = np.zeros(full, np.int64)
         if budgets is None and deadline is not None:
-            budgets = self._planned(deadline, int(act.sum()))
+            budgets = np.full(bsz, self._planned(deadline, int(act.sum())), np.int64)
         bud[:bsz] = cfg.num_simulations if budgets is None else np.asarray(budgets, np.int64)
         if np.any(bud[act] < 1) or np.any(bud > cfg.num_simulations):
             raise ValueError(f"budgets must lie in 1..{cfg.num_simulations}")
