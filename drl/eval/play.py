@@ -16,7 +16,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from drl._system import usable_cpus
 from drl.agents import Agent, is_batched, is_timed, make
@@ -24,6 +24,9 @@ from drl.eval.limits import MAX_WORKERS, check_count
 from drl.eval.records import GameRecord, record_game
 from drl.eval.tasks import GameTask
 from drl.rules import Board, Variant
+
+if TYPE_CHECKING:
+    from drl.eval.workers import GamePool
 
 __all__ = [
     "DEFAULT_IN_FLIGHT",
@@ -408,7 +411,6 @@ def run_games(
     workers = default_workers() if workers is None else workers
     check_count(workers, "workers", 1, MAX_WORKERS)
     flight = _InFlight(in_flight)
-    kinds = _Kinds()
     records: list[GameRecord] = []
     bar = tqdm(total=len(tasks), desc=description, disable=not progress, unit="game", leave=False)
 
@@ -421,33 +423,8 @@ def run_games(
     pool = None
     if workers > 1 and len(tasks) > 1:
         pool = GamePool(min(workers, len(tasks)), in_flight)
-    pending = iter(tasks)
-    task = next(pending, None)
     try:
-        while task is not None or flight.live or (pool is not None and pool.busy()):
-            if pool is not None:
-                for rec in pool.finished():
-                    done(rec)
-            if task is not None:
-                batched, timed = kinds.of(task)
-                if pool is not None and pool.can_take(task):
-                    if pool.submit(task, batched, timed):
-                        task = next(pending, None)
-                        continue
-                elif batched:
-                    if flight.room():
-                        flight.add(task)
-                        task = next(pending, None)
-                        continue
-                else:
-                    done(play_game(task))
-                    task = next(pending, None)
-                    continue
-            if flight.live:
-                for rec in flight.step():
-                    done(rec)
-            elif pool is not None and pool.busy():
-                done(pool.wait())
+        _play_all(tasks, pool, flight, done)
     except BaseException:
         if pool is not None:
             pool.stop()
@@ -458,6 +435,42 @@ def run_games(
             pool.close()
         close_agents()  # external engines stop with the games they played
     return sorted(records, key=lambda r: r.index)
+
+
+def _play_all(
+    tasks: Iterable[GameTask],
+    pool: GamePool | None,
+    flight: _InFlight,
+    done: Callable[[GameRecord], None],
+) -> None:
+    """:func:`run_games`'s loop: start each task where it goes, pass on each finished game."""
+    kinds = _Kinds()
+    pending = iter(tasks)
+    task = next(pending, None)
+    while task is not None or flight.live or (pool is not None and pool.busy()):
+        if pool is not None:
+            for rec in pool.finished():
+                done(rec)
+        if task is not None:
+            batched, timed = kinds.of(task)
+            if pool is not None and pool.can_take(task):
+                if pool.submit(task, batched, timed):
+                    task = next(pending, None)
+                    continue
+            elif batched:
+                if flight.room():
+                    flight.add(task)
+                    task = next(pending, None)
+                    continue
+            else:
+                done(play_game(task))
+                task = next(pending, None)
+                continue
+        if flight.live:
+            for rec in flight.step():
+                done(rec)
+        elif pool is not None and pool.busy():
+            done(pool.wait())
 
 
 class _Kinds:

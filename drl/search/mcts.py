@@ -207,15 +207,10 @@ class BatchedMCTS:
                 samples for Gumbel) and, for PUCT, sample the action by temperature
                 (``SearchConfig.temperature``, ``temperature_plies``). False gives the
                 deterministic evaluation search.
-            deadline: search until this :func:`time.perf_counter` time instead of to
-                the budgets: the simulations run in chunks (about
-                :attr:`CHUNKS_PER_SEARCH` per search, sized by the measured
-                :attr:`speed`), the clock is read between chunks, and the search stops
-                when the next chunk would end past the deadline or every root has run
-                ``num_simulations`` (at least one chunk runs). ``budgets`` (default: the
-                simulations the last measured speed fits in before the deadline) is then
-                the plan Gumbel's halving is laid out for; simulations past it go on with
-                its last phase.
+            deadline: search until this :func:`time.perf_counter` time, in chunks of
+                simulations (:meth:`_search_inline_until`), at most ``num_simulations``;
+                ``budgets`` (default: what the measured :attr:`speed` fits in) is then
+                only the plan of Gumbel's halving, whose last phase goes on past it.
 
         Returns:
             :class:`~drl.search.types.SearchResult`; rows of inactive roots are zero.
@@ -249,20 +244,7 @@ class BatchedMCTS:
         root_legal = np.zeros(full, np.int64)
         root_legal[:bsz][has] = leaves.num_legal[leaves.slot[:bsz][has]]
         self.root_selection.start(self.tree, expl, root_legal, past_budget=deadline is not None)
-
-        weights = compiled_weights(evaluate)
-        if deadline is not None:
-            self.tree.budget[act] = cfg.num_simulations  # the clock stops it
-        if weights is not None:
-            if int(root_legal.max(initial=0)) > self.edge_capacity:
-                self.tree = with_edge_capacity(self.tree, 2 * int(root_legal.max()))
-            if deadline is None:
-                leaf_evals, batches = self._search_inline(weights, rng), 0
-            else:
-                leaf_evals, batches = self._search_inline_until(weights, rng, act, deadline), 0
-        else:
-            rounds = int(self.tree.budget.max(initial=0))
-            leaf_evals, batches = self._search_batched(n_leaves, rounds, evaluate, rng, deadline)
+        leaf_evals, batches = self._search(evaluate, rng, act, root_legal, n_leaves, deadline)
         if deadline is not None:
             bud = self.tree.budget.copy()  # the simulations run
 
@@ -282,6 +264,31 @@ class BatchedMCTS:
             leaf_evals=leaf_evals,
             net_batches=batches,
         )
+
+    def _search(
+        self,
+        evaluate: Evaluator,
+        rng: np.random.Generator,
+        act: np.ndarray,
+        root_legal: np.ndarray,
+        n_leaves: int,
+        deadline: float | None,
+    ) -> tuple[int, int]:
+        """Run the simulations of the loaded roots, inline or batched; see :meth:`run`.
+
+        Returns (leaves evaluated, network calls).
+        """
+        weights = compiled_weights(evaluate)
+        if deadline is not None:
+            self.tree.budget[act] = self.config.num_simulations  # the clock stops it
+        if weights is None:
+            rounds = int(self.tree.budget.max(initial=0))
+            return self._search_batched(n_leaves, rounds, evaluate, rng, deadline)
+        if int(root_legal.max(initial=0)) > self.edge_capacity:
+            self.tree = with_edge_capacity(self.tree, 2 * int(root_legal.max()))
+        if deadline is None:
+            return self._search_inline(weights, rng), 0
+        return self._search_inline_until(weights, rng, act, deadline), 0
 
     def _planned(self, deadline: float, searched: int) -> int:
         """Simulations per root that the measured speed fits in before ``deadline``.
@@ -364,6 +371,10 @@ class BatchedMCTS:
     ) -> int:
         """:meth:`_search_inline` in chunks until ``deadline`` (see :meth:`run`).
 
+        The chunks are sized by the measured speed (about :attr:`CHUNKS_PER_SEARCH` per
+        search, the last one to what fits before the deadline); the clock is read
+        between them, and the search stops when the next chunk would end past the
+        deadline or every root has run ``num_simulations`` (at least one chunk runs).
         The roots in ``act`` have ``budget`` = ``num_simulations``; on return ``budget``
         is the simulations each ran. Returns the leaves evaluated.
         """
