@@ -72,8 +72,9 @@ def test_a_search_on_a_clock_stops_at_its_deadline(root_selection):
         t0 = time.perf_counter()
         res = mcts.run(roots, UniformEvaluator(), rng, explore=False, deadline=t0 + seconds)
         spent = time.perf_counter() - t0
-        assert seconds * 0.8 < spent < seconds * 2 + 0.05
-        assert 0 < res.simulations < 2 * cfg.num_simulations
+        # generous: a process of a loaded machine can wait a tenth of a second for a core
+        assert seconds * 0.8 < spent < seconds + 0.25
+        assert 0 < res.simulations < cfg.num_simulations  # the clock, not the budget, ended it
         assert res.visits.sum() == pytest.approx(res.simulations, abs=2)
         assert mcts.speed is not None and mcts.speed > 0
     assert np.all(res.action >= 0) and np.all(res.legal[np.arange(2), res.action])
