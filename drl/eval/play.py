@@ -372,9 +372,11 @@ def run_games(
     With ``workers`` = 1 every game is played in this process: the games with a batched
     agent many in flight (:func:`play_in_flight`), the others one by one
     (:func:`play_game`). With more, the games go to worker processes
-    (:class:`drl.eval.workers.GamePool`): each worker plays up to ``in_flight`` games of
-    batched agents at once, or one other game; a game with an agent on a clock
-    (:func:`drl.agents.is_timed`) has a worker, and a core, to itself. Agent objects of
+    (:class:`drl.eval.workers.GamePool`; no more than one per ``in_flight`` games when
+    the first game has a batched agent, since starting one costs seconds): each worker
+    plays up to ``in_flight`` games of batched agents at once, or one other game; a game
+    with an agent on a clock (:func:`drl.agents.is_timed`) has a worker, and a core, to
+    itself. Agent objects of
     batched agents that cannot be pickled stay in this process, in flight. The games are
     the same whatever the number of workers (every game is seeded by its task; see
     :mod:`drl.eval.workers` for what a batched agent must then not do).
@@ -421,8 +423,9 @@ def run_games(
             on_record(rec)
 
     pool = None
-    if workers > 1 and len(tasks) > 1:
-        pool = GamePool(min(workers, len(tasks)), in_flight)
+    processes = _processes(tasks, workers, in_flight)
+    if processes > 1:
+        pool = GamePool(processes, in_flight)
     try:
         _play_all(tasks, pool, flight, done)
     except BaseException:
@@ -435,6 +438,19 @@ def run_games(
             pool.close()
         close_agents()  # external engines stop with the games they played
     return sorted(records, key=lambda r: r.index)
+
+
+def _processes(tasks: Sequence[GameTask], workers: int, in_flight: int) -> int:
+    """Worker processes worth starting for ``tasks``: at most ``workers``.
+
+    A process costs seconds to start (torch, the compiled code, the network), so games of
+    batched agents (as the first task's) get one process per ``in_flight`` games (each
+    with a full flight), other games one each. 1 means: play in this process.
+    """
+    if workers <= 1 or len(tasks) <= 1:
+        return 1
+    batched, _ = _Kinds().of(tasks[0])
+    return max(1, min(workers, -(-len(tasks) // (in_flight if batched else 1))))
 
 
 def _play_all(

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from drl.eval.arena import match_tasks, run_games
-from drl.eval.settings import MatchSettings
 from tests.agents.test_az_clock import sparse_checkpoint
 
 
@@ -23,7 +22,7 @@ def test_az_games_are_the_same_with_one_two_or_three_workers(checkpoint):
     """The network's games are seeded per game, not per worker: each number of workers
     plays the same games (here a batched agent's games split 8 / 4+4 / 3+3+2)."""
     tasks = match_tasks(f"az:ckpt={checkpoint},sims=24", "greedy", "english", 8, 2, 5, 60)
-    runs = {w: run_games(tasks, workers=w, progress=False) for w in (1, 2, 3)}
+    runs = {w: run_games(tasks, workers=w, progress=False, in_flight=3) for w in (1, 2, 3)}
     assert _content(runs[2]) == _content(runs[1])
     assert _content(runs[3]) == _content(runs[1])
     assert len({r.moves for r in runs[1]}) > 1  # distinct games, not one replayed
@@ -36,22 +35,12 @@ def test_a_network_agent_object_plays_in_workers_as_in_this_process(checkpoint):
     """Training's evaluation passes the network as an agent object: it is sent to the
     workers once, pickled, and plays the same games there."""
     from drl.agents.az import AZAgent
-    from drl.train.evaluate import play_against_baseline
 
     agent = AZAgent(str(checkpoint), sims=16, device="cpu")
-    settings = MatchSettings(openings=2, seed=3, max_plies=40, progress=False)
-    one, two = (
-        play_against_baseline(
-            agent.player.evaluate,
-            agent.player.search,
-            "random",
-            "english",
-            4,
-            settings=MatchSettings(**{**vars(settings), "workers": w}),
-        )
-        for w in (1, 2)
-    )
+    tasks = match_tasks(agent, "random", "english", 4, 2, 3, 40)
+    one, two = (run_games(tasks, workers=w, progress=False, in_flight=2) for w in (1, 2))
     assert _content(two) == _content(one)
+    assert agent.player._mcts is not None  # it played here once, and was still pickled
 
 
 def test_a_worker_error_reaches_the_caller_with_its_message(checkpoint):
