@@ -36,6 +36,7 @@ from drl.agents.registry import (
     Param,
     describe_agents,
     is_batched,
+    is_timed,
     make,
     parse_spec,
     register_agent,
@@ -51,6 +52,7 @@ __all__ = [
     "parse_spec",
     "spec_name",
     "is_batched",
+    "is_timed",
     "register_agent",
     "registered_agents",
     "describe_agents",
@@ -91,13 +93,17 @@ def _make_mcts(
 
 
 def _make_az(
-    ckpt: str | None = None, sims: int | None = None, device: str = "auto", seed: int | None = None
+    ckpt: str | None = None,
+    sims: int | None = None,
+    device: str = "auto",
+    seed: int | None = None,
+    time: float | None = None,
 ) -> Agent:
     if not ckpt:
         raise ValueError("az needs ckpt=PATH (a checkpoint file or a run folder)")
     from drl.agents.az import AZAgent
 
-    return AZAgent(ckpt, sims=sims, device=device, seed=seed)
+    return AZAgent(ckpt, sims=sims, device=device, seed=seed, time=time)
 
 
 def _need_cmd(kwargs: dict) -> None:
@@ -179,6 +185,14 @@ register_agent(
         ),
         "device": Param(str, "auto", "cpu, cuda or auto"),
         "seed": Param(int, None, "tie-break seed"),
+        "time": Param(
+            float,
+            None,
+            "seconds per move: search until it is spent (sims= is then the most per "
+            "search); one game at a time",
+            1e-3,
+            3600.0,
+        ),
     },
     "trained policy-value network with batched MCTS (drl-train checkpoints)",
     batched=True,

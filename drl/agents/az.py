@@ -11,8 +11,10 @@ checkpoint, the ``az`` kind. torch is imported only when a network is built.
 
 from __future__ import annotations
 
+import math
+import time as _time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +33,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MAX_SIMULATIONS",
+    "MAX_TIMED_SIMULATIONS",
     "AZAgent",
     "NetworkAgent",
     "NetworkPlayer",
@@ -40,6 +43,28 @@ __all__ = [
     "network_config",
     "search_config_from_checkpoint",
 ]
+
+
+MAX_TIMED_SIMULATIONS = 1_000_000
+"""Most simulations of one search on a clock (``az:time=`` without ``sims=``): its tree
+grows to what the measured speed fits in the time, about 750 bytes per simulation."""
+
+_FIRST_TIMED_CAPACITY = 4096  # simulations a player on a clock starts with
+
+
+def check_time(seconds: object) -> float | None:
+    """``seconds`` per move as a float, or None.
+
+    Raises:
+        ValueError: not a finite number above 0.
+    """
+    if seconds is None:
+        return None
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float, np.floating)):
+        raise ValueError(f"time must be a number of seconds, got {seconds!r}")
+    if not 0 < seconds < math.inf:  # also refuses nan
+        raise ValueError(f"time must be a finite number of seconds > 0, got {seconds}")
+    return float(seconds)
 
 
 MAX_SIMULATIONS = 100_000
@@ -110,28 +135,111 @@ class NetworkPlayer:
 
     Args:
         evaluate: the network (an :class:`~drl.search.Evaluator`).
-        search: search settings; noise is off (deterministic play).
+        search: search settings; noise is off (deterministic play). With ``time``,
+            ``num_simulations`` is the most simulations of one search.
         seed: seeds the search's tie-breaking generator.
+        time: seconds per move: every search of a move runs until the move's time is
+            spent (:meth:`BatchedMCTS.run`'s ``deadline``; a move whose later steps need
+            a search past it runs one short chunk more for each), its tree growing with
+            the measured speed up to ``num_simulations``. The time is the whole call's:
+            boards chosen for together share it, so a game on a clock is played one at
+            a time. None: ``num_simulations`` per search.
 
     Attributes:
         simulations: search simulations run so far (summed over boards).
         searches: batched search calls made so far.
+
+    Raises:
+        ValueError: ``time`` is not a finite number of seconds above 0.
     """
 
-    def __init__(self, evaluate: Evaluator, search: SearchConfig, seed: int = 0) -> None:
+    def __init__(
+        self,
+        evaluate: Evaluator,
+        search: SearchConfig,
+        seed: int = 0,
+        time: float | None = None,
+    ) -> None:
         self.evaluate = evaluate
         self.search = search
+        self.time = check_time(time)
         self.rng = np.random.default_rng(seed)
         self._mcts: BatchedMCTS | None = None
+        self._late = 0.0  # on a clock: seconds the moves end past their searches' deadline
         self.simulations = 0
         self.searches = 0
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without its search trees (rebuilt at the next search)."""
+        state = dict(self.__dict__)
+        state["_mcts"] = None
+        return state
+
+    def _capacity(self) -> int:
+        """Simulations the tree is built for: the budget, or on a clock what it needs."""
+        cap = self.search.num_simulations
+        if self.time is None:
+            return cap
+        m = self._mcts
+        now = _FIRST_TIMED_CAPACITY if m is None else m.config.num_simulations
+        speed = None if m is None else m.speed
+        if speed is not None and speed * self.time * 1.25 > now:
+            now = 1 << math.ceil(math.log2(speed * self.time * 1.25))
+        return min(cap, now)
+
     def _tree(self, n: int, board_size: int) -> BatchedMCTS:
         m = self._mcts
-        if m is None or m.batch_size < n or m.board_size != board_size:
-            m = BatchedMCTS(self.search, max(n, 1), board_size)
+        capacity = self._capacity()
+        if (
+            m is None
+            or m.batch_size < n
+            or m.board_size != board_size
+            or m.config.num_simulations != capacity
+        ):
+            search = replace(self.search, num_simulations=capacity)
+            speed = None if m is None else m.speed
+            m = BatchedMCTS(search, max(n, 1), board_size)
+            m.speed = speed
             self._mcts = m
         return m
+
+    def _deadline(self) -> float | None:
+        """When the searches of the move started now must end (None without a clock).
+
+        The move's time, less what the searched moves so far have run past it on average
+        (the work around the searches, a chunk's overrun): a correction that makes the
+        mean time per move converge to ``time``.
+        """
+        return None if self.time is None else _time.perf_counter() + self.time - self._late
+
+    def _settle(self, deadline: float | None) -> None:
+        """Fold how far a searched move ended from its time into the next deadlines."""
+        if deadline is None or self.time is None:
+            return
+        over = _time.perf_counter() - (deadline + self._late)  # past the move's own time
+        self._late = min(max(self._late + 0.25 * over, 0.0), self.time / 2)
+
+    def warm_up(self, variant: Variant) -> None:
+        """On a clock, search ``variant``'s start position briefly, off the clock.
+
+        The compiled code of a move (search and game steps) is loaded and the search's
+        speed measured before the first move is timed (a first move would otherwise
+        spend part of its time loading it): a move is chosen there twice, with at most
+        0.05 s each.
+        Without a clock it does nothing. The player's generator and counters are kept.
+        """
+        if self.time is None:
+            return
+        board = Board(variant)
+        if board.outcome() is not None:
+            return
+        kept = (self.time, self.rng, self.simulations, self.searches, self._late)
+        self.time, self.rng = min(self.time, 0.05), np.random.default_rng(0)
+        try:
+            for _ in range(2):  # the second with the speed the first measured
+                self.choose_moves([board])
+        finally:
+            self.time, self.rng, self.simulations, self.searches, self._late = kept
 
     def choose_moves(self, boards: Sequence[Board]) -> list[Move]:
         """One move for each board (each game must be going on).
@@ -145,12 +253,14 @@ class NetworkPlayer:
         if len(sizes) != 1:
             raise ValueError(f"boards mix board sizes {sorted(sizes)}")
         n = len(boards)
+        deadline = self._deadline()
         params, pos, hist = self._start(boards)
         mcts = self._tree(n, sizes.pop())
         count, single = np.zeros(n, np.int64), np.zeros(n, np.int64)
         played, result = np.zeros((n, MOVE_WIDTH), np.int64), np.zeros(n, np.int64)
         chosen: list[Move | None] = [None] * n
         todo = np.ones(n, np.bool_)
+        searched = False
         while todo.any():
             legal_counts(pos, params, todo, count, single)
             actions = single.copy()
@@ -162,10 +272,12 @@ class NetworkPlayer:
                     self.rng,
                     active=need,
                     explore=False,
+                    deadline=deadline,
                 )
                 actions[need] = res.action[need]
                 self.simulations += int(res.simulations)
                 self.searches += 1
+                searched = True
             step_all(pos, params, hist, actions, todo, played, result)
             bad = todo & (result == G.STEP_ILLEGAL)
             if bad.any():
@@ -176,6 +288,8 @@ class NetworkPlayer:
             for i in np.flatnonzero(todo & (result == G.STEP_MOVE_DONE)).tolist():
                 chosen[i] = move_from_row(boards[i], played[i])
                 todo[i] = False
+        if searched:
+            self._settle(deadline)
         return chosen  # type: ignore[return-value]
 
     def analyse(self, board: Board, top: int = 5) -> RootAnalysis:
@@ -196,10 +310,16 @@ class NetworkPlayer:
         """
         if top < 1:
             raise ValueError(f"top must be at least 1, got {top}")
+        deadline = self._deadline()
         params, pos, hist = self._start([board])
         mcts = self._tree(1, board.variant.board_size)
         res = mcts.run(
-            self._roots(pos, params, hist), self.evaluate, self.rng, active=None, explore=False
+            self._roots(pos, params, hist),
+            self.evaluate,
+            self.rng,
+            active=None,
+            explore=False,
+            deadline=deadline,
         )
         self.simulations += int(res.simulations)
         self.searches += 1
@@ -263,6 +383,10 @@ class NetworkAgent(Agent):
     network of another board fails before its first move, with a message naming
     ``source``.
 
+    A player on a clock (``player.time``) makes the agent not batched: each game's move
+    gets the whole time (:meth:`select_moves` searches the boards one by one), and the
+    arena plays its games one at a time.
+
     Args:
         player: the player (network and search settings).
         name: the agent's name.
@@ -283,6 +407,7 @@ class NetworkAgent(Agent):
         self.name = name
         self.source = source
         self.trained_on = trained_on
+        self.batched = player.time is None
         self._fits: set[int] = set()  # board sizes checked
 
     def check_variant(self, variant: Variant | str) -> None:
@@ -301,6 +426,7 @@ class NetworkAgent(Agent):
             source = self.source or f"the network of agent {self.name}"
             arch = getattr(self.player.evaluate.net, "arch", None)  # type: ignore[attr-defined]
             check_variant(config, v, source, self.trained_on, arch)
+        self.player.warm_up(v)  # on a clock: before the first move is timed
         self._fits.add(v.board_size)
 
     def reset(self, seed: int | None = None) -> None:
@@ -340,10 +466,14 @@ class NetworkAgent(Agent):
     def select_moves(self, boards: Sequence[Board]) -> list[Move]:
         """One move per board: a search over all boards of a board size at once.
 
+        On a clock, one search per board instead, each with the whole time.
+
         Raises:
             ValueError: the network does not fit a board (:meth:`check_variant`), or a
                 game is over.
         """
+        if self.player.time is not None:  # each move has the whole time
+            return [self.select_move(b) for b in boards]
         out: list[Move | None] = [None] * len(boards)
         for size in sorted({b.variant.board_size for b in boards}):
             idx = [i for i, b in enumerate(boards) if b.variant.board_size == size]
@@ -435,9 +565,14 @@ class AZAgent(NetworkAgent):
     Args:
         ckpt: path of a training checkpoint (``ckpt-*.pt``) or of a run folder (its
             newest good checkpoint is used).
-        sims: simulations per step (default: the budget it was trained with).
+        sims: simulations per step (default: the budget it was trained with); with
+            ``time``, the most simulations of one search (default
+            :data:`MAX_TIMED_SIMULATIONS`).
         device: ``cpu``, ``cuda`` or ``auto``.
         seed: tie-breaking seed.
+        time: seconds per move, with the same meaning as ``alphabeta:time=``: each
+            search runs until the move's time is spent (:class:`NetworkPlayer`); the
+            agent is then not batched (one game at a time).
         variant: the variant the agent will play; when given, the network is checked
             against it here (else before the first move of each board size).
 
@@ -448,8 +583,9 @@ class AZAgent(NetworkAgent):
     Raises:
         CheckpointError: (a ``ValueError``) if the checkpoint is missing, damaged,
             malformed or not a drl checkpoint, its stored budget is out of range (without
-            ``sims``), or its network does not fit ``variant`` (the message names the
-            checkpoint, and the key or the board size and variant).
+            ``sims`` or ``time``), or its network does not fit ``variant`` (the message
+            names the checkpoint, and the key or the board size and variant).
+        ValueError: ``time`` is not a finite number of seconds above 0.
         TrainingDiverged: the network's outputs are not finite (:func:`check_outputs`).
     """
 
@@ -460,18 +596,23 @@ class AZAgent(NetworkAgent):
         device: str = "auto",
         seed: int | None = None,
         variant: Variant | str | None = None,
+        time: float | None = None,
     ) -> None:
         from drl.nn import NetworkEvaluator
 
+        time = check_time(time)  # before the checkpoint is read
         path, payload, self.net, device = load_network(ckpt, device, variant)
         check_outputs(self.net, f"checkpoint {path}", device)
         self.path = path
         trained_on = payload.get("variant")
         self.trained_on = None if trained_on is None else str(trained_on)
-        search = search_config_from_checkpoint(payload, sims, f"checkpoint {path}")
+        grows = time is not None and sims is None  # the tree grows with the clock
+        search = search_config_from_checkpoint(payload, 1 if grows else sims, f"checkpoint {path}")
+        if grows:  # (the stored budget plays no part)
+            search = replace(search, num_simulations=MAX_TIMED_SIMULATIONS)
         super().__init__(
-            NetworkPlayer(NetworkEvaluator(self.net, device), search, seed or 0),
-            f"az:sims={search.num_simulations}",
+            NetworkPlayer(NetworkEvaluator(self.net, device), search, seed or 0, time),
+            f"az:sims={search.num_simulations}" if time is None else f"az:time={time}",
             source=f"checkpoint {path}",
             trained_on=self.trained_on,
         )

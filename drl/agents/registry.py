@@ -35,6 +35,7 @@ __all__ = [
     "parse_spec",
     "spec_name",
     "is_batched",
+    "is_timed",
     "registered_agents",
     "describe_agents",
     "split_items",
@@ -320,12 +321,32 @@ def make(spec: str | Agent) -> Agent:
 def is_batched(spec: str | Agent) -> bool:
     """Whether the agent of ``spec`` is batched (:attr:`Agent.batched`), without building it.
 
+    An agent on a clock (:func:`is_timed`) never is: each game's move has the whole time.
+
     Raises:
         ValueError: a bad spec (see :func:`parse_spec`).
     """
     if isinstance(spec, Agent):
         return bool(spec.batched)
-    return _REGISTRY[parse_spec(spec)[0]].batched
+    kind, values = parse_spec(spec)
+    return _REGISTRY[kind].batched and values.get("time") is None
+
+
+def is_timed(spec: str | Agent) -> bool:
+    """Whether the agent of ``spec`` plays on a clock (a ``time=`` per move), without building it.
+
+    A spec's ``time`` given or defaulted (``dxp``), or an agent object with a ``time``
+    attribute that is not None (or a ``player`` with one, as ``az``).
+
+    Raises:
+        ValueError: a bad spec (see :func:`parse_spec`).
+    """
+    if isinstance(spec, Agent):
+        owner = getattr(spec, "player", spec)
+        return getattr(spec, "time", None) is not None or getattr(owner, "time", None) is not None
+    kind, values = parse_spec(spec)
+    param = _REGISTRY[kind].params.get("time")
+    return param is not None and (values.get("time", param.default) is not None)
 
 
 def spec_name(spec: str | Agent) -> str:

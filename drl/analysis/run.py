@@ -257,7 +257,7 @@ def _base(variant: str) -> Variant:
     return parse_variant(variant).with_taker("black")
 
 
-ANALYSIS_SETTINGS = MatchSettings(max_plies=200, workers=1, progress=False)
+ANALYSIS_SETTINGS = MatchSettings(max_plies=200, progress=False)
 """What :func:`analyze_run` plays its self-play games with when given no settings."""
 
 
@@ -289,9 +289,9 @@ def analyze_run(
         games: self-play games (>= 1).
         settings: the self-play's openings (a number of plies; 0: every game from the
             start position), max_plies (longer games count as truncated), seed (also of
-            the agents and the bootstraps), workers (network games are played in this
-            process in any case), progress bar, PDN file of the games and ``Event`` tag
-            (default ``drl analysis``).
+            the agents and the bootstraps), workers (processes for the games, default
+            every core; a network on a GPU plays in this process), progress bar, PDN
+            file of the games and ``Event`` tag (default ``drl analysis``).
         variant: analyse under this variant instead of the one trained on (its board
             must fit the network).
         device: ``cpu``, ``cuda`` or ``auto``.
@@ -397,4 +397,6 @@ def _self_play(agent: Any, v: Variant, games: int, s: MatchSettings) -> list[Any
         event=s.event_or("drl analysis"),
     )
     chosen = [tasks[i] for i in range(0, 2 * games, 2)]
-    return play_tasks(chosen, s.workers, s.progress, "self-play", None, s.pdn_path)[0]
+    on_cpu = str(getattr(agent.player.evaluate, "device", "cpu")) == "cpu"
+    workers = s.workers if on_cpu else 1
+    return play_tasks(chosen, workers, s.progress, "self-play", None, s.pdn_path)[0]

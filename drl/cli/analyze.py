@@ -76,7 +76,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     ap.add_argument("--max-plies", type=_count(1, 100_000), default=DEFAULT_MAX_PLIES)
     ap.add_argument("--seed", type=_count(0, 2**32 - 1), default=0)
-    ap.add_argument("--workers", type=_count(1, 64), default=1)
+    ap.add_argument(
+        "--workers",
+        type=_count(1, 256),
+        default=None,
+        help="processes playing the self-play games (default: every usable CPU)",
+    )
     ap.add_argument("--threads", type=_count(1, 256), default=1, help="torch threads (1)")
     ap.add_argument(
         "--human-games",

@@ -39,9 +39,10 @@ if TYPE_CHECKING:
     from drl.eval.elo import Ratings, elo_from_score, expected_score, fit_elo
     from drl.eval.formats import HalftimeResult, PoolResult, halftime_match, pool_tournament
     from drl.eval.openings import make_openings
-    from drl.eval.play import play_game, play_in_flight, run_games
+    from drl.eval.play import play_game, play_in_flight
     from drl.eval.records import GameRecord
     from drl.eval.settings import MatchSettings
+    from drl.eval.spread import run_games
     from drl.eval.sprt import SPRTMatch, SPRTResult, play_sprt
     from drl.eval.stats import WDL, summarize, wdl, wilson_interval
     from drl.eval.tasks import GameTask
@@ -99,7 +100,7 @@ _WHERE = {
     "make_openings": "openings",
     "play_game": "play",
     "play_in_flight": "play",
-    "run_games": "play",
+    "run_games": "spread",
     "GameRecord": "records",
     "MatchSettings": "settings",
     "SPRTMatch": "sprt",

@@ -9,7 +9,7 @@ and the next pair's opening has the other Taker colour: over four games A is Bla
 White Giver, White Taker, Black Giver. Openings are distinct seeded random openings of
 ``k`` plies (:mod:`drl.eval.openings`), or a list of FENs.
 
-The games are played by :func:`~drl.eval.play.run_games`: games with a batched agent
+The games are played by :func:`~drl.eval.spread.run_games`: games with a batched agent
 (``Agent.batched``, e.g. the network player ``az``) many in flight in this process, the
 others in worker processes. Every game comes back as a
 :class:`~drl.eval.records.GameRecord` and is written to PDN as it finishes
@@ -46,14 +46,14 @@ from drl.eval.play import (
     check_agents,
     play_game,
     play_in_flight,
-    run_games,
 )
 from drl.eval.play import IgnoringSignals as IgnoringSignals
 from drl.eval.play import close_agents as close_agents
-from drl.eval.play import default_workers as default_workers
 from drl.eval.records import GameRecord, PDNWriter, write_pdn
 from drl.eval.records import record_game as record_game
 from drl.eval.settings import DEFAULT_SETTINGS, MatchSettings
+from drl.eval.spread import default_workers as default_workers
+from drl.eval.spread import run_games
 from drl.eval.tasks import GameTask, TaskList, _unique_names, match_tasks
 from drl.rules import Variant
 

@@ -34,7 +34,8 @@ class EvalConfig:
             with fewer of that length than ``games / 2`` is refused); None = the start
             position.
         seed: match seed.
-        workers: processes; None = min(2, CPUs).
+        workers: processes playing the games (:func:`drl.eval.spread.run_games`); None =
+            every usable CPU.
         max_plies: longer games are reported as truncated (scored 1/2), not drawn.
         anchor: rated 0 (if playing; else the first agent).
         draw_model: ``half`` (draw = half point) or ``davidson``.

@@ -1,6 +1,8 @@
 """A ``drl-eval`` evaluation from its config to its files, and its report when stopped.
 
-It plays the format, rates, prints the tables, writes ``results.json``, ``games.pdn`` and
+It plays the format, rates, prints the tables (with both clocks, mean and most time per
+move, beside every row of an agent on a clock), writes ``results.json`` (with each
+player's ``clocks``: moves, mean and most seconds per move), ``games.pdn`` and
 ``elo.png``; and when it is stopped (Ctrl-C, SIGTERM, an error) at any point, it prints and
 writes the games it finished.
 
@@ -26,6 +28,7 @@ from drl.eval.elo import Ratings
 from drl.eval.journal import Journal, game_dicts, interrupted_after
 from drl.eval.records import GameRecord, write_pdn
 from drl.eval.runners import play_format, rate, summary
+from drl.eval.stats import clocks
 
 __all__ = [
     "StopGuard",
@@ -133,6 +136,7 @@ def evaluate(
         results.update(played.results)
         results["ratings"] = ratings.to_dict()
         results["summary"] = summary(played.records, played.players)
+        results["clocks"] = clocks(played.records, played.players)
         results["games"] = game_dicts(played.records)
         print_tables(console, cfg, ratings, played.records, played.players)
         for t in played.tables:
@@ -185,6 +189,7 @@ def report_stopped(cfg: EvalConfig, journal: Journal, console: Console, err: Bas
     if ratings is not None:
         results["ratings"] = ratings.to_dict()
     results["summary"] = summary(records, players)
+    results["clocks"] = clocks(records, players)
     results["games"] = game_dicts(records)
     unwritten: list[str] = []
     try:

@@ -1,27 +1,24 @@
-"""Playing games: one at a time, many in flight in this process, or in worker processes.
+"""Playing games: one at a time, many in flight in one process, or in worker processes.
 
 Games with a batched agent (``Agent.batched``, e.g. the network player ``az``) are played
-in this process, many in flight at a time (:func:`play_in_flight`): each round, the
-batched agent chooses its moves in every game where it is to move in one
-``select_moves`` call, so its network sees one batch of leaves for all of them. The
-other games run in worker processes (``concurrent.futures``), one game at a time each
-(:func:`play_game`). Both loops give every game the same moves for the same seeds.
+many in flight at a time (:func:`play_in_flight`): each round, the batched agent chooses
+its moves in every game where it is to move in one ``select_moves`` call, so its network
+sees one batch of leaves for all of them. The other games are played one at a time
+(:func:`play_game`). :func:`drl.eval.spread.run_games` spreads both over worker
+processes (:mod:`drl.eval.workers`), one per core by default. Every loop gives every game the same
+moves for the same seeds, and records each side's thinking time (``GameRecord.clock``).
 """
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import copy
-import multiprocessing as mp
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from drl._system import usable_cpus
 from drl.agents import Agent, is_batched, make
-from drl.eval.limits import MAX_WORKERS, check_count
 from drl.eval.records import GameRecord, record_game
 from drl.eval.tasks import GameTask
 from drl.rules import Board, Variant
@@ -31,10 +28,8 @@ __all__ = [
     "IgnoringSignals",
     "check_agents",
     "close_agents",
-    "default_workers",
     "play_game",
     "play_in_flight",
-    "run_games",
 ]
 
 DEFAULT_IN_FLIGHT = 32
@@ -105,12 +100,39 @@ def play_game(task: GameTask) -> GameRecord:
     black.reset(seed=task.seed * 2)
     white.reset(seed=task.seed * 2 + 1)
     players = (black, white)
+    clock = Clock()
     outcome = board.outcome()
     while outcome is None and board.ply < task.max_plies:
-        agent = players[int(board.turn)]
-        _push(board, agent, agent.select_move(board))
+        turn = int(board.turn)
+        agent = players[turn]
+        t0 = time.perf_counter()
+        move = agent.select_move(board)
+        clock.add(turn, time.perf_counter() - t0)
+        _push(board, agent, move)
         outcome = board.outcome()
-    return record_game(task, board, opening_fen, time.perf_counter() - start)
+    return record_game(task, board, opening_fen, time.perf_counter() - start, clock.as_dict())
+
+
+class Clock:
+    """Each side's thinking time in one game: moves, seconds in all, most of one move."""
+
+    def __init__(self) -> None:
+        self.moves = [0, 0]
+        self.seconds = [0.0, 0.0]
+        self.most = [0.0, 0.0]
+
+    def add(self, turn: int, seconds: float) -> None:
+        """Count one move of side ``turn`` (0 Black, 1 White) that took ``seconds``."""
+        self.moves[turn] += 1
+        self.seconds[turn] += seconds
+        self.most[turn] = max(self.most[turn], seconds)
+
+    def as_dict(self) -> dict[str, list]:
+        """``{"black": [moves, seconds, most], "white": [...]}`` (:class:`GameRecord`)."""
+        return {
+            c: [self.moves[i], self.seconds[i], self.most[i]]
+            for i, c in enumerate(("black", "white"))
+        }
 
 
 def _push(board: Board, agent: Agent, move: object) -> None:
@@ -134,6 +156,7 @@ class _GameInFlight:
         self.board = Board(variant, fen=task.opening)
         self.opening_fen = self.board.fen()
         self.players = players
+        self.clock = Clock()
         self.over = self._ended()
 
     def _ended(self) -> bool:
@@ -142,13 +165,18 @@ class _GameInFlight:
     def to_move(self) -> Agent:
         return self.players[int(self.board.turn)]
 
-    def push(self, agent: Agent, move: object) -> None:
+    def push(self, agent: Agent, move: object, seconds: float) -> None:
+        self.clock.add(int(self.board.turn), seconds)
         _push(self.board, agent, move)
         self.over = self._ended()
 
     def record(self) -> GameRecord:
         return record_game(
-            self.task, self.board, self.opening_fen, time.perf_counter() - self.start
+            self.task,
+            self.board,
+            self.opening_fen,
+            time.perf_counter() - self.start,
+            self.clock.as_dict(),
         )
 
 
@@ -218,15 +246,20 @@ class _InFlight:
         for g in self.live:
             while not g.over and not g.to_move().batched:
                 agent = g.to_move()
-                g.push(agent, agent.select_move(g.board))
+                t0 = time.perf_counter()
+                move = agent.select_move(g.board)
+                g.push(agent, move, time.perf_counter() - t0)
         waiting: dict[int, tuple[Agent, list[_GameInFlight]]] = {}
         for g in self.live:
             if not g.over:
                 agent = g.to_move()
                 waiting.setdefault(id(agent), (agent, []))[1].append(g)
         for agent, games in waiting.values():
-            for g, move in zip(games, agent.select_moves([g.board for g in games]), strict=True):
-                g.push(agent, move)
+            t0 = time.perf_counter()
+            moves = agent.select_moves([g.board for g in games])
+            share = (time.perf_counter() - t0) / len(games)  # the call's time, per game
+            for g, move in zip(games, moves, strict=True):
+                g.push(agent, move, share)
         still, ended = [], []
         for g in self.live:
             if not g.over:
@@ -287,11 +320,6 @@ def play_in_flight(
     return sorted(records, key=lambda r: r.index)
 
 
-def default_workers() -> int:
-    """min(2, CPUs available)."""
-    return max(1, min(2, usable_cpus()))
-
-
 class IgnoringSignals:
     """Ignore the given signals in this process inside the ``with`` block, then restore them.
 
@@ -317,194 +345,3 @@ class IgnoringSignals:
     def __exit__(self, *exc: object) -> None:
         for sig, handler in self._old.items():
             signal.signal(sig, handler)
-
-
-class _WorkerPool:
-    """Worker processes that play games with :func:`play_game`, started as games are submitted.
-
-    At most ``queued`` games wait for them at a time.
-
-    The workers ignore SIGINT: a terminal's Ctrl-C reaches the whole process group, and
-    the main process stops them (:meth:`stop`). This process ignores it too while it
-    starts them (see :class:`IgnoringSignals`).
-
-    Args:
-        processes: most worker processes.
-        queued: most games submitted and not finished yet.
-    """
-
-    def __init__(self, processes: int, queued: int) -> None:
-        self.processes, self.queued = processes, queued
-        self._pool: cf.ProcessPoolExecutor | None = None
-        self._waiting: set[cf.Future[GameRecord]] = set()
-
-    @staticmethod
-    def _ignore_interrupts() -> None:
-        """Make a worker process ignore Ctrl-C, which the main process handles by stopping it.
-
-        A terminal's Ctrl-C is sent to the whole process group; the workers leave it to the
-        main process.
-        """
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-    def busy(self) -> bool:
-        """True while a submitted game has not been returned by :meth:`finished`."""
-        return bool(self._waiting)
-
-    def room(self) -> bool:
-        return len(self._waiting) < self.queued
-
-    def submit(self, task: GameTask) -> None:
-        """Queue a game, starting the pool (and a worker) as needed.
-
-        Raises:
-            ValueError: the task holds :class:`Agent` objects, which stay in this process.
-        """
-        if isinstance(task.black_spec, Agent) or isinstance(task.white_spec, Agent):
-            raise ValueError(
-                "agents given as objects can only play with workers=1; pass spec "
-                "strings to play in parallel"
-            )
-        if self._pool is None:
-            self._pool = cf.ProcessPoolExecutor(
-                max_workers=self.processes,
-                mp_context=mp.get_context("spawn"),
-                initializer=_WorkerPool._ignore_interrupts,
-            )
-        with IgnoringSignals(signal.SIGINT):  # submit starts workers as needed
-            self._waiting.add(self._pool.submit(play_game, task))
-
-    def finished(self) -> Iterator[GameRecord]:
-        """The games finished since the last call, one by one.
-
-        A game that failed raises its worker's error.
-        """
-        for fut in [f for f in self._waiting if f.done()]:
-            self._waiting.discard(fut)
-            yield fut.result()
-
-    def wait(self) -> None:
-        """Wait until a submitted game finishes."""
-        cf.wait(self._waiting, return_when=cf.FIRST_COMPLETED)
-
-    def stop(self) -> None:
-        """Kill the workers now, drop the queued games, and wait until their processes are reaped.
-
-        The games the workers are playing are lost anyway.
-        """
-        pool, self._pool = self._pool, None
-        if pool is None:
-            return
-        for proc in list((getattr(pool, "_processes", None) or {}).values()):
-            try:
-                proc.kill()
-            except (OSError, ValueError, AttributeError):  # already gone
-                pass
-        pool.shutdown(wait=True, cancel_futures=True)
-
-    def close(self) -> None:
-        """Let the workers finish and exit."""
-        pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.shutdown(wait=True)
-
-
-def run_games(
-    tasks: Sequence[GameTask],
-    workers: int | None = None,
-    progress: bool = True,
-    description: str = "games",
-    on_record: Callable[[GameRecord], None] | None = None,
-    in_flight: int = DEFAULT_IN_FLIGHT,
-) -> list[GameRecord]:
-    """Play tasks: batched agents' games in this process, the others in worker processes.
-
-    Games with a batched agent are played here, many in flight (:func:`play_in_flight`); the
-    others in parallel processes when ``workers > 1``.
-
-    Tasks are read in order as games start (a :class:`TaskList` is built, and its
-    openings drawn, as it is played), and at most ``2 * workers`` games wait for a worker,
-    so a long schedule starts at once and holds little memory. When interrupted
-    (``KeyboardInterrupt``, or any error) the worker processes are stopped and the
-    exception is raised again: every game finished before it has been passed to
-    ``on_record``.
-
-    Args:
-        tasks: the games.
-        workers: processes for the games without a batched agent (default
-            :func:`default_workers`, at most :data:`MAX_WORKERS`); 1 plays them in this
-            process (required when those tasks hold :class:`Agent` objects rather than
-            specs).
-        progress: show a progress bar (tqdm, on stderr).
-        description: progress-bar label.
-        on_record: called with each finished game (in completion order).
-        in_flight: most games with a batched agent played at once.
-
-    Returns:
-        Records sorted by task index.
-
-    Raises:
-        ValueError: ``workers`` outside ``[1, MAX_WORKERS]`` or ``in_flight < 1``, Agent
-            objects of non-batched agents with ``workers > 1``, or an agent that cannot
-            play a game's variant.
-    """
-    from tqdm.auto import tqdm
-
-    workers = default_workers() if workers is None else workers
-    check_count(workers, "workers", 1, MAX_WORKERS)
-    flight = _InFlight(in_flight)
-    batched: dict[object, bool] = {}
-
-    def has_batched(t: GameTask) -> bool:
-        for spec in (t.black_spec, t.white_spec):
-            key = ("id", id(spec)) if isinstance(spec, Agent) else spec
-            if key not in batched:
-                batched[key] = is_batched(spec)
-            if batched[key]:
-                return True
-        return False
-
-    records: list[GameRecord] = []
-    bar = tqdm(total=len(tasks), desc=description, disable=not progress, unit="game", leave=False)
-
-    def done(rec: GameRecord) -> None:
-        records.append(rec)
-        bar.update()
-        if on_record:
-            on_record(rec)
-
-    parallel = workers > 1 and len(tasks) > 1
-    pool = _WorkerPool(processes=min(workers, len(tasks)), queued=2 * workers)
-    pending = iter(tasks)
-    task = next(pending, None)
-    try:
-        while task is not None or flight.live or pool.busy():
-            for rec in pool.finished():
-                done(rec)
-            if task is not None:
-                if has_batched(task):
-                    if flight.room():
-                        flight.add(task)
-                        task = next(pending, None)
-                        continue
-                elif not parallel:
-                    done(play_game(task))
-                    task = next(pending, None)
-                    continue
-                elif pool.room():
-                    pool.submit(task)
-                    task = next(pending, None)
-                    continue
-            if flight.live:
-                for rec in flight.step():
-                    done(rec)
-            elif pool.busy():
-                pool.wait()
-    except BaseException:
-        pool.stop()
-        raise
-    finally:
-        bar.close()
-        pool.close()
-        close_agents()  # external engines stop with the games they played
-    return sorted(records, key=lambda r: r.index)

@@ -48,6 +48,11 @@ class GameRecord:
         seed: the seed the agents were reset with.
         pdn: PDN text of the game.
         seconds: wall time of the game.
+        extra: anything else a caller attaches (not written by the arena).
+        clock: each side's thinking time, ``{"black": [moves, seconds, most seconds of
+            one move], "white": [...]}``: the wall time of each ``select_move`` call (a
+            batched agent's ``select_moves`` call is shared equally between the games it
+            moved in); empty when not measured.
     """
 
     index: int
@@ -66,6 +71,7 @@ class GameRecord:
     pdn: str = ""
     seconds: float = 0.0
     extra: dict = field(default_factory=dict)
+    clock: dict = field(default_factory=dict)
 
     @property
     def truncated(self) -> bool:
@@ -101,6 +107,11 @@ class GameRecord:
         """The other player of this game."""
         return self.white if self.color_of(player) == "black" else self.black
 
+    def clock_of(self, player: str) -> tuple[int, float, float] | None:
+        """``(moves, seconds, most seconds of one move)`` of ``player``, or None if not timed."""
+        entry = self.clock.get(self.color_of(player))
+        return None if entry is None else (int(entry[0]), float(entry[1]), float(entry[2]))
+
     def to_dict(self) -> dict:
         """JSON-friendly dict of every field."""
         d = asdict(self)
@@ -109,7 +120,13 @@ class GameRecord:
         return d
 
 
-def record_game(task: GameTask, board: Board, opening_fen: str, seconds: float) -> GameRecord:
+def record_game(
+    task: GameTask,
+    board: Board,
+    opening_fen: str,
+    seconds: float,
+    clock: dict | None = None,
+) -> GameRecord:
     """The record of a finished (or truncated) game, with its PDN.
 
     Args:
@@ -117,6 +134,7 @@ def record_game(task: GameTask, board: Board, opening_fen: str, seconds: float) 
         board: the board after the last move; its root is the opening.
         opening_fen: FEN of the opening.
         seconds: wall time of the game.
+        clock: each side's thinking time (see :class:`GameRecord`), or None.
     """
     outcome = board.outcome()
     root = board.root()
@@ -158,6 +176,7 @@ def record_game(task: GameTask, board: Board, opening_fen: str, seconds: float) 
         seed=task.seed,
         pdn=pdn,
         seconds=seconds,
+        clock={} if clock is None else {k: list(v) for k, v in clock.items()},
     )
 
 

@@ -12,9 +12,17 @@ from typing import Any
 from drl._atomic import write_atomic
 from drl.eval.elo import Ratings
 from drl.eval.records import GameRecord
-from drl.eval.stats import summarize
+from drl.eval.stats import clocks, summarize
 
-__all__ = ["standings_table", "pairs_table", "roles_table", "write_json", "plot_elo", "fmt_elo"]
+__all__ = [
+    "is_timed_name",
+    "standings_table",
+    "pairs_table",
+    "roles_table",
+    "write_json",
+    "plot_elo",
+    "fmt_elo",
+]
 
 
 def fmt_elo(x: float) -> str:
@@ -48,12 +56,41 @@ def standings_table(ratings: Ratings, records: Sequence[GameRecord], title: str 
     return table
 
 
+def is_timed_name(name: str) -> bool:
+    """Whether a player's name is the spec of an agent on a clock (``time=``).
+
+    A ``#1``/``#2`` suffix (two equal specs in a match) is ignored; a name that is not a
+    spec is not timed.
+    """
+    from drl.agents import is_timed
+
+    try:
+        return is_timed(name.rsplit("#", 1)[0] if "#" in name else name)
+    except ValueError:
+        return False
+
+
+def _clock_cell(entry: dict[str, float] | None) -> str:
+    if entry is None:
+        return "-"
+    return f"{1000 * entry['mean_s']:.0f}/{1000 * entry['max_s']:.0f}"
+
+
 def pairs_table(records: Sequence[GameRecord], players: Sequence[str], title: str = "Pairs"):
-    """A rich table: for each pair that met, the first player's W-D-L, score and 95% CI."""
+    """A rich table: for each pair that met, the first player's W-D-L, score and 95% CI.
+
+    When a player is on a clock (:func:`is_timed_name`), both clocks of every row with
+    one are shown: each side's mean and most milliseconds per move in that pair's games
+    (``mean/max``).
+    """
     from rich.table import Table
 
+    timed = {p: is_timed_name(p) for p in players}
     table = Table(title=title, title_justify="left")
-    for col in ("player", "opponent", "games", "W-D-L", "score", "95% CI", "truncated"):
+    cols = ["player", "opponent", "games", "W-D-L", "score", "95% CI", "truncated"]
+    if any(timed.values()):
+        cols += ["ms/move", "opp. ms/move"]  # each: mean/max
+    for col in cols:
         table.add_column(
             col, justify="left" if col in ("player", "opponent") else "right", no_wrap=True
         )
@@ -64,7 +101,7 @@ def pairs_table(records: Sequence[GameRecord], players: Sequence[str], title: st
                 continue
             w = summarize(games, a)["all"]
             lo, hi = w.score_interval
-            table.add_row(
+            cells = [
                 a,
                 b,
                 str(w.games),
@@ -72,7 +109,11 @@ def pairs_table(records: Sequence[GameRecord], players: Sequence[str], title: st
                 f"{w.score:.3f}",
                 f"{lo:.2f}-{hi:.2f}",
                 str(w.truncated),
-            )
+            ]
+            if len(cols) > len(cells):
+                both = clocks(games, (a, b)) if timed[a] or timed[b] else {}
+                cells += [_clock_cell(both.get(a)), _clock_cell(both.get(b))]
+            table.add_row(*cells)
     return table
 
 

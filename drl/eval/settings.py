@@ -31,8 +31,8 @@ class MatchSettings:
             the variant's start position), or FEN strings used in turn (kept as a
             tuple).
         seed: the match seed (openings and agent seeds), an integer >= 0.
-        workers: worker processes for games without a batched agent, in
-            ``[1, MAX_WORKERS]``; None = min(2, CPUs).
+        workers: worker processes playing the games (:func:`drl.eval.spread.run_games`),
+            in ``[1, MAX_WORKERS]``; None = every usable CPU; 1 = this process.
         max_plies: per-game cap in plies, in ``[1, MAX_PLIES]``; longer games are
             reported as truncated (half a point each), not drawn.
         progress: show a progress bar (tqdm, on stderr).

@@ -19,7 +19,7 @@ from scipy import stats
 from drl.eval.elo import elo_from_score
 from drl.eval.records import GameRecord
 
-__all__ = ["WDL", "wdl", "summarize", "wilson_interval"]
+__all__ = ["WDL", "clocks", "wdl", "summarize", "wilson_interval"]
 
 
 def wilson_interval(successes: float, n: int, confidence: float = 0.95) -> tuple[float, float]:
@@ -156,3 +156,30 @@ def summarize(
         if sub:
             out[role] = wdl(sub, player, confidence)
     return out
+
+
+def clocks(records: Iterable[GameRecord], players: Iterable[str]) -> dict[str, dict[str, float]]:
+    """Each player's thinking time per move over ``records`` (``GameRecord.clock``).
+
+    Returns:
+        ``{player: {"moves": n, "mean_s": mean seconds per move, "max_s": most seconds
+        of one move}}``, for the players with a timed move in ``records``.
+    """
+    names = list(players)
+    moves = dict.fromkeys(names, 0)
+    seconds = dict.fromkeys(names, 0.0)
+    most = dict.fromkeys(names, 0.0)
+    for r in records:
+        for name in (r.black, r.white):
+            if name not in moves:
+                continue
+            entry = r.clock_of(name)
+            if entry is not None:
+                moves[name] += entry[0]
+                seconds[name] += entry[1]
+                most[name] = max(most[name], entry[2])
+    return {
+        n: {"moves": moves[n], "mean_s": seconds[n] / moves[n], "max_s": most[n]}
+        for n in names
+        if moves[n]
+    }

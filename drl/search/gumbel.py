@@ -53,24 +53,53 @@ def _schedule(num_considered: int, num_simulations: int) -> tuple[int, ...]:
     return tuple(out[:num_simulations])
 
 
-def halving_schedule(num_considered: int, num_simulations: int) -> np.ndarray:
+def _schedule_past(num_considered: int, num_simulations: int, length: int) -> np.ndarray:
+    """The schedule of ``num_simulations`` continued to ``length`` entries.
+
+    The entries past ``num_simulations`` go on with the last phase (its two actions
+    visited in turn). The first ``num_simulations`` are those of :func:`_schedule`.
+    """
+    if num_considered <= 1:
+        return np.arange(length, dtype=np.int64)
+    phases = math.ceil(math.log2(num_considered))
+    parts, total, visits, width = [], 0, 0, num_considered
+    while total < length:
+        extra = max(1, num_simulations // (phases * width))
+        if width == 2 and total >= num_simulations:
+            extra = max(extra, -(-(length - total) // 2))  # the rest in one go
+        parts.append(np.repeat(visits + np.arange(extra, dtype=np.int64), width))
+        total += extra * width
+        visits += extra
+        width = max(2, width // 2)
+    return np.concatenate(parts)[:length]
+
+
+def halving_schedule(
+    num_considered: int, num_simulations: int, length: int | None = None
+) -> np.ndarray:
     """Visit count that the action chosen at each simulation must have beforehand.
 
     Args:
         num_considered: m >= 1, actions sampled for consideration at the root.
-        num_simulations: n >= 0.
+        num_simulations: n >= 0, the simulations the halving is planned for.
+        length: entries wanted (default n); past n the last phase goes on, its two
+            actions visited in turn (a search that runs past its plan, e.g. on a clock).
 
     Returns:
-        ``int64[n]``.
+        ``int64[length]``; its first n entries do not depend on ``length``.
 
     Raises:
-        ValueError: if m < 1 or n < 0.
+        ValueError: if m < 1, n < 0 or ``length`` < n.
     """
     if num_considered < 1 or num_simulations < 0:
         raise ValueError(
             f"need num_considered >= 1 and num_simulations >= 0, got "
             f"{num_considered}, {num_simulations}"
         )
+    if length is not None and length != num_simulations:
+        if length < num_simulations:
+            raise ValueError(f"length {length} is below num_simulations {num_simulations}")
+        return _schedule_past(int(num_considered), int(num_simulations), int(length))
     return np.asarray(_schedule(int(num_considered), int(num_simulations)), dtype=np.int64)
 
 
@@ -205,20 +234,27 @@ class GumbelRoot:
     def __init__(self, config: SearchConfig) -> None:
         self.config = config
 
-    def start(self, tree: Tree, explore: np.ndarray, root_legal: np.ndarray) -> None:
+    def start(
+        self, tree: Tree, explore: np.ndarray, root_legal: np.ndarray, past_budget: bool = False
+    ) -> None:
         """Gumbel scales and halving schedules for a new search.
 
         Args:
-            tree: ``budget`` already set.
+            tree: ``budget`` already set (the simulations the halving is planned for).
             explore: ``bool[B]``: Gumbel samples in the root scores.
             root_legal: ``int64[B]`` legal steps of each root.
+            past_budget: continue each schedule past its budget to the whole width of
+                ``tree.schedule`` (:func:`halving_schedule`'s ``length``), for a search
+                that may run more simulations than planned.
         """
         tree.noise[:] = 0.0
         tree.gumbel_scale[:] = np.where(explore, 1.0, 0.0)
+        width = tree.schedule.shape[1]
         for b in np.flatnonzero(tree.budget > 0):
             m = min(self.config.gumbel_max_considered, int(root_legal[b]))
             n = int(tree.budget[b])
-            tree.schedule[b, :n] = halving_schedule(m, n)
+            length = width if past_budget else n
+            tree.schedule[b, :length] = halving_schedule(m, n, length)
 
     def finish(
         self, tree: Tree, visits: np.ndarray, explore: np.ndarray, rng: np.random.Generator

@@ -18,6 +18,7 @@ action and policy target.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -133,7 +134,15 @@ class BatchedMCTS:
 
     Attributes:
         tree: the :class:`~drl.search.tree.Tree` of the last search (read-only use).
+        speed: simulations per second (all trees together) of the last search run on a
+            clock (``run(deadline=...)``), None before the first; it sizes the next one's
+            plan and chunks.
     """
+
+    CHUNKS_PER_SEARCH = 32
+    """A search on a clock reads it about this many times: its chunks of simulations
+    are sized to this share of its time, so it ends within about one such share of its
+    deadline."""
 
     def __init__(
         self,
@@ -165,6 +174,7 @@ class BatchedMCTS:
         e = int(edge_capacity or max(64, 8 * n))
         self.tree: Tree = allocate(b, n, e, a, config.num_simulations, history=64 + n)
         self.leaves = allocate_leaves(b, a, (N_CHANNELS, self.board_size, self.board_size))
+        self.speed: float | None = None
 
     @property
     def edge_capacity(self) -> int:
@@ -179,6 +189,7 @@ class BatchedMCTS:
         active: np.ndarray | None = None,
         budgets: np.ndarray | None = None,
         explore: bool | np.ndarray = True,
+        deadline: float | None = None,
     ) -> SearchResult:
         """Search B roots and choose the action to play at each.
 
@@ -195,6 +206,10 @@ class BatchedMCTS:
                 samples for Gumbel) and, for PUCT, sample the action by temperature
                 (``SearchConfig.temperature``, ``temperature_plies``). False gives the
                 deterministic evaluation search.
+            deadline: search until this :func:`time.perf_counter` time, in chunks of
+                simulations (:meth:`_search_inline_until`), at most ``num_simulations``;
+                ``budgets`` (default: what the measured :attr:`speed` fits in) is then
+                only the plan of Gumbel's halving, whose last phase goes on past it.
 
         Returns:
             :class:`~drl.search.types.SearchResult`; rows of inactive roots are zero.
@@ -211,6 +226,8 @@ class BatchedMCTS:
         act = np.zeros(full, np.bool_)
         act[:bsz] = True if active is None else np.asarray(active, np.bool_)
         bud = np.zeros(full, np.int64)
+        if budgets is None and deadline is not None:
+            budgets = np.full(bsz, self._planned(deadline, int(act.sum())), np.int64)
         bud[:bsz] = cfg.num_simulations if budgets is None else np.asarray(budgets, np.int64)
         if np.any(bud[act] < 1) or np.any(bud > cfg.num_simulations):
             raise ValueError(f"budgets must lie in 1..{cfg.num_simulations}")
@@ -225,17 +242,10 @@ class BatchedMCTS:
         legal[has] = leaves.mask[leaves.slot[:bsz][has]]
         root_legal = np.zeros(full, np.int64)
         root_legal[:bsz][has] = leaves.num_legal[leaves.slot[:bsz][has]]
-        self.root_selection.start(self.tree, expl, root_legal)
-
-        weights = compiled_weights(evaluate)
-        if weights is not None:
-            if int(root_legal.max(initial=0)) > self.edge_capacity:
-                self.tree = with_edge_capacity(self.tree, 2 * int(root_legal.max()))
-            leaf_evals, batches = self._search_inline(weights, rng), 0
-        else:
-            leaf_evals, batches = self._search_batched(
-                n_leaves, int(bud.max(initial=0)), evaluate, rng
-            )
+        self.root_selection.start(self.tree, expl, root_legal, past_budget=deadline is not None)
+        leaf_evals, batches = self._search(evaluate, rng, act, root_legal, n_leaves, deadline)
+        if deadline is not None:
+            bud = self.tree.budget.copy()  # the simulations run
 
         visits = np.zeros((bsz, self.num_actions), np.float32)
         q = np.zeros((bsz, self.num_actions), np.float32)
@@ -254,23 +264,86 @@ class BatchedMCTS:
             net_batches=batches,
         )
 
+    def _search(
+        self,
+        evaluate: Evaluator,
+        rng: np.random.Generator,
+        act: np.ndarray,
+        root_legal: np.ndarray,
+        n_leaves: int,
+        deadline: float | None,
+    ) -> tuple[int, int]:
+        """Run the simulations of the loaded roots, inline or batched; see :meth:`run`.
+
+        Returns (leaves evaluated, network calls).
+        """
+        weights = compiled_weights(evaluate)
+        if deadline is not None:
+            self.tree.budget[act] = self.config.num_simulations  # the clock stops it
+        if weights is None:
+            rounds = int(self.tree.budget.max(initial=0))
+            return self._search_batched(n_leaves, rounds, evaluate, rng, deadline)
+        if int(root_legal.max(initial=0)) > self.edge_capacity:
+            self.tree = with_edge_capacity(self.tree, 2 * int(root_legal.max()))
+        if deadline is None:
+            return self._search_inline(weights, rng), 0
+        return self._search_inline_until(weights, rng, act, deadline), 0
+
+    def _planned(self, deadline: float, searched: int) -> int:
+        """Simulations per root that the measured speed fits in before ``deadline``.
+
+        ``num_simulations`` while the speed is unknown; at least 1.
+        """
+        cap = self.config.num_simulations
+        if self.speed is None:
+            return cap
+        left = deadline - time.perf_counter()
+        return int(np.clip(self.speed * left / max(searched, 1), 1, cap))
+
+    def _chunk(self, seconds: float, searched: int) -> int:
+        """Simulations per root of a chunk of about ``seconds`` at the measured speed."""
+        if self.speed is None:
+            return 16
+        return max(1, int(self.speed * seconds / max(searched, 1)))
+
     def _search_batched(
-        self, n_roots: int, rounds: int, evaluate: Evaluator, rng: np.random.Generator
+        self,
+        n_roots: int,
+        rounds: int,
+        evaluate: Evaluator,
+        rng: np.random.Generator,
+        deadline: float | None = None,
     ) -> tuple[int, int]:
         """Run the simulations in rounds of one network call each.
+
+        With a ``deadline`` the clock is read after every round, and the rounds stop
+        when the next would end past it; ``tree.budget`` is then the simulations run.
 
         Returns (leaves evaluated, network calls).
         """
         leaf_evals = batches = 0
+        start = last = time.perf_counter()
         if n_roots:
             self._evaluate_and_expand(n_roots, evaluate, rng)
             leaf_evals, batches = n_roots, 1
+        ran = 0
         for sim in range(rounds):
             n_leaves = K.select_leaves(self.tree, self.leaves, self.params, sim)
             if n_leaves:
                 self._evaluate_and_expand(n_leaves, evaluate, rng)
                 leaf_evals += n_leaves
                 batches += 1
+            ran = sim + 1
+            if deadline is not None:
+                now = time.perf_counter()
+                if now + (now - last) > deadline:
+                    break
+                last = now
+        if deadline is not None:
+            searched = self.tree.budget > 0
+            self.tree.budget[searched] = np.minimum(self.tree.budget[searched], ran)
+            spent = time.perf_counter() - start
+            self.speed = int(self.tree.budget.sum()) / max(spent, 1e-9)
         return leaf_evals, batches
 
     def _search_inline(self, weights: SparseWeights, rng: np.random.Generator) -> int:
@@ -281,6 +354,50 @@ class BatchedMCTS:
         """
         done = np.full(self.batch_size, -1, np.int64)
         seed = int(rng.integers(0, 2**31 - 1))
+        return self._inline_calls(weights, done, seed)
+
+    def _search_inline_until(
+        self, weights: SparseWeights, rng: np.random.Generator, act: np.ndarray, deadline: float
+    ) -> int:
+        """:meth:`_search_inline` in chunks until ``deadline`` (see :meth:`run`).
+
+        The chunks are sized by the measured speed (about :attr:`CHUNKS_PER_SEARCH` per
+        search, the last one to what fits before the deadline); the clock is read
+        between them, and the search stops when the next chunk would end past the
+        deadline or every root has run ``num_simulations`` (at least one chunk runs).
+        The roots in ``act`` have ``budget`` = ``num_simulations``; on return ``budget``
+        is the simulations each ran. Returns the leaves evaluated.
+        """
+        cap = int(self.tree.budget.max(initial=0))
+        searched = int(act.sum())
+        done = np.full(self.batch_size, -1, np.int64)
+        seed = int(rng.integers(0, 2**31 - 1))
+        start = time.perf_counter()
+        chunk = self._chunk((deadline - start) / self.CHUNKS_PER_SEARCH, searched)
+        evals = ran = 0
+        last = start
+        while True:
+            before, ran = ran, min(cap, ran + chunk)
+            self.tree.budget[act] = ran
+            evals += self._inline_calls(weights, done, seed)
+            now = time.perf_counter()
+            self.speed = searched * ran / max(now - start, 1e-9)
+            # the next chunk is sized by the slower of the search's mean speed and the
+            # last chunk's (a tree slows down as it deepens)
+            recent = min(self.speed, searched * (ran - before) / max(now - last, 1e-9))
+            last = now
+            left = deadline - now
+            if ran >= cap or recent * left < searched:
+                break
+            step = self._chunk((deadline - start) / self.CHUNKS_PER_SEARCH, searched)
+            chunk = min(step, int(recent * left / searched))
+        return evals
+
+    def _inline_calls(self, weights: SparseWeights, done: np.ndarray, seed: int) -> int:
+        """Call the compiled search until every tree has run its budget.
+
+        The edge arrays grow as it asks. Returns the leaves evaluated.
+        """
         evals = 0
         while True:
             try:

@@ -80,8 +80,13 @@ class PuctRoot:
     def __init__(self, config: SearchConfig) -> None:
         self.config = config
 
-    def start(self, tree: Tree, explore: np.ndarray, root_legal: np.ndarray) -> None:
-        """Noise weights for a new search (``explore``: ``bool[B]``)."""
+    def start(
+        self, tree: Tree, explore: np.ndarray, root_legal: np.ndarray, past_budget: bool = False
+    ) -> None:
+        """Noise weights for a new search (``explore``: ``bool[B]``).
+
+        PUCT has no plan to run past: ``past_budget`` changes nothing.
+        """
         tree.noise[:] = np.where(explore, self.config.dirichlet_epsilon, 0.0)
         tree.gumbel_scale[:] = 0.0
 

@@ -36,13 +36,17 @@ class RootSelection(Protocol):
     code: int
     """``PUCT`` or ``GUMBEL``: selects the compiled half."""
 
-    def start(self, tree: Tree, explore: np.ndarray, root_legal: np.ndarray) -> None:
+    def start(
+        self, tree: Tree, explore: np.ndarray, root_legal: np.ndarray, past_budget: bool = False
+    ) -> None:
         """Set the per-search root state in ``tree`` (its ``budget`` already set).
 
         Args:
             tree: the trees about to be searched.
             explore: ``bool[B]``: add root noise (PUCT: Dirichlet; Gumbel: Gumbel samples).
             root_legal: ``int64[B]`` legal steps of each root.
+            past_budget: the search may run past ``budget`` (up to the width of
+                ``tree.schedule``), e.g. on a clock.
         """
         ...
 

@@ -1,8 +1,9 @@
 """Evaluation of the network (with search) against baseline agents, in the arena.
 
 The network plays as a batched agent (:class:`~drl.agents.az.NetworkAgent`) through the
-arena's game loop (``drl.eval.play.run_games``): the games of a match are in flight
-together and every game where the network is to move is searched in one batched call.
+arena's game loop (``drl.eval.spread.run_games``): the games of a match are spread over
+worker processes, one per core (a network on a GPU stays in this process), and in each
+the games in flight are searched in one batched call wherever the network is to move.
 The colour/role/opening schedule is the arena's (``drl.eval.tasks.match_tasks``): a new
 distinct opening every two games, colours swapped; in Give and Take the network plays
 both roles from every opening and every colour/role pairing over four games. Results are
@@ -58,8 +59,9 @@ class BaselineResult:
     records: list[GameRecord]
 
 
-EVALUATION_SETTINGS = MatchSettings(max_plies=200, workers=1, progress=False)
-"""What an evaluation plays with when given no settings: 200-ply games, no progress bar."""
+EVALUATION_SETTINGS = MatchSettings(max_plies=200, progress=False)
+"""What an evaluation plays with when given no settings: 200-ply games, every core, no
+progress bar."""
 
 
 def play_against_baseline(
@@ -79,9 +81,11 @@ def play_against_baseline(
         baseline: agent spec of the opponent.
         variant: the variant (Give and Take: roles and colours are swapped per game).
         games: number of games (>= 1).
-        settings: openings (0 = the start position), seed, max_plies (truncation: half
-            a point each), progress, a PDN file and the ``Event`` tag (default
-            ``drl evaluation``); see :class:`~drl.eval.settings.MatchSettings`.
+        settings: openings (0 = the start position), seed, workers (the network is
+            pickled to each; a network on another device than the CPU plays in this
+            process), max_plies (truncation: half a point each), progress, a PDN file and
+            the ``Event`` tag (default ``drl evaluation``); see
+            :class:`~drl.eval.settings.MatchSettings`.
 
     Returns:
         Records sorted by game index; the network is named ``"az"``. The baseline is
@@ -107,7 +111,14 @@ def play_against_baseline(
         event=s.event_or("drl evaluation"),
     )
     description = f"{NET_NAME} vs {names[1]}"
-    return play_tasks(tasks, s.workers, s.progress, description, None, s.pdn_path)[0]
+    workers = s.workers if _on_cpu(evaluate) else 1
+    return play_tasks(tasks, workers, s.progress, description, None, s.pdn_path)[0]
+
+
+def _on_cpu(evaluate: Evaluator) -> bool:
+    """Whether the evaluator's network runs on the CPU (workers can then share it out)."""
+    device = getattr(evaluate, "device", None)
+    return device is None or getattr(device, "type", str(device)) == "cpu"
 
 
 def evaluate_against(

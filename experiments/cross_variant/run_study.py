@@ -159,7 +159,8 @@ def stage_analyze(names: list[str], games: int, sims: int, jobs: int) -> None:
     def one(name: str) -> tuple[str, int]:
         cmd = [PY, "-m", "drl.cli.analyze", str(source(name)),
                "--out", f"experiments/{_rel_here()}/{name}/analysis", "--games", str(games),
-               "--sims", str(sims), "--threads", "1", "--title", f"drl analysis: {name}"]
+               "--sims", str(sims), "--threads", "1", "--workers", "1",  # (jobs in parallel)
+               "--title", f"drl analysis: {name}"]
         return name, _run(cmd, HERE / name / "study.log")
 
     with cf.ThreadPoolExecutor(jobs) as pool:

@@ -70,6 +70,9 @@ def main() -> None:
     ap.add_argument("--openings", type=int, default=4)
     ap.add_argument("--max-plies", type=int, default=300)
     ap.add_argument("--seed", type=int, default=50_000)
+    ap.add_argument("--workers", type=int, default=None,
+                    help="processes playing the games (default: every usable CPU; a game on "
+                         "a clock gets a core of its own)")
     ap.add_argument("--out", default=".", help="folder under experiments/vs-scan/ for the "
                     "results (default: experiments/vs-scan itself)")
     args = ap.parse_args()
@@ -111,7 +114,7 @@ def main() -> None:
         tasks = match_tasks(a, b, "international", args.games, openings=args.openings,
                             seed=args.seed + 101 * k, max_plies=args.max_plies,
                             names=(name[a], name[b]), event="drl vs Scan 2.0")
-        games = run_games(tasks, workers=1, progress=False)
+        games = run_games(tasks, workers=args.workers, progress=False)
         all_games += games
         w = wdl(games, name[a])
         lo, hi = w.score_interval
