@@ -14,7 +14,8 @@
 - Learned alpha-beta: drl ``alphabeta:...,ckpt=PATH`` (the sparse network's value at
   the quiet leaves) against drl's material alpha-beta in nodes per second over the same
   positions and depth, with the network's first layer recomputed at every leaf (before)
-  and updated along the search path (after, the default: ``drl/agents/_nnue.py``).
+  and updated along the search path (after: ``drl/agents/_nnue.py``; the agent
+  recomputes by default, having measured it faster).
   Needs only drl (``--learned-only`` skips the peers).
 
 Both peers play English/American checkers (py-draughts ``boards.american``, OpenSpiel

@@ -18,7 +18,10 @@ The sums are float32 in another order than the full recomputation's, so values a
 float32 rounding (about ``1e-6`` of the first layer's size), not bit for bit.
 
 ``NetStack.ctl[N_INCREMENTAL] = 0`` makes the search recompute the first layer at every
-leaf instead (the reference, and the benchmark's "before").
+leaf instead. That is the agent's default (``AlphaBetaAgent.set_incremental``): with the
+256/32 networks the second layer (8,192 multiply-adds) dominates a leaf, and updating both
+chairs' accumulators costs about what it saves; ``benchmarks/search_speed.py`` measured
+the updated search at 0.94-0.96 of the recomputing one's nodes per second.
 """
 
 from __future__ import annotations
@@ -56,8 +59,8 @@ class NetStack(NamedTuple):
     Attributes:
         acc: ``float32[plies, 2, H1]``: at each ply, ``b1`` plus the ``w1`` rows of the
             pieces seen from Black's chair (``[ply, 0]``) and White's (``[ply, 1]``).
-        ctl: ``int64[2]``; ``ctl[N_INCREMENTAL]`` selects the incremental update (1, the
-            default) or the full recomputation at every leaf (0).
+        ctl: ``int64[2]``; ``ctl[N_INCREMENTAL]`` selects the incremental update (1) or
+            the full recomputation at every leaf (0).
         valid: ``int64[plies]``, 1 where ``acc`` holds the position now at that ply
             (:func:`invalidate`, :func:`bring_up`).
     """

@@ -109,7 +109,7 @@ class AlphaBetaAgent(Agent):
         self._net = check_weights(export(), self._source)
         check_outputs(net, self._source)  # the hidden layers too, not only the value
         self._scratch = make_scratch(self._net)
-        self._net_stack = make_net_stack(self._net, ab.MAX_PLY + 1)
+        self._net_stack = make_net_stack(self._net, ab.MAX_PLY + 1, incremental=False)
         self._net_board = int(net.config.board_size)
         self._net_config = net.config
         trained_on = payload.get("variant")
@@ -118,8 +118,9 @@ class AlphaBetaAgent(Agent):
     def set_incremental(self, on: bool) -> None:
         """Update the network's first layer along the search path, or recompute it.
 
-        ``True`` (the default): updated on each move (:mod:`drl.agents._nnue`); ``False``:
-        recomputed at every leaf, slower, the reference the benchmark and tests compare with.
+        ``True``: updated from the pieces each move changes (:mod:`drl.agents._nnue`);
+        ``False`` (the default): recomputed at every leaf, which measured 4-6% faster with
+        the 256/32 networks (``benchmarks/search_speed.py``: the second layer dominates).
         """
         self._net_stack.ctl[0] = 1 if on else 0
 
