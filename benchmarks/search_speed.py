@@ -11,10 +11,17 @@
   against OpenSpiel's ``MCTSBot`` with ``RandomRolloutEvaluator`` (one rollout per
   leaf) on OpenSpiel's ``checkers``, in simulations per second from the start position.
 
+- Learned alpha-beta: drl ``alphabeta:...,ckpt=PATH`` (the sparse network's value at
+  the quiet leaves) against drl's material alpha-beta in nodes per second over the same
+  positions and depth, with the network's first layer recomputed at every leaf (before)
+  and updated along the search path (after: ``drl/agents/_nnue.py``; the agent
+  recomputes by default, having measured it faster).
+  Needs only drl (``--learned-only`` skips the peers).
+
 Both peers play English/American checkers (py-draughts ``boards.american``, OpenSpiel
 ``checkers``); their side names differ from ours but the game is the same.
 
-Run: ``python benchmarks/search_speed.py [--depth 8] [--sims 2000]``. Not a test; prints
+Run: ``python benchmarks/search_speed.py [--depth 8] [--sims 2000] [--learned-only]``. Not a test; prints
 a table and the ratios (target: >= 20x each peer).
 """
 
@@ -26,12 +33,14 @@ import time
 import numpy as np
 
 
-def drl_positions(count: int, plies: int, seed: int) -> list[str]:
-    """FENs of the start position and ``count`` seeded random middle-game positions."""
+def drl_positions(count: int, plies: int, seed: int, peers: bool = True) -> list[str]:
+    """FENs of the start position and ``count`` seeded random middle-game positions
+    (with ``peers``, only those where py-draughts lists the same moves)."""
     from drl.eval.arena import make_openings
 
     fens = make_openings("english", 4 * count, plies, seed)
-    return [None] + [f for f in fens if same_moves(f)][:count]  # type: ignore[list-item]
+    keep = [f for f in fens if same_moves(f)] if peers else fens
+    return [None] + keep[:count]  # type: ignore[list-item]
 
 
 def pydraughts_board(fen: str | None):
@@ -53,12 +62,16 @@ def same_moves(fen: str | None) -> bool:
     return ours == theirs
 
 
-def drl_alphabeta(fens: list[str | None], depth: int) -> tuple[int, float]:
-    """(nodes, seconds) of drl alpha-beta to ``depth`` over the positions."""
+def drl_alphabeta(
+    fens: list[str | None], depth: int, ckpt: str | None = None, incremental: bool = True
+) -> tuple[int, float]:
+    """(nodes, seconds) of drl alpha-beta to ``depth`` over the positions (with ``ckpt``,
+    the learned evaluation, its first layer updated along the path or recomputed)."""
     from drl.agents.alphabeta import AlphaBetaAgent
     from drl.rules import Board
 
-    agent = AlphaBetaAgent(depth=depth)
+    agent = AlphaBetaAgent(depth=depth, ckpt=ckpt)
+    agent.set_incremental(incremental)
     agent.search(Board("english"))  # load the compiled code, touch the buffers
     nodes, seconds = 0, 0.0
     for fen in fens:
@@ -145,6 +158,30 @@ def openspiel_mcts(sims: int, repeats: int) -> float:
     return sims * repeats / (time.perf_counter() - t0)
 
 
+def learned_rates(fens: list[str | None], depth: int, ckpt: str, rounds: int) -> None:
+    """Print nodes/s of material and learned alpha-beta (recomputed and updated first
+    layer), each the best of ``rounds`` interleaved rounds, and the ratios."""
+    best = {"material": 0.0, "learned, recomputed": 0.0, "learned, updated": 0.0}
+    nodes = {}
+    for _ in range(rounds):
+        for name, args in (
+            ("material", (None, True)),
+            ("learned, recomputed", (ckpt, False)),
+            ("learned, updated", (ckpt, True)),
+        ):
+            n, t = drl_alphabeta(fens, depth, *args)
+            best[name] = max(best[name], n / t)
+            nodes[name] = n
+    mat = best["material"]
+    print(f"Learned alpha-beta ({ckpt}), English, {len(fens)} positions, depth {depth}, "
+          f"best of {rounds}")
+    print(f"{'evaluation':24s} {'nodes':>10s} {'nodes/s':>12s} {'/ material':>11s}")
+    for name, rate in best.items():
+        print(f"{name:24s} {nodes[name]:10,d} {rate:12,.0f} {rate / mat:10.3f}x")
+    up, full = best["learned, updated"], best["learned, recomputed"]
+    print(f"updated / recomputed: {up / full:.2f}x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--depth", type=int, default=8, help="fixed alpha-beta depth")
@@ -152,8 +189,17 @@ def main() -> None:
     parser.add_argument("--sims", type=int, default=1000, help="MCTS simulations per search")
     parser.add_argument("--repeats", type=int, default=3, help="MCTS searches timed")
     parser.add_argument("--seconds", type=float, default=1.0, help="time for the depth test")
+    parser.add_argument("--ckpt", default="experiments/default-english/agent.pt",
+                        help="sparse checkpoint of the learned alpha-beta")
+    parser.add_argument("--learned-depth", type=int, default=6, help="its fixed depth")
+    parser.add_argument("--rounds", type=int, default=3, help="its timed rounds")
+    parser.add_argument("--learned-only", action="store_true", help="skip the peers")
     args = parser.parse_args()
 
+    learned_fens = drl_positions(args.positions, 12, seed=1, peers=False)
+    learned_rates(learned_fens, args.learned_depth, args.ckpt, args.rounds)
+    if args.learned_only:
+        return
     fens = drl_positions(args.positions, 12, seed=1)
     n_drl, t_drl = drl_alphabeta(fens, args.depth)
     n_pd, t_pd = pydraughts_alphabeta(fens, args.depth)

@@ -34,6 +34,15 @@ from numba import njit
 
 from drl.agents._evaluate import evaluate
 from drl.agents._kernels import CTX_SIZE, generate
+from drl.agents._nnue import (
+    N_INCREMENTAL,
+    NetStack,
+    bring_up,
+    invalidate,
+    leaf_value,
+    make_net_stack,
+    refresh,
+)
 from drl.egtb._probe import exact_code, no_database
 from drl.encode.features import active_features
 from drl.encode.sparse_net import SparseScratch, SparseWeights, hidden, make_scratch, value_of
@@ -174,7 +183,7 @@ NET_SCALE = 10_000
 """A learned evaluation's value (``[-1, 1]``) times this is its score (an integer)."""
 
 
-def _no_net() -> tuple[SparseWeights, SparseScratch]:
+def _no_net() -> tuple[SparseWeights, SparseScratch, NetStack]:
     z = np.zeros((0, 1), np.float32)
     one = np.zeros(1, np.float32)
     weights = SparseWeights(
@@ -187,25 +196,31 @@ def _no_net() -> tuple[SparseWeights, SparseScratch]:
         wp=np.zeros((1, 1), np.float32),
         bp=one,
     )
-    return weights, make_scratch(weights)
+    return weights, make_scratch(weights), make_net_stack(weights, MAX_PLY + 1)
 
 
-NO_NET, NO_SCRATCH = _no_net()
+NO_NET, NO_SCRATCH, NO_NET_STACK = _no_net()
 """The stand-in network of a search with the static evaluation (``w1`` has no rows)."""
 
 
 @njit(cache=True, _nrt=False)
-def _leaf_score(st, params, earlier, net, scratch):
-    """The score of a quiet leaf for the side to move.
+def _leaf_score(stack_states, ply, params, earlier, net, scratch, nstack):
+    """The score of a quiet leaf at ``ply`` for the side to move.
 
-    It is the network's value times ``NET_SCALE`` when there is a network, else the static
-    evaluation (centi-men).
+    It is the network's value times ``NET_SCALE`` when there is a network (from the
+    ply's accumulators, or recomputed when ``nstack`` says so: :mod:`drl.agents._nnue`),
+    else the static evaluation (centi-men).
     """
+    st = stack_states[ply]
     if net.w1.shape[0] == 0:
         return evaluate(st, params)
-    n = active_features(st, params, st, 0, earlier, scratch.idx, scratch.val)
-    hidden(net, scratch, n)
-    v = value_of(net, scratch)
+    if nstack.ctl[N_INCREMENTAL]:
+        bring_up(stack_states, params, net, nstack, ply)
+        v = leaf_value(st, params, earlier, net, scratch, nstack.acc[ply])
+    else:
+        n = active_features(st, params, st, 0, earlier, scratch.idx, scratch.val)
+        hidden(net, scratch, n)
+        v = value_of(net, scratch)
     if not np.isfinite(v):  # finite weights can still overflow
         raise FloatingPointError("value")
     return np.int64(NET_SCALE * v)
@@ -289,7 +304,7 @@ def _open_frame(fr, depth, alpha, beta, n, slot):
 
 
 @njit(cache=True, _nrt=False)
-def _enter(ply, depth, alpha, beta, stack, tables, root, net, scratch):
+def _enter(ply, depth, alpha, beta, stack, tables, root, net, scratch, nstack):
     """Open the node ``stack.states[ply]`` with window ``(alpha, beta)``.
 
     Returns ``(True, value)`` for a leaf (terminal, draw by repetition, quiet horizon, TT
@@ -319,10 +334,10 @@ def _enter(ply, depth, alpha, beta, stack, tables, root, net, scratch):
         if code >= 0:
             return True, _database_score(code, ply)
     if ply >= MAX_PLY - 1:
-        return True, _leaf_score(st, params, earlier, net, scratch)
+        return True, _leaf_score(stack.states, ply, params, earlier, net, scratch, nstack)
     if depth <= 0:
         if mv[0, M_CAPTURED] == 0:
-            return True, _leaf_score(st, params, earlier, net, scratch)
+            return True, _leaf_score(stack.states, ply, params, earlier, net, scratch, nstack)
         depth = 0
     slot, tt_move, tt_cap, cut, s = _probe(tables.tt, h, ply, depth, alpha, beta)
     if cut:
@@ -333,11 +348,12 @@ def _enter(ply, depth, alpha, beta, stack, tables, root, net, scratch):
 
 
 @njit(cache=True, _nrt=False)
-def _next_child(ply, stack, params):
+def _next_child(ply, stack, params, nstack):
     """Play the best remaining move of ``ply`` into ``states[ply + 1]``.
 
-    The move is first brought to position ``F_J``. Returns the child's window ``(alpha,
-    beta)``.
+    The move is first brought to position ``F_J``; the child's first-layer
+    accumulators are marked out of date (updated when a leaf needs them). Returns the
+    child's window ``(alpha, beta)``.
     """
     fr = stack.frames[ply]
     mv = stack.moves[ply]
@@ -358,6 +374,7 @@ def _next_child(ply, stack, params):
         sc[bi] = tmp
     # Every move passes the turn (a multi-jump is one move), so negamax applies.
     apply_move_into(stack.states[ply], params, mv[j], stack.states[ply + 1])
+    invalidate(nstack, ply + 1)
     if j == 0:
         fr[F_MODE] = MODE_FULL
         return -fr[F_BETA], -fr[F_ALPHA]
@@ -424,7 +441,7 @@ def _store(ply, stack, tt):
 
 
 @njit(cache=True, _nrt=False)
-def _negamax(depth, stack, tables, root, net, scratch):
+def _negamax(depth, stack, tables, root, net, scratch, nstack):
     """Principal-variation negamax from ``stack.states[0]`` with an explicit stack.
 
     Each turn of the loop either opens the next child of the node at ``ply`` or, with
@@ -434,7 +451,7 @@ def _negamax(depth, stack, tables, root, net, scratch):
     move. (The research has its own ``_enter`` call: with one call site for both the
     search is about 2% slower.)
     """
-    leaf, v = _enter(0, depth, -INF, INF, stack, tables, root, net, scratch)
+    leaf, v = _enter(0, depth, -INF, INF, stack, tables, root, net, scratch, nstack)
     if leaf:
         return v
     ply = 0
@@ -450,7 +467,16 @@ def _negamax(depth, stack, tables, root, net, scratch):
                 fr[F_MODE] = MODE_RESEARCH
                 cd = fr[F_DEPTH] - 1 if fr[F_DEPTH] > 0 else 0
                 leaf, v = _enter(
-                    ply + 1, cd, -fr[F_BETA], -fr[F_ALPHA], stack, tables, root, net, scratch
+                    ply + 1,
+                    cd,
+                    -fr[F_BETA],
+                    -fr[F_ALPHA],
+                    stack,
+                    tables,
+                    root,
+                    net,
+                    scratch,
+                    nstack,
                 )
                 if leaf:
                     have_value = True
@@ -467,9 +493,9 @@ def _negamax(depth, stack, tables, root, net, scratch):
                 have_value = True
                 continue
             fr[F_J] += 1
-        a, b = _next_child(ply, stack, root.params)
+        a, b = _next_child(ply, stack, root.params, nstack)
         cd = fr[F_DEPTH] - 1 if fr[F_DEPTH] > 0 else 0
-        leaf, v = _enter(ply + 1, cd, a, b, stack, tables, root, net, scratch)
+        leaf, v = _enter(ply + 1, cd, a, b, stack, tables, root, net, scratch, nstack)
         if leaf:
             have_value = True
         else:
@@ -477,14 +503,15 @@ def _negamax(depth, stack, tables, root, net, scratch):
 
 
 @njit(cache=True, _nrt=False, nogil=True)  # a server answers others meanwhile
-def search_root(root, depth, stack, tables, net, scratch):
+def search_root(root, depth, stack, tables, net, scratch, nstack):
     """Search ``root.state`` to ``depth`` plies (plus forced captures).
 
-    ``root``, ``stack``, ``tables``, ``net`` and ``scratch`` may be passed as plain tuples
-    of their fields (``tuple(stack)``), as :class:`~drl.agents.alphabeta.AlphaBetaAgent`
-    does: numba reads the types of a plain tuple of arrays in compiled code but those of
-    a NamedTuple in Python, about a microsecond per structure on every call (the five
-    would double the cost of a depth-1 search).
+    ``root``, ``stack``, ``tables``, ``net``, ``scratch`` and ``nstack`` may be passed as
+    plain tuples of their fields (``tuple(stack)``), as
+    :class:`~drl.agents.alphabeta.AlphaBetaAgent` does: numba reads the types of a plain
+    tuple of arrays in compiled code but those of a NamedTuple in Python, about a
+    microsecond per structure on every call (the six would double the cost of a depth-1
+    search).
 
     Args:
         root: :class:`SearchRoot`, the position, its rules, its game's history and the
@@ -500,6 +527,9 @@ def search_root(root, depth, stack, tables, net, scratch):
             evaluation.
         scratch: the :class:`~drl.encode.sparse_net.SparseScratch` work arrays of ``net``
             (:data:`NO_SCRATCH` with :data:`NO_NET`).
+        nstack: the first-layer accumulators of ``net``
+            (:class:`~drl.agents._nnue.NetStack`, ``MAX_PLY + 1`` plies;
+            :data:`NO_NET_STACK` with :data:`NO_NET`).
 
     Returns:
         The score of the root for the side to move (centi-men, or ``NET_SCALE`` times
@@ -510,9 +540,15 @@ def search_root(root, depth, stack, tables, net, scratch):
     tables = SearchTables(*tables)
     net = SparseWeights(*net)
     scratch = SparseScratch(*scratch)
+    nstack = NetStack(*nstack)
+    if nstack.valid.shape[0] <= MAX_PLY:
+        raise ValueError("nstack: one row per ply of the search stack is needed")
     for i in range(STATE_SIZE):
         stack.states[0, i] = root.state[i]
+    if net.w1.shape[0] != 0 and nstack.ctl[N_INCREMENTAL]:
+        refresh(stack.states[0], root.params, net, nstack.acc[0])
+        nstack.valid[0] = 1
     stack.ctl[C_ABORT] = 0
     stack.ctl[C_BEST] = 0
     stack.ctl[C_SELDEPTH] = 0
-    return _negamax(depth, stack, tables, root, net, scratch)
+    return _negamax(depth, stack, tables, root, net, scratch, nstack)

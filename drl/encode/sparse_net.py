@@ -31,6 +31,7 @@ __all__ = [
     "hidden",
     "logit",
     "make_scratch",
+    "second_layer",
     "value_of",
 ]
 
@@ -97,7 +98,7 @@ def make_scratch(net: SparseWeights) -> SparseScratch:
 def hidden(net, scratch, n):
     """Both hidden layers of the features ``scratch.idx[:n]``, ``scratch.val[:n]``.
 
-    The second is left in ``scratch.h2``.
+    The second is left in ``scratch.h2`` (:func:`second_layer`).
     """
     h1 = scratch.h1
     w1 = net.w1
@@ -113,6 +114,14 @@ def hidden(net, scratch, n):
         else:
             for i in range(width):
                 h1[i] += x * w1[f, i]
+    second_layer(net, scratch)
+
+
+@njit(cache=True, fastmath=_FAST)
+def second_layer(net, scratch):
+    """``scratch.h2`` from the first layer's sums in ``scratch.h1`` (made non-negative)."""
+    h1 = scratch.h1
+    width = h1.shape[0]
     for i in range(width):
         if h1[i] < 0.0:
             h1[i] = 0.0
