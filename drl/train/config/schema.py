@@ -206,7 +206,8 @@ class Config:
             ``run_dir`` is not given).
         seed: master seed.
         device: ``auto`` (CUDA if available), ``cpu`` or ``cuda``.
-        threads: torch CPU threads (0 = the CPUs this process may use).
+        threads: CPU cores to use (0 = every CPU this process may use): self-play plays
+            in one worker process per core, and torch uses as many threads.
         progress: show progress: a bar on a terminal, one plain line per iteration
             when stderr is not one (a log file, a pipe, a notebook).
         tensorboard: write TensorBoard scalars under ``<run_dir>/tb``.

@@ -218,7 +218,8 @@ class TrainSettings:
         runtime: where self-play runs (``runtime``).
         seed: the master seed.
         device: ``auto``, ``cpu`` or ``cuda``.
-        threads: torch CPU threads (0: the CPUs this process may use).
+        threads: CPU cores for self-play worker processes and torch (0: every CPU this
+            process may use).
         progress: show a progress bar.
         tensorboard: write TensorBoard scalars.
         config_yaml: the resolved configuration as YAML (``config.yaml``, checkpoints).
