@@ -7,8 +7,7 @@ module, else to ``pkg``. A cycle is a strongly connected component of more than 
 module.
 
 Usage: ``python tools/import_cycles.py [ROOT]`` (ROOT defaults to the repository); prints
-one line per cycle and a count (``tests/test_layers.py`` holds the graph to its one
-accepted cycle).
+one line per cycle and a count (``tests/test_layers.py`` holds the graph to none).
 """
 
 from __future__ import annotations

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import Protocol
+
+import numpy as np
 
 from drl.rules import core
 from drl.rules.geometry import square_name, square_to_rowcol
-
-if TYPE_CHECKING:
-    from drl.rules.board import Board, Move
+from drl.rules.variant import Variant
 
 __all__ = ["board_svg"]
 
@@ -18,8 +19,28 @@ _PIECE = {"black": ("#1e1e1e", "#f5f5f5"), "white": ("#f5f5f5", "#1e1e1e")}
 _HIGHLIGHT = "#e8c547"
 
 
+class _Drawn(Protocol):
+    """What a drawing reads of a move (a :class:`drl.rules.Move` has it)."""
+
+    @property
+    def path(self) -> tuple[int, ...]: ...
+
+
+class _Position(Protocol):
+    """What a drawing reads of a board (a :class:`drl.rules.Board` has it)."""
+
+    @property
+    def variant(self) -> Variant: ...
+
+    @property
+    def state(self) -> np.ndarray: ...
+
+    @property
+    def move_stack(self) -> Sequence[_Drawn]: ...
+
+
 def board_svg(
-    board: Board, size: int = 400, lastmove: Move | None = None, numbers: bool = True
+    board: _Position, size: int = 400, lastmove: _Drawn | None = None, numbers: bool = True
 ) -> str:
     """An SVG drawing of the position, top row at the top.
 
@@ -27,7 +48,7 @@ def board_svg(
     a ring and a ``K`` on it. Each dark square carries its PDN name in small type.
 
     Args:
-        board: the position to draw.
+        board: the position to draw (a :class:`drl.rules.Board`).
         size: width and height in pixels.
         lastmove: squares of this move are highlighted (default: the last move played).
         numbers: print the square names.

@@ -218,29 +218,19 @@ class BatchedMCTS:
             ValueError: on shape mismatches, a budget out of range or a root whose game
                 is over.
         """
-        cfg = self.config
         bsz = len(roots.states)
         if bsz > self.batch_size:
             raise ValueError(f"{bsz} roots but the search was built for {self.batch_size}")
-        full = self.batch_size
-        act = np.zeros(full, np.bool_)
-        act[:bsz] = True if active is None else np.asarray(active, np.bool_)
-        bud = np.zeros(full, np.int64)
-        if budgets is None and deadline is not None:
-            budgets = np.full(bsz, self._planned(deadline, int(act.sum())), np.int64)
-        bud[:bsz] = cfg.num_simulations if budgets is None else np.asarray(budgets, np.int64)
-        if np.any(bud[act] < 1) or np.any(bud > cfg.num_simulations):
-            raise ValueError(f"budgets must lie in 1..{cfg.num_simulations}")
-        expl = np.zeros(full, np.bool_)
+        act, bud = self._budgets(bsz, active, budgets, deadline)
+        expl = np.zeros(self.batch_size, np.bool_)
         expl[:bsz] = explore
-        bud[~act] = 0
         self._load_roots(roots, bud)
         leaves = self.leaves
         n_leaves = K.init_roots(self.tree, leaves)
         has = leaves.slot[:bsz] >= 0
         legal = np.zeros((bsz, self.num_actions), np.bool_)
         legal[has] = leaves.mask[leaves.slot[:bsz][has]]
-        root_legal = np.zeros(full, np.int64)
+        root_legal = np.zeros(self.batch_size, np.int64)
         root_legal[:bsz][has] = leaves.num_legal[leaves.slot[:bsz][has]]
         self.root_selection.start(self.tree, expl, root_legal, past_budget=deadline is not None)
         leaf_evals, batches = self._search(evaluate, rng, act, root_legal, n_leaves, deadline)
@@ -263,6 +253,30 @@ class BatchedMCTS:
             leaf_evals=leaf_evals,
             net_batches=batches,
         )
+
+    def _budgets(
+        self,
+        bsz: int,
+        active: np.ndarray | None,
+        budgets: np.ndarray | None,
+        deadline: float | None,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`run`'s ``[batch_size]`` roots searched and simulations per root.
+
+        Raises:
+            ValueError: a searched root's budget outside ``1..num_simulations``.
+        """
+        n_sims = self.config.num_simulations
+        act = np.zeros(self.batch_size, np.bool_)
+        act[:bsz] = True if active is None else np.asarray(active, np.bool_)
+        bud = np.zeros(self.batch_size, np.int64)
+        if budgets is None and deadline is not None:
+            budgets = np.full(bsz, self._planned(deadline, int(act.sum())), np.int64)
+        bud[:bsz] = n_sims if budgets is None else np.asarray(budgets, np.int64)
+        if np.any(bud[act] < 1) or np.any(bud > n_sims):
+            raise ValueError(f"budgets must lie in 1..{n_sims}")
+        bud[~act] = 0
+        return act, bud
 
     def _search(
         self,
