@@ -117,11 +117,13 @@ def _timed_moves(agent, moves, seed=0):
 
 
 def test_az_time_spends_about_its_time_on_every_move(tmp_path):
-    """A short version of the clock's check (the slow test holds it over 100 moves)."""
+    """A short version of the clock's check, with bounds a loaded machine keeps (the slow
+    test holds the clock to 10% over 100 moves): the search neither ignores its time nor
+    stops at once."""
     agent = make(f"az:ckpt={sparse_checkpoint(tmp_path)},time=0.05")
     spent = _timed_moves(agent, 20)
-    assert 0.05 * 0.8 < spent.mean() < 0.05 * 1.25, spent
-    assert spent.max() < 0.05 * 3, spent
+    assert 0.05 * 0.5 < spent.mean() < 0.05 * 2, spent
+    assert spent.max() < 0.05 * 6, spent
     assert agent.player.simulations > 20 * 50  # it searched, not just waited
 
 
