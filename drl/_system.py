@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["available_memory", "format_bytes", "usable_cpus"]
+__all__ = [
+    "MAIN_GUARD",
+    "available_memory",
+    "check_not_in_worker_import",
+    "format_bytes",
+    "usable_cpus",
+]
 
 
 def usable_cpus() -> int:
@@ -69,3 +75,30 @@ def format_bytes(n: float) -> str:
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
         n /= 1024
     raise AssertionError  # pragma: no cover
+
+
+MAIN_GUARD = (
+    'a script that trains or evaluates must do it under `if __name__ == "__main__":` '
+    "(the worker processes import the script)"
+)
+"""The advice given when a worker process fails at its start."""
+
+
+def check_not_in_worker_import(what: str) -> None:
+    """Refuse to start ``what`` while a worker process imports the script that started it.
+
+    Worker processes are spawned: each imports the main script again (as ``__mp_main__``)
+    before it runs its own work.
+    A script that calls ``drl.train`` or ``drl.evaluate`` at module level would start
+    again in every worker; this stops it with the advice instead.
+
+    Raises:
+        RuntimeError: this is a spawned process importing its parent's script.
+    """
+    import multiprocessing
+
+    # set while a spawned process unpickles its start, which imports the parent's script
+    if getattr(multiprocessing.current_process(), "_inheriting", False):
+        raise RuntimeError(
+            f"{what} was called while a worker process imported the script: {MAIN_GUARD}"
+        )

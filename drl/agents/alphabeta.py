@@ -77,7 +77,7 @@ class AlphaBetaAgent(Agent):
         self._net_config: object = None
         self._source = ""
         self._trained_on: str | None = None
-        self._fits: set[int] = set()  # board sizes checked against the network
+        self._fits: set[int] = set()  # board sizes checked (and searched once)
         if ckpt is not None:
             self._load(ckpt)
             self.name += ",ckpt"
@@ -128,17 +128,26 @@ class AlphaBetaAgent(Agent):
         """With ``ckpt``: raise ``ValueError`` unless the network fits ``variant``'s board.
 
         See :func:`drl.nn.check_variant`, which also warns once when the network was
-        trained under other rules. Without ``ckpt`` every variant fits.
+        trained under other rules. Without ``ckpt`` every variant fits. The first time a
+        board size is seen, a depth-1 search of its start position loads (or builds) the
+        compiled search, so that a clock started after this check times the search only;
+        the tables it filled are cleared and the move-order seed is left as it was.
         """
-        if not self._net_board:
-            return
         v = Variant.parse(variant)
         if v.board_size in self._fits:
             return
-        from drl.nn import check_variant
+        if self._net_board:
+            from drl.nn import check_variant
 
-        check_variant(self._net_config, v, self._source, self._trained_on, "sparse")
+            check_variant(self._net_config, v, self._source, self._trained_on, "sparse")
         self._fits.add(v.board_size)
+        depth, limit = self.depth, self.time
+        self.depth, self.time = 1, None
+        try:
+            self.search(Board(v))
+        finally:
+            self.depth, self.time = depth, limit
+            self._buf.clear()
 
     def reset(self, seed: int | None = None) -> None:
         """Clear the transposition table and history counters; reseed the move ordering."""

@@ -106,10 +106,15 @@ def evaluate(
 
     Raises:
         ValueError: a bad spec, variant or count, naming it.
+        RuntimeError: called at the top level of a script that a worker process is
+            importing (put the call under ``if __name__ == "__main__":``).
     """
+    from drl._system import check_not_in_worker_import
     from drl.eval.elo import fit_elo
     from drl.eval.settings import MatchSettings
     from drl.eval.stats import summarize
+
+    check_not_in_worker_import("drl.evaluate")
     from drl.eval.tournament import play_tournament
 
     if isinstance(agents, str):

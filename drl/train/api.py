@@ -143,8 +143,13 @@ def train(
         CheckpointError: the run folder's checkpoints are damaged.
         RunFolderError: the run folder cannot be written, or another process trains
             in it.
+        RuntimeError: called at the top level of a script that a self-play worker
+            process is importing (put the call under ``if __name__ == "__main__":``).
     """
+    from drl._system import check_not_in_worker_import
     from drl.train.config import train_settings
+
+    check_not_in_worker_import("drl.train")
     from drl.train.loop import train as train_loop
     from drl.train.run_folder import resolve_run_dir
 

@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from drl._system import MAIN_GUARD
 from drl.rules import Variant
 from drl.search import SearchConfig
 from drl.train.buffer import GameBatch
@@ -216,7 +217,9 @@ class WorkerPool:
                 waited += POLL_S
                 if not self._procs[k].is_alive():
                     code = self._procs[k].exitcode
-                    raise RuntimeError(f"self-play worker {k} stopped (exit code {code})") from None
+                    raise RuntimeError(
+                        f"self-play worker {k} stopped (exit code {code}); {MAIN_GUARD}"
+                    ) from None
                 if timeout is not None and waited >= timeout:
                     raise RuntimeError(
                         f"self-play worker {k} did not answer in {timeout:g} s"

@@ -136,3 +136,31 @@ def test_seed_breaks_ties_reproducibly():
         assert agent.select_move(board) == first
         picks.add(str(first))
     assert len(picks) > 1  # the start position has equally scored first moves
+
+
+def test_checking_a_variant_searches_once_off_the_clock_and_changes_no_move(monkeypatch):
+    """The arena checks each agent's variant before its clock starts: that check loads the
+    compiled search (a depth-1 search of the start position, once per board size), keeps
+    the agent's depth and time, and leaves what it then plays unchanged."""
+    from drl.agents.alphabeta import AlphaBetaAgent
+
+    board = Board("english")
+    for _ in range(4):
+        board.push(board.legal_moves[0])
+    unchecked = make("alphabeta:depth=5,seed=3")
+    unchecked._fits.add(8)  # as if checked: no search before the move
+    expected = unchecked.select_move(board.copy())
+    agent = make("alphabeta:depth=5,seed=3")
+    calls: list[tuple[int | None, float | None]] = []
+    search = AlphaBetaAgent.search
+
+    def counted(self, b, rank=None):
+        calls.append((self.depth, self.time))
+        return search(self, b, rank)
+
+    monkeypatch.setattr(AlphaBetaAgent, "search", counted)
+    agent.check_variant("english")
+    agent.check_variant("english")
+    assert calls == [(1, None)]
+    assert (agent.depth, agent.time) == (5, None)
+    assert agent.select_move(board.copy()) == expected

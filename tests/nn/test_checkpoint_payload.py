@@ -189,6 +189,26 @@ def test_a_digest_free_file_that_does_not_load_is_refused_without_a_warning(tmp_
             load_source(lone)
 
 
+def test_a_digest_free_file_with_a_flipped_weight_byte_is_refused(tmp_path):
+    """Without a digest, the archive's own CRC-32s still catch damage inside a weight,
+    which torch reads without complaint."""
+    import zipfile
+
+    path = _save(tmp_path, _sparse_payload())
+    data = bytearray(open(path, "rb").read())
+    with zipfile.ZipFile(path) as archive:
+        entry = max(archive.infolist(), key=lambda i: i.file_size)  # the largest weight
+    at = entry.header_offset  # the local header gives the lengths before the entry's bytes
+    names, extra = (int.from_bytes(data[at + k : at + k + 2], "little") for k in (26, 28))
+    data[at + 30 + names + extra + entry.file_size // 2] ^= 0xFF
+    lone = tmp_path / "agent.pt"
+    lone.write_bytes(bytes(data))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(CheckpointError, match="CRC-32"):
+            load_source(lone)
+
+
 def test_every_checkpoint_records_the_drl_and_code_versions(tmp_path):
     import drl
     from drl.nn.versions import code_version
