@@ -26,15 +26,13 @@ from typing import Any
 import numpy as np
 
 from drl.agents import Agent
+from drl.agents.az import MAX_SIMULATIONS  # the range of sims=, and of a stored budget
 
 __all__ = ["MAX_MOVE_TIME", "MAX_SIMULATIONS", "SearchAborted", "SearchStopper", "abortable"]
 
 MAX_MOVE_TIME = 120.0
 """Seconds an opponent move or analysis may take when the page sets no ``move_time``."""
 
-MAX_SIMULATIONS = 100_000
-"""Most simulations per step of an ``az`` opponent a page may use (the range of ``sims=``);
-a checkpoint's stored default above it is refused."""
 
 POKE_SECONDS = 0.005
 """How often a search being stopped is told again (a new iteration resets its budget)."""
