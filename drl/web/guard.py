@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hmac
 import json
+import re
 from typing import Any
 
 from flask import request
@@ -44,6 +45,9 @@ TOKEN_HEADER = "X-DRL-Token"
 
 MAX_JSON_BYTES = 64 * 1024
 """Largest JSON request body read (64 KiB)."""
+
+MAX_JSON_DEPTH = 32
+"""The deepest nesting of arrays and objects a request body may have."""
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 FILE_TYPES = frozenset({"application/octet-stream", "application/x-draughts-pdn"})
@@ -98,6 +102,25 @@ def check_request(token: str, file_routes: frozenset[str]) -> None:
         )
 
 
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
+
+
+def _nesting(raw: bytes) -> int:
+    """The deepest nesting of arrays and objects in ``raw``, strings left out.
+
+    Counted before parsing, so that the bound does not hang on the interpreter's
+    recursion limit (which other code in the process may have raised).
+    """
+    depth = deepest = 0
+    for byte in _STRING.sub(b'""', raw):
+        if byte in (0x5B, 0x7B):  # [ {
+            depth += 1
+            deepest = max(deepest, depth)
+        elif byte in (0x5D, 0x7D):  # ] }
+            depth -= 1
+    return deepest
+
+
 def json_object() -> dict[str, Any]:
     """The request's JSON object.
 
@@ -110,6 +133,8 @@ def json_object() -> dict[str, Any]:
     raw = request.get_data(cache=True)
     if len(raw) > MAX_JSON_BYTES:
         raise GameError(f"the request body is over {MAX_JSON_BYTES} bytes")
+    if _nesting(raw) > MAX_JSON_DEPTH:
+        raise GameError(f"the request body is JSON nested deeper than {MAX_JSON_DEPTH} levels")
     try:
         data = json.loads(raw)
     except RecursionError:

@@ -4,7 +4,9 @@ bodies that are not a JSON object are a clear 400 however they are built."""
 
 from __future__ import annotations
 
+import json
 import logging
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,7 +14,7 @@ import pytest
 pytest.importorskip("flask", reason="Flask is not installed (pip install -e '.[web]')")
 
 from drl.web.app import LOOPBACK_HOSTS, create_app  # noqa: E402
-from drl.web.guard import TOKEN_HEADER  # noqa: E402
+from drl.web.guard import MAX_JSON_DEPTH, TOKEN_HEADER  # noqa: E402
 from drl.web.replay import ReplayFolder  # noqa: E402
 from drl.web.store import GameStore  # noqa: E402
 from tests.web.own_page import TOKEN_META, client_of  # noqa: E402
@@ -145,3 +147,24 @@ def test_a_json_body_over_the_bound_is_a_400(served):
 def test_a_host_whose_port_is_not_a_number_is_refused(served, host):
     _, _, page, _ = served
     assert page.get("/api/options", headers={"Host": host}).status_code == 400
+
+
+def test_the_nesting_bound_does_not_lean_on_the_recursion_limit(served):
+    """A library in the process may raise the limit; a body one level too deep is still a 400."""
+    _, store, page, _ = served
+    deep = '{"a":' * (MAX_JSON_DEPTH + 1) + "1" + "}" * (MAX_JSON_DEPTH + 1)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(100_000)
+    try:
+        answer = page.post("/api/games", data=deep, content_type="application/json")
+    finally:
+        sys.setrecursionlimit(limit)
+    assert answer.status_code == 400 and "nested" in answer.get_json()["error"]
+    assert len(store) == 1
+
+
+def test_brackets_inside_strings_do_not_count_as_nesting(served):
+    _, _, page, _ = served
+    body = json.dumps({"opponent": "random", "note": "[{" * 100 + '\\"' + "]}" * 3})
+    answer = page.post("/api/games", data=body, content_type="application/json")
+    assert "nested" not in (answer.get_json() or {}).get("error", "")
