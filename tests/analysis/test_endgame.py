@@ -90,3 +90,23 @@ def test_give_and_take_is_split_by_role(tmp_path):
     total = groups["taker"]["moves"] + groups["taker"]["from_loss"]
     total += groups["giver"]["moves"] + groups["giver"]["from_loss"]
     assert total == groups["all"]["moves"] + groups["all"]["from_loss"] == 2
+
+
+def test_the_analysis_self_play_plays_database_positions_out(monkeypatch):
+    from types import SimpleNamespace
+
+    import drl.eval.arena as arena
+    from drl.analysis.run import ANALYSIS_SETTINGS, _self_play
+    from drl.rules import Variant
+
+    seen = []
+
+    def play_tasks(tasks, *args):
+        seen.extend(tasks)
+        return [], None
+
+    monkeypatch.setattr(arena, "play_tasks", play_tasks)
+    agent = SimpleNamespace(player=SimpleNamespace(evaluate=object()))
+    assert ANALYSIS_SETTINGS.egtb  # the default: the arena would end them
+    _self_play(agent, Variant.parse("english"), 2, ANALYSIS_SETTINGS)
+    assert len(seen) == 2 and not any(t.egtb for t in seen)
