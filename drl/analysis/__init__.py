@@ -93,6 +93,8 @@ Summary schema (:func:`analyze_run`; JSON-serialisable). A *rate* is
                                "win_kept": rate, "draw_kept": rate,
                                "moves": int, "from_loss": int (moves from lost
                                    positions, left out of the rates)}}
+        players            {name: the same block for each player's moves} (the
+                           self-play's two sides are "agent" and "agent (other side)")
     sample_games    up to 3: {"title", "pdn", "moves": [str], "fens": [FEN before the
                     first move, then after each ply], "result", "termination"}
 

@@ -15,13 +15,14 @@ moves against perfect play, not the count of moves left to a counter. A move tha
 or loses the game at once is valued by its result.
 
 Groups as in :mod:`drl.analysis.style`: ``all``, and by the mover's role at that moment
-in Give and Take (``taker`` / ``giver``; both Givers: ``giver`` only).
+in Give and Take (``taker`` / ``giver``; both Givers: ``giver`` only); and, for games
+that name their players (arena records, PDN ``Black``/``White`` tags), by player.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from drl.analysis.games import PlayedGame, parse_variant, rate, replay_game
@@ -96,10 +97,11 @@ def endgame_accuracy(
         pieces the database holds, "groups": {group: {"accuracy": rate of kept moves
         among moves from won or drawn positions, "win_kept": rate among moves from won
         positions, "draw_kept": among moves from drawn ones, "moves": moves from won or
-        drawn positions, "from_loss": moves from lost positions (left out)}}}``. Rates
-        are ``{"value", "ci95", "n"}`` (Wilson 95%). Groups: ``all`` and, in Give and
-        Take, ``taker`` / ``giver``; a group without a move in a database position is
-        left out.
+        drawn positions, "from_loss": moves from lost positions (left out)}},
+        "players": {name: the same for each named player's moves}}``. Rates are
+        ``{"value", "ci95", "n"}`` (Wilson 95%). Groups: ``all`` and, in Give and Take,
+        ``taker`` / ``giver``; a group without a move in a database position is left
+        out. ``players`` is empty for games that do not name their players.
 
     Raises:
         ValueError: a game with an illegal move.
@@ -107,25 +109,18 @@ def endgame_accuracy(
     get = _databases(directory)
     by_role = all(parse_variant(g.variant).name == "give_and_take" for g in games)
     tallies: dict[str, _Tally] = {"all": _Tally()}
+    players: dict[str, _Tally] = {}
     pieces = 0
     for game in games:
         db = get(game.variant)
         if db is None:
             continue
         pieces = max(pieces, db.pieces)
-        for board, move in replay_game(game):
-            found = db.probe_state(board.state)
-            if found is None:
-                continue
-            turn = int(board.turn)
-            group = (board.role(turn) or "all") if by_role else "all"
-            board.push(move)
-            after = _value_after(board, db)
-            board.pop()
-            if after is None:  # pragma: no cover - a move never adds pieces
-                continue
-            for key in {"all", group}:
-                tallies.setdefault(key, _Tally()).add(found.value, after)
+        for turn, role, before, after in _scored_moves(game, db):
+            for key in {"all", role if by_role and role else "all"}:
+                tallies.setdefault(key, _Tally()).add(before, after)
+            if game.players is not None:
+                players.setdefault(game.players[turn], _Tally()).add(before, after)
     if not pieces:
         return None
     order = ["all", "taker", "giver"]
@@ -136,4 +131,23 @@ def endgame_accuracy(
             for k in order
             if k in tallies and (k == "all" or any(tallies[k].moves.values()))
         },
+        "players": {name: t.summary() for name, t in players.items()},
     }
+
+
+def _scored_moves(game: PlayedGame, db: Any) -> Iterator[tuple[int, str | None, str, str]]:
+    """Each move played from a database position, with its values.
+
+    Yields ``(mover's colour, its role or None, value before, value after)``.
+    """
+    for board, move in replay_game(game):
+        found = db.probe_state(board.state)
+        if found is None:
+            continue
+        turn = int(board.turn)
+        role = board.role(turn)
+        board.push(move)
+        after = _value_after(board, db)
+        board.pop()
+        if after is not None:  # (always: a move never adds pieces)
+            yield turn, role, found.value, after

@@ -94,6 +94,8 @@ class PlayedGame:
         result: PDN result, White first (``"1-0"``, ``"0-1"``, ``"1/2-1/2"``, ``"*"``).
         pdn: the game's PDN text ("" when not known; :func:`game_pdn` writes one).
         title: a short label.
+        players: the names of ``(black, white)`` where known (arena records, PDN
+            ``Black``/``White`` tags), else None.
     """
 
     variant: str
@@ -104,6 +106,7 @@ class PlayedGame:
     result: str
     pdn: str = ""
     title: str = ""
+    players: tuple[str, str] | None = None
 
     @property
     def truncated(self) -> bool:
@@ -154,6 +157,7 @@ def _finish(
     title: str,
     pdn: str,
     database: str | None = None,
+    players: tuple[str, str] | None = None,
 ) -> PlayedGame:
     """A game from its moves: replayed, ended by the rules, by the database, or counted as cut.
 
@@ -192,6 +196,7 @@ def _finish(
         result=result,
         pdn=pdn,
         title=title,
+        players=players,
     )
 
 
@@ -205,6 +210,7 @@ def _from_record(rec: GameRecord) -> PlayedGame:
         result=rec.result,
         pdn=rec.pdn,
         title=f"game {rec.index + 1}: {rec.black} (Black) vs {rec.white} (White)",
+        players=(rec.black, rec.white),
     )
 
 
@@ -253,7 +259,12 @@ def as_games(
                 f" round {g.tags['Round']}" if "Round" in g.tags else ""
             )
             ended = g.tags.get("Database") if g.tags.get("Termination") == "database" else None
-            out.append(_finish(v, g.fen, g.moves, title.strip() or g.name, "", ended))
+            names = (
+                (g.tags["Black"], g.tags["White"])
+                if "Black" in g.tags and "White" in g.tags
+                else None
+            )
+            out.append(_finish(v, g.fen, g.moves, title.strip() or g.name, "", ended, names))
         return out
     assert not isinstance(source, (str, bytes, os.PathLike))
     for i, item in enumerate(source):

@@ -110,3 +110,28 @@ def test_the_analysis_self_play_plays_database_positions_out(monkeypatch):
     assert ANALYSIS_SETTINGS.egtb  # the default: the arena would end them
     _self_play(agent, Variant.parse("english"), 2, ANALYSIS_SETTINGS)
     assert len(seen) == 2 and not any(t.egtb for t in seen)
+
+
+def test_games_that_name_their_players_are_scored_per_player(english3):
+    from dataclasses import replace
+
+    thrown, kept = _games()
+    games = [replace(thrown, players=("x", "y")), replace(kept, players=("y", "x"))]
+    acc = endgame_accuracy(games, directory=english3)
+    assert acc is not None
+    x, y = acc["players"]["x"], acc["players"]["y"]
+    # x: 4x11 (a draw kept) as Black, then 1-5 and 3x12 (wins kept) as White
+    assert (x["moves"], x["accuracy"]["value"], x["from_loss"]) == (3, 1.0, 0)
+    # y: 3-8 (the win thrown away) as White, then 4-8 from a lost position as Black
+    assert (y["moves"], y["accuracy"]["value"], y["from_loss"]) == (1, 0.0, 1)
+
+
+def test_arena_pdn_names_the_players(english3):
+    pdn = (
+        '[Event "t"]\n[Black "x"]\n[White "y"]\n[Variant "english"]\n[SetUp "1"]\n'
+        f'[FEN "{WON}"]\n\n1. 3-8 4x11 *\n'
+    )
+    (game,) = as_games(pdn)
+    assert game.players == ("x", "y")
+    acc = endgame_accuracy([game], directory=english3)
+    assert acc is not None and acc["players"]["y"]["accuracy"]["value"] == 0.0
