@@ -131,3 +131,23 @@ def test_the_switch_in_settings_and_in_drl_evals_config():
     assert EvalConfig(egtb=False).match_settings().egtb is False
     with pytest.raises(ValueError, match="egtb"):
         MatchSettings(egtb="no")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "variant, fen, winner",
+    [
+        # the Taker's man on 14 must take the Giver's last piece on 18: the Taker wins
+        ("give_and_take", "B:W18:B14", "black"),
+        # the same capture with White as the Taker, read from the same file turned round
+        ("give_and_take:taker=white", "W:W19:B15", "white"),
+    ],
+)
+def test_give_and_take_games_end_at_the_database_in_both_role_assignments(
+    tmp_path, monkeypatch, variant, fen, winner
+):
+    build("give_and_take", 2, directory=tmp_path, progress=False, log=lambda msg: None)
+    monkeypatch.setenv("DRL_EGTB_DIR", str(tmp_path))
+    task = GameTask(0, "random", "random", "a", "b", variant, fen, 0, seed=1)
+    rec = play_game(task)
+    assert (rec.plies, rec.termination, rec.winner) == (0, "database", winner)
+    assert f'[Database "{winner}"]' in rec.pdn
