@@ -151,3 +151,36 @@ def test_give_and_take_games_end_at_the_database_in_both_role_assignments(
     rec = play_game(task)
     assert (rec.plies, rec.termination, rec.winner) == (0, "database", winner)
     assert f'[Database "{winner}"]' in rec.pdn
+
+
+def test_drl_eval_counts_database_games_in_results_json(with_db, tmp_path):
+    import json
+
+    from drl._configs import VariantCfg
+    from drl.cli.eval import run
+
+    def evaluate(egtb: bool):
+        out = tmp_path / str(egtb)
+        cfg = EvalConfig(
+            variant=VariantCfg(name="english", spec="english"),
+            agents=["alphabeta:depth=1", "alphabeta:depth=2"],
+            games=8,
+            workers=1,
+            progress=False,
+            plot=False,
+            egtb=egtb,
+        )
+        run(cfg, out)
+        return json.loads((out / "results.json").read_text()), (out / "games.pdn").read_text()
+
+    saved, pdn = evaluate(True)
+    ended = sum(g["termination"] == "database" for g in saved["games"])
+    assert ended > 0  # these two reach three pieces in some games (seeded)
+    assert saved["config"]["egtb"] is True
+    for name in saved["players"]:
+        assert saved["summary"][name]["all"]["database"] == ended
+    assert pdn.count('[Termination "database"]') == ended
+    off, pdn = evaluate(False)
+    assert not any(g["termination"] == "database" for g in off["games"])
+    assert off["summary"]["alphabeta:depth=1"]["all"]["database"] == 0
+    assert "Database" not in pdn
