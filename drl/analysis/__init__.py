@@ -1,7 +1,8 @@
 """What a trained agent has learned, from its games, value head and policy.
 
 Its outcome rates under its own play, the material values of its value head, its
-first-move preferences next to people's, and its style.
+first-move preferences next to people's, its style, and its endgame accuracy against the
+endgame database (where one is on disk).
 
 >>> from drl.analysis import analyze_games
 >>> summary = analyze_games([["11-15", "22-18", "15x22"]], "english")
@@ -83,12 +84,24 @@ Summary schema (:func:`analyze_run`; JSON-serialisable). A *rate* is
                                    "multi_rate": rate},
                                "king_usage": rate (plies where the mover had a king),
                                "mobility": estimate (legal moves)}}
+    endgame         (drl.analysis.endgame.endgame_accuracy); None where the variant's
+                    endgame database is not on disk
+        pieces             int   the most pieces the database holds
+        groups             {"all" | "taker" | "giver": {
+                               "accuracy": rate (moves from won or drawn database
+                                   positions that keep the value),
+                               "win_kept": rate, "draw_kept": rate,
+                               "moves": int, "from_loss": int (moves from lost
+                                   positions, left out of the rates)}}
+        players            {name: the same block for each player's moves} (the
+                           self-play's two sides are "agent" and "agent (other side)")
     sample_games    up to 3: {"title", "pdn", "moves": [str], "fens": [FEN before the
                     first move, then after each ply], "result", "termination"}
 
 Moves are written in the variant's standard notation (``str(Move)``).
 """
 
+from drl.analysis.endgame import endgame_accuracy
 from drl.analysis.games import PlayedGame, as_games, game_fens, mean_ci, rate, sample_game
 from drl.analysis.material import (
     CLIP,
@@ -127,6 +140,7 @@ __all__ = [
     "analyze_run",
     "as_games",
     "compare_first_moves",
+    "endgame_accuracy",
     "first_move_counts",
     "game_fens",
     "human_collection",

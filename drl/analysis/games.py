@@ -87,11 +87,15 @@ class PlayedGame:
         opening: FEN of the first position, or None for the variant's start position.
         moves: the moves in PDN text, in playing order.
         winner: ``"black"``, ``"white"`` or None (draw or truncation).
-        termination: the rule that ended it (``drl.rules.Termination`` name in lower case)
-            or ``"max_plies"`` for a game cut before any rule ended it.
+        termination: the rule that ended it (``drl.rules.Termination`` name in lower case),
+            ``"database"`` for a game the arena ended at a position its endgame database
+            decides (:mod:`drl.eval.endings`), or ``"max_plies"`` for a game cut before
+            any rule ended it.
         result: PDN result, White first (``"1-0"``, ``"0-1"``, ``"1/2-1/2"``, ``"*"``).
         pdn: the game's PDN text ("" when not known; :func:`game_pdn` writes one).
         title: a short label.
+        players: the names of ``(black, white)`` where known (arena records, PDN
+            ``Black``/``White`` tags), else None.
     """
 
     variant: str
@@ -102,6 +106,7 @@ class PlayedGame:
     result: str
     pdn: str = ""
     title: str = ""
+    players: tuple[str, str] | None = None
 
     @property
     def truncated(self) -> bool:
@@ -146,9 +151,19 @@ def replay_game(game: PlayedGame) -> Iterator[tuple[Board, Move]]:
 
 
 def _finish(
-    variant: str, opening: str | None, moves: Sequence[str], title: str, pdn: str
+    variant: str,
+    opening: str | None,
+    moves: Sequence[str],
+    title: str,
+    pdn: str,
+    database: str | None = None,
+    players: tuple[str, str] | None = None,
 ) -> PlayedGame:
-    """A game from its moves: replayed, ended by the rules or counted as cut."""
+    """A game from its moves: replayed, ended by the rules, by the database, or counted as cut.
+
+    ``database`` is the PDN ``Database`` tag of a game the arena's endgame database ended
+    (``"black"``, ``"white"`` or ``"draw"``): a game no rule ended gets that result.
+    """
     board = Board(variant, fen=opening)
     for ply, text in enumerate(moves):
         if board.is_game_over():
@@ -162,7 +177,11 @@ def _finish(
                 f"game {title}: ply {ply + 1} {text!r} is not legal in {board.fen()}: {err}"
             ) from None
     outcome = board.outcome()
-    if outcome is None:
+    if outcome is None and database in ("black", "white", "draw"):
+        winner = None if database == "draw" else database
+        termination = "database"
+        result = {None: "1/2-1/2", "black": "0-1", "white": "1-0"}[winner]
+    elif outcome is None:
         winner, termination, result = None, "max_plies", "*"
     else:
         winner = None if outcome.winner is None else COLORS[int(outcome.winner)]
@@ -177,6 +196,7 @@ def _finish(
         result=result,
         pdn=pdn,
         title=title,
+        players=players,
     )
 
 
@@ -190,6 +210,7 @@ def _from_record(rec: GameRecord) -> PlayedGame:
         result=rec.result,
         pdn=rec.pdn,
         title=f"game {rec.index + 1}: {rec.black} (Black) vs {rec.white} (White)",
+        players=(rec.black, rec.white),
     )
 
 
@@ -237,7 +258,13 @@ def as_games(
             title = g.tags.get("Event", "") + (
                 f" round {g.tags['Round']}" if "Round" in g.tags else ""
             )
-            out.append(_finish(v, g.fen, g.moves, title.strip() or g.name, ""))
+            ended = g.tags.get("Database") if g.tags.get("Termination") == "database" else None
+            names = (
+                (g.tags["Black"], g.tags["White"])
+                if "Black" in g.tags and "White" in g.tags
+                else None
+            )
+            out.append(_finish(v, g.fen, g.moves, title.strip() or g.name, "", ended, names))
         return out
     assert not isinstance(source, (str, bytes, os.PathLike))
     for i, item in enumerate(source):

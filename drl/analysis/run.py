@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from drl.analysis.endgame import endgame_accuracy
 from drl.analysis.games import as_games, parse_variant, sample_game
 from drl.analysis.material import MaterialSettings, ValueFn, material_values
 from drl.analysis.openings import (
@@ -208,9 +209,11 @@ def analyze_games(
     n_boot: int = 2000,
     seed: int = 0,
 ) -> dict[str, Any]:
-    """Outcomes, style, sample games and material values of a set of games, without a network.
+    """Outcomes, style, endgame accuracy, sample games and material values of games.
 
-    The material values are computed only with a value function (``evaluate``).
+    Nothing here needs a network: the material values are computed only with a value
+    function (``evaluate``), the endgame accuracy only where the variant's endgame
+    database is on disk (:func:`drl.analysis.endgame.endgame_accuracy`).
 
     Args:
         games: anything :func:`drl.analysis.games.as_games` reads (arena records, PDN
@@ -224,8 +227,8 @@ def analyze_games(
         seed: seeds the probe sample, the removed pieces and the bootstrap.
 
     Returns:
-        ``{"variant", "games", "outcomes", "material", "style", "sample_games"}`` (see
-        the package docstring for each part).
+        ``{"variant", "games", "outcomes", "material", "style", "endgame",
+        "sample_games"}`` (see the package docstring for each part).
 
     Raises:
         ValueError: no games, an unknown variant, an illegal move, or games of
@@ -245,6 +248,7 @@ def analyze_games(
         if evaluate is None
         else material_values(played, evaluate, max_probes=max_probes, n_boot=n_boot, seed=seed),
         "style": style_stats(played),
+        "endgame": endgame_accuracy(played),
         "sample_games": [sample_game(g) for g in played[:SAMPLE_GAMES]],
     }
 
@@ -280,7 +284,9 @@ def analyze_run(
     The agent plays itself ``games`` games, one per distinct seeded random opening of
     ``settings.openings`` plies (the same player on both sides would replay the second
     game of an arena pair), the Taker's colour alternating from game to game in Give and
-    Take (:func:`drl.eval.arena.match_tasks`, every other task).
+    Take (:func:`drl.eval.arena.match_tasks`, every other task). The games are played
+    out through database positions whatever ``settings.egtb`` says, so that the agent's
+    moves there can be scored (``endgame``: :func:`drl.analysis.endgame.endgame_accuracy`).
 
     Args:
         source: a run folder (made by ``drl-train run_dir=...``; its newest good
@@ -336,6 +342,7 @@ def analyze_run(
         "material": summary["material"],
         "openings": _openings_summary(agent, v, human_games_dir),
         "style": summary["style"],
+        "endgame": summary["endgame"],
         "sample_games": summary["sample_games"],
     }
 
@@ -395,6 +402,7 @@ def _self_play(agent: Any, v: Variant, games: int, s: MatchSettings) -> list[Any
         max_plies=s.max_plies,
         names=("agent", "agent (other side)"),
         event=s.event_or("drl analysis"),
+        egtb=False,  # played out: the endgame accuracy scores the moves in the database
     )
     chosen = [tasks[i] for i in range(0, 2 * games, 2)]
     on_cpu = str(getattr(agent.player.evaluate, "device", "cpu")) == "cpu"

@@ -6,7 +6,8 @@
 
 Each RUN is a run folder (``drl-train run_dir=...``; its newest good checkpoint) or a
 checkpoint file. Each is analysed by :func:`drl.analysis.analyze_run` (self-play at
-``--sims`` simulations, material values, first moves, style), then
+``--sims`` simulations, material values, first moves, style, and the endgame accuracy
+where the variant's endgame database is on disk: ``drl-egtb build``), then
 :func:`drl.analysis.report.write_report` writes ``index.html`` (self-contained),
 ``report.md`` and ``summary.json`` into ``--out``.
 
@@ -134,6 +135,7 @@ _PARTS = {
     "material": dict,
     "openings": dict,
     "style": dict,
+    "endgame": dict,
     "self_play": dict,
     "sample_games": list,
 }

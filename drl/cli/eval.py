@@ -19,7 +19,10 @@ the SPRT on game pairs (pentanomial: same opening, colours and roles swapped) de
 Every two games start from a new opening (distinct seeded random openings of ``openings``
 plies, 4 by default) with colours swapped; in Give and Take the two have the same Taker
 colour (each agent plays each role from it once) and the next opening the other one.
-A progress bar runs
+Where the variant's endgame database is on disk (``drl-egtb build``), a game that
+reaches a position it decides ends with the exact result (PDN ``Termination
+"database"``, counted as ``database`` in ``results.json`` and the pairs table);
+``egtb=false`` plays every game out. A progress bar runs
 while games are played; a table is printed at the end; ``results.json``, ``games.pdn``
 and ``elo.png`` are written to the Hydra run folder: beside the run evaluated
 (``<run>/eval/<date>_<time>``, the run of the first agent that plays from a checkpoint,

@@ -18,7 +18,10 @@ others in worker processes. Every game comes back as a
 split are importable from here too.
 
 Scores: a game cut at ``max_plies`` is reported as truncated (termination
-``"max_plies"``, result ``*``) and counts half a point for each side in statistics.
+``"max_plies"``, result ``*``) and counts half a point for each side in statistics. A
+game that reaches a position the variant's endgame database decides ends there with the
+exact result (termination ``"database"``; :mod:`drl.eval.endings`), where that database
+is on disk and ``MatchSettings.egtb`` is on (the default).
 """
 
 from __future__ import annotations
@@ -187,6 +190,7 @@ def play_match(
         s.max_plies,
         names=names,
         event=s.event_or("drl arena"),
+        egtb=s.egtb,
     )
     records, written = play_tasks(
         tasks, s.workers, s.progress, f"{names[0]} vs {names[1]}", on_record, s.pdn_path

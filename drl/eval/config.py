@@ -37,6 +37,10 @@ class EvalConfig:
         workers: processes playing the games (:func:`drl.eval.spread.run_games`); None =
             every usable CPU.
         max_plies: longer games are reported as truncated (scored 1/2), not drawn.
+        egtb: end a game at a position the variant's endgame database decides with its
+            exact result (termination ``database``, counted in ``results.json`` and the
+            tables), where that database is on disk (``drl-egtb build``; none is built
+            here); false plays every game out.
         anchor: rated 0 (if playing; else the first agent).
         draw_model: ``half`` (draw = half point) or ``davidson``.
         prior_draws: virtual draws per pair that met: keeps 100% scores finite.
@@ -61,6 +65,7 @@ class EvalConfig:
     seed: int = 0
     workers: int | None = None
     max_plies: int = DEFAULT_MAX_PLIES
+    egtb: bool = True
     anchor: str | None = "random"
     draw_model: str = "half"
     prior_draws: float = 1.0
@@ -79,7 +84,9 @@ class EvalConfig:
         Raises:
             ValueError: one of them out of range (as :class:`MatchSettings` says).
         """
-        return MatchSettings(self.openings, self.seed, self.workers, self.max_plies, self.progress)
+        return MatchSettings(
+            self.openings, self.seed, self.workers, self.max_plies, self.progress, egtb=self.egtb
+        )
 
 
 def planned_games(cfg: EvalConfig) -> int | None:

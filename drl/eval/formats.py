@@ -202,6 +202,7 @@ def _halftime_tasks(
             max_plies=s.max_plies,
             event=event,
             round=f"{half + 1}.{i + 1}",
+            egtb=s.egtb,
         )
 
     return TaskList.lazy(2 * games_per_half, build)
@@ -355,6 +356,7 @@ class _Pool:
                 names=(a, b),
                 event=s.event_or("drl pool"),
                 first_index=len(self.result.records) + start,
+                egtb=s.egtb,
             )
             spans.append((a, b, start, len(tasks)))
         records, _ = play_tasks(tasks, s.workers, s.progress, f"pool round {rnd}", on_record)

@@ -16,12 +16,16 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from drl.agents import Agent, is_batched, make
+from drl.eval.endings import database_result, game_database
 from drl.eval.records import GameRecord, record_game
 from drl.eval.tasks import GameTask
 from drl.rules import Board, Variant
+
+if TYPE_CHECKING:
+    from drl.egtb import Probe
 
 __all__ = [
     "DEFAULT_IN_FLIGHT",
@@ -83,6 +87,10 @@ def check_agents(specs: Sequence[str | Agent], variant: Variant | str) -> None:
 def play_game(task: GameTask) -> GameRecord:
     """Play one game to its end or to ``task.max_plies``.
 
+    A position the variant's endgame database decides ends the game with its exact
+    result when ``task.egtb`` is set and the database is on disk
+    (:mod:`drl.eval.endings`).
+
     Returns:
         The :class:`GameRecord`, with its PDN text.
 
@@ -101,8 +109,10 @@ def play_game(task: GameTask) -> GameRecord:
     white.reset(seed=task.seed * 2 + 1)
     players = (black, white)
     clock = Clock()
+    db = game_database(task.variant, task.egtb)
     outcome = board.outcome()
-    while outcome is None and board.ply < task.max_plies:
+    exact = database_result(board, db) if outcome is None else None
+    while outcome is None and exact is None and board.ply < task.max_plies:
         turn = int(board.turn)
         agent = players[turn]
         t0 = time.perf_counter()
@@ -110,7 +120,9 @@ def play_game(task: GameTask) -> GameRecord:
         clock.add(turn, time.perf_counter() - t0)
         _push(board, agent, move)
         outcome = board.outcome()
-    return record_game(task, board, opening_fen, time.perf_counter() - start, clock.as_dict())
+        exact = database_result(board, db) if outcome is None else None
+    seconds = time.perf_counter() - start
+    return record_game(task, board, opening_fen, seconds, clock.as_dict(), database=exact)
 
 
 class Clock:
@@ -157,10 +169,15 @@ class _GameInFlight:
         self.opening_fen = self.board.fen()
         self.players = players
         self.clock = Clock()
+        self.db = game_database(task.variant, task.egtb)
+        self.exact: Probe | None = None
         self.over = self._ended()
 
     def _ended(self) -> bool:
-        return self.board.outcome() is not None or self.board.ply >= self.task.max_plies
+        if self.board.outcome() is not None:
+            return True
+        self.exact = database_result(self.board, self.db)
+        return self.exact is not None or self.board.ply >= self.task.max_plies
 
     def to_move(self) -> Agent:
         return self.players[int(self.board.turn)]
@@ -177,6 +194,7 @@ class _GameInFlight:
             self.opening_fen,
             time.perf_counter() - self.start,
             self.clock.as_dict(),
+            database=self.exact,
         )
 
 

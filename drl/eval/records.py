@@ -13,10 +13,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from drl._atomic import write_atomic
-from drl.rules import Board
+from drl.rules import Board, Outcome
 from drl.rules.pdn import board_to_pdn
 
 if TYPE_CHECKING:
+    from drl.egtb import Probe
     from drl.eval.tasks import GameTask
 
 __all__ = ["GameRecord", "COLORS", "record_game", "write_pdn", "PDNWriter"]
@@ -43,7 +44,9 @@ class GameRecord:
             (truncated), as in PDN.
         winner: ``"black"``, ``"white"`` or ``None``.
         termination: the rule that ended the game (``drl.rules.Termination`` name in lower
-            case, e.g. ``"no_pieces"``), or ``"max_plies"`` for a truncated game.
+            case, e.g. ``"no_pieces"``), ``"database"`` for a game ended at a position
+            whose exact result the endgame database gives (:mod:`drl.eval.endings`), or
+            ``"max_plies"`` for a truncated game.
         plies: plies played from the opening.
         seed: the seed the agents were reset with.
         pdn: PDN text of the game.
@@ -77,6 +80,11 @@ class GameRecord:
     def truncated(self) -> bool:
         """True if the game hit the ``max_plies`` cap (not a draw by rule)."""
         return self.termination == "max_plies"
+
+    @property
+    def by_database(self) -> bool:
+        """True if the game ended at a position the endgame database decides."""
+        return self.termination == "database"
 
     def color_of(self, player: str) -> str:
         """``"black"`` or ``"white"`` for a player of this game.
@@ -126,6 +134,7 @@ def record_game(
     opening_fen: str,
     seconds: float,
     clock: dict | None = None,
+    database: Probe | None = None,
 ) -> GameRecord:
     """The record of a finished (or truncated) game, with its PDN.
 
@@ -135,16 +144,33 @@ def record_game(
         opening_fen: FEN of the opening.
         seconds: wall time of the game.
         clock: each side's thinking time (see :class:`GameRecord`), or None.
+        database: the exact result from the last position for its side to move, when the
+            endgame database ended the game there (:func:`drl.eval.endings.database_result`;
+            only while no rule has ended it): termination ``"database"``, the result
+            that value gives, and the PDN tags ``Termination "database"`` and
+            ``Database`` (the winner, ``"black"`` or ``"white"``, or ``"draw"``, as
+            self-play's ``Adjudicated``).
     """
     outcome = board.outcome()
     root = board.root()
     roles = (root.role(0), root.role(1))
-    if outcome is None:
-        result, winner, termination = "*", None, "max_plies"
-    else:
+    extra_tags: dict[str, str] = {}
+    written: Outcome | str
+    if outcome is not None:
         result = outcome.result
         winner = None if outcome.winner is None else COLORS[int(outcome.winner)]
         termination = outcome.termination.name.lower()
+        written = outcome
+    elif database is not None:
+        mover = int(board.turn)
+        winner = {"win": COLORS[mover], "loss": COLORS[1 - mover]}.get(database.value)
+        result = {None: "1/2-1/2", "black": "0-1", "white": "1-0"}[winner]
+        termination = "database"
+        extra_tags["Database"] = winner or "draw"
+        written = result
+    else:
+        result, winner, termination = "*", None, "max_plies"
+        written = "*"
     tags = {
         "Event": task.event,
         "Round": task.round or str(task.index + 1),
@@ -157,9 +183,10 @@ def record_game(
     }
     if roles[0] is not None and roles[1] is not None:  # a variant gives both or none
         tags["BlackRole"], tags["WhiteRole"] = roles[0], roles[1]
-    # The Outcome, not its White-first text: the writer puts the result in the file's
+    tags.update(extra_tags)
+    # The Outcome or its White-first text: the writer puts the result in the file's
     # convention (English-board GameType 21 gives Black's score first).
-    pdn = board_to_pdn(board, tags, outcome if outcome is not None else "*")
+    pdn = board_to_pdn(board, tags, written)
     return GameRecord(
         index=task.index,
         black=task.black_name,

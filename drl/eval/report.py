@@ -79,6 +79,9 @@ def _clock_cell(entry: dict[str, float] | None) -> str:
 def pairs_table(records: Sequence[GameRecord], players: Sequence[str], title: str = "Pairs"):
     """A rich table: for each pair that met, the first player's W-D-L, score and 95% CI.
 
+    With the games cut at the ply cap (``truncated``) and those the endgame database
+    ended with their exact result (``database``).
+
     When a player is on a clock (:func:`is_timed_name`), both clocks of every row with
     one are shown: each side's mean and most milliseconds per move in that pair's games
     (``mean/max``).
@@ -87,7 +90,7 @@ def pairs_table(records: Sequence[GameRecord], players: Sequence[str], title: st
 
     timed = {p: is_timed_name(p) for p in players}
     table = Table(title=title, title_justify="left")
-    cols = ["player", "opponent", "games", "W-D-L", "score", "95% CI", "truncated"]
+    cols = ["player", "opponent", "games", "W-D-L", "score", "95% CI", "truncated", "database"]
     if any(timed.values()):
         cols += ["ms/move", "opp. ms/move"]  # each: mean/max
     for col in cols:
@@ -109,6 +112,7 @@ def pairs_table(records: Sequence[GameRecord], players: Sequence[str], title: st
                 f"{w.score:.3f}",
                 f"{lo:.2f}-{hi:.2f}",
                 str(w.truncated),
+                str(w.database),
             ]
             if len(cols) > len(cells):
                 both = clocks(games, (a, b)) if timed[a] or timed[b] else {}

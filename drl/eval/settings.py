@@ -40,6 +40,10 @@ class MatchSettings:
             order at the end), or None.
         event: the PDN ``Event`` tag; None = the match function's own (``drl arena``,
             ``drl tournament``, ...).
+        egtb: end a game that reaches a position the variant's endgame database decides
+            (counters included) with its exact result (termination ``"database"``;
+            :mod:`drl.eval.endings`), where that database is on disk (``drl-egtb
+            build``; none is built here). False plays every game out.
 
     Raises:
         ValueError: a value out of its range, naming the setting and the limit (checked
@@ -53,6 +57,7 @@ class MatchSettings:
     progress: bool = True
     pdn_path: str | os.PathLike | None = None
     event: str | None = None
+    egtb: bool = True
 
     def __post_init__(self) -> None:
         if isinstance(self.openings, list):
@@ -61,6 +66,8 @@ class MatchSettings:
         check_max_plies(self.max_plies)
         if self.workers is not None:
             check_count(self.workers, "workers", 1, MAX_WORKERS)
+        if not isinstance(self.egtb, (bool, np.bool_)):
+            raise ValueError(f"egtb must be true or false, got {self.egtb!r}")
         seed = self.seed
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
             raise ValueError(f"seed must be an integer >= 0, got {seed!r}")

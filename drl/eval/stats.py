@@ -5,7 +5,9 @@ The score (points per game, draw = 1/2) gets the Wilson interval of a proportion
 ``score`` over ``n`` trials: this treats each game as a Bernoulli trial with the same
 mean, which overstates the variance when there are draws, so the interval is slightly
 conservative. Truncated games (``max_plies``) score 1/2 and are counted as draws here,
-and also reported on their own.
+and also reported on their own; games ended by the endgame database (termination
+``"database"``) count as the win, draw or loss it gave, and are also counted on their
+own.
 """
 
 from __future__ import annotations
@@ -57,6 +59,8 @@ class WDL:
     Attributes:
         wins, draws, losses: counts (draws include truncated games).
         truncated: games cut by ``max_plies`` (a subset of ``draws``).
+        database: games ended by the endgame database with their exact result (counted
+            in ``wins``, ``draws`` and ``losses`` as that result).
         games: total.
         score: points per game (draw = 1/2), in [0, 1]; NaN with no games.
         score_interval: Wilson interval of ``score``.
@@ -69,6 +73,7 @@ class WDL:
     draws: int
     losses: int
     truncated: int
+    database: int
     games: int
     score: float
     score_interval: tuple[float, float]
@@ -91,6 +96,7 @@ class WDL:
             "draws": self.draws,
             "losses": self.losses,
             "truncated": self.truncated,
+            "database": self.database,
             "games": self.games,
             "score": num(self.score),
             "score_interval": list(self.score_interval),
@@ -104,7 +110,7 @@ class WDL:
 
 def wdl(records: Iterable[GameRecord], player: str, confidence: float = 0.95) -> WDL:
     """Summarise the games of ``player`` among ``records`` (others are ignored)."""
-    w = d = lo = tr = 0
+    w = d = lo = tr = db = 0
     for r in records:
         if player not in (r.black, r.white):
             continue
@@ -113,6 +119,7 @@ def wdl(records: Iterable[GameRecord], player: str, confidence: float = 0.95) ->
         d += s == 0.5
         lo += s == 0.0
         tr += r.truncated
+        db += r.by_database
     n = w + d + lo
     score = (w + d / 2) / n if n else float("nan")
     s_ci = wilson_interval(w + d / 2, n, confidence)
@@ -124,6 +131,7 @@ def wdl(records: Iterable[GameRecord], player: str, confidence: float = 0.95) ->
         draws=int(d),
         losses=int(lo),
         truncated=int(tr),
+        database=int(db),
         games=int(n),
         score=score,
         score_interval=s_ci,

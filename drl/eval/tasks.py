@@ -43,6 +43,8 @@ class GameTask:
         max_plies: cap on plies from the opening (the game is then truncated).
         event: PDN ``Event`` tag.
         round: PDN ``Round`` tag.
+        egtb: end the game at a position the variant's endgame database decides, where
+            one is on disk (:mod:`drl.eval.endings`).
     """
 
     index: int
@@ -57,6 +59,7 @@ class GameTask:
     max_plies: int = DEFAULT_MAX_PLIES
     event: str = "drl arena"
     round: str = ""
+    egtb: bool = True
 
     def __post_init__(self) -> None:
         check_max_plies(self.max_plies)
@@ -200,7 +203,7 @@ def _cycle_variants(v: Variant, cycle: int) -> list[str]:
     return out
 
 
-def match_tasks(
+def match_tasks(  # noqa: PLR0913 (one per field a match's tasks share)
     agent_a: str | Agent,
     agent_b: str | Agent,
     variant: Variant | str,
@@ -211,6 +214,7 @@ def match_tasks(
     names: tuple[str, str] | None = None,
     event: str = "drl arena",
     first_index: int = 0,
+    egtb: bool = True,
 ) -> TaskList:
     """The tasks of an A-vs-B match.
 
@@ -232,6 +236,7 @@ def match_tasks(
         names: display names of A and B (default: their specs, made unique).
         event: PDN ``Event`` tag.
         first_index: index of the first task.
+        egtb: end games at positions the endgame database decides (:class:`GameTask`).
 
     Returns:
         A :class:`TaskList`: each task is made when it is read, and the random openings
@@ -273,6 +278,7 @@ def match_tasks(
             max_plies=max_plies,
             event=event,
             round=str(g + 1),
+            egtb=egtb,
         )
 
     return TaskList.lazy(games, build)

@@ -112,6 +112,7 @@ def play_tournament(
             names=(a, b),
             event=s.event_or("drl tournament"),
             first_index=len(tasks),
+            egtb=s.egtb,
         )
     records, written = play_tasks(
         tasks, s.workers, s.progress, f"{schedule} {v}", on_record, s.pdn_path

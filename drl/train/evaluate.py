@@ -109,6 +109,7 @@ def play_against_baseline(
         s.max_plies,
         names=names,
         event=s.event_or("drl evaluation"),
+        egtb=s.egtb,
     )
     description = f"{NET_NAME} vs {names[1]}"
     workers = s.workers if _on_cpu(evaluate) else 1

@@ -60,6 +60,7 @@ def test_analyze_run_gives_the_whole_summary(tiny_run, summary):
     assert len(summary["sample_games"]) == 3
     for g in summary["sample_games"]:
         assert len(g["fens"]) == len(g["moves"]) + 1 and g["pdn"]
+    assert summary["endgame"] is None  # no endgame database on disk in the tests
 
 
 def test_opening_preferences_in_give_and_take(summary):

@@ -11,9 +11,11 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["DASH", "PHASES", "comparison_rows"]
+__all__ = ["DASH", "NA", "PHASES", "comparison_rows"]
 
 DASH = "—"
+NA = "n/a"
+"""The endgame accuracy's cell where the variant's endgame database was not on disk."""
 PHASES = ("all", "opening", "middlegame", "endgame")
 
 
@@ -52,6 +54,17 @@ def first_opening(summary: dict) -> dict | None:
     return entries[0] if isinstance(entries, list) and entries else None
 
 
+def endgame_cell(summary: dict, group: str = "all") -> str:
+    """The endgame accuracy of a group: ``value [lo, hi]``, ``n/a`` without a database.
+
+    A dash where the database was there but the group made no move in its positions.
+    """
+    endgame = summary.get("endgame")
+    if not isinstance(endgame, dict):
+        return NA
+    return _est(lookup(endgame, "groups", group, "accuracy"))
+
+
 def comparison_rows(summaries: Sequence[dict]) -> list[dict[str, str]]:
     """One row of display strings per summary: the cross-run comparison table."""
     rows = []
@@ -81,6 +94,7 @@ def comparison_rows(summaries: Sequence[dict]) -> list[dict[str, str]]:
                 "king usage": _est(style.get("king_usage")),
                 "mobility": _est(style.get("mobility"), 1),
                 "opening JS distance": _num(js, 3),
+                "endgame accuracy": endgame_cell(s),
             }
         )
     return rows
@@ -153,6 +167,26 @@ def _style_rows(s: dict) -> list[dict[str, str]]:
     return rows
 
 
+def _endgame_rows(s: dict) -> list[dict[str, str]]:
+    if not isinstance(s.get("endgame"), dict):
+        return [{"moves by": "all", "accuracy": f"{NA}: no endgame database on disk"}]
+    groups = lookup(s, "endgame", "groups") or {}
+    pieces = _num(lookup(s, "endgame", "pieces"), 0)
+    return [
+        {
+            "moves by": group,
+            "database pieces": pieces,
+            "moves": _num(g.get("moves"), 0),
+            "accuracy": _est(g.get("accuracy")),
+            "win kept": _est(g.get("win_kept")),
+            "draw kept": _est(g.get("draw_kept")),
+            "from lost positions": _num(g.get("from_loss"), 0),
+        }
+        for group, g in groups.items()
+        if isinstance(g, dict)
+    ]
+
+
 def _opening_rows(s: dict, top: int = 6) -> list[dict[str, str]]:
     rows = []
     for op in lookup(s, "openings", "entries") or []:
@@ -198,6 +232,7 @@ def run_tables(s: dict) -> list[tuple[str, list[dict[str, str]]]]:
         ("Outcomes", _outcome_rows(s)),
         ("Material values", _material_rows(s)),
         ("Style", _style_rows(s)),
+        ("Endgame accuracy", _endgame_rows(s)),
         ("First moves", _opening_rows(s)),
     ]
 
