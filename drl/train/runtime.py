@@ -7,13 +7,14 @@ batches of planes (the residual ones) is run in this process on ``cores`` torch 
 Each Ray actor uses the cores it reserves (``cpus_per_actor``) the same way: its compiled
 search shares its trees over that many threads.
 
-Both runtimes drive the same :class:`~drl.train.selfplay.SelfPlayActor` code and hand
-finished games back in chunks (``on_games``), which the training loop writes to the
-replay buffer at once. Either way the games reach ``on_games`` numbered contiguously in
-the order they are handed back, from the index set by ``set_next_game_index`` (the Ray
-driver numbers each actor's chunk as it arrives, with
-:func:`~drl.train.selfplay.renumber_games`), and a call hands back exactly the games it
-was asked for.
+Both runtimes drive the same :class:`~drl.train.selfplay.SelfPlayActor` code (or its
+minimax twin, :class:`~drl.train.minimax.MinimaxActor`, made by
+:func:`~drl.train.minimax.make_actor`) and hand finished games back in chunks
+(``on_games``), which the training loop writes to the replay buffer at once. Either way
+the games reach ``on_games`` numbered contiguously in the order they are handed back,
+from the index set by ``set_next_game_index`` (the Ray driver numbers each actor's chunk
+as it arrives, with :func:`~drl.train.selfplay.renumber_games`), and a call hands back
+exactly the games it was asked for.
 
 A Ray actor lost mid-call (its node stopped, its process killed) loses no finished game:
 the chunks it delivered are kept, the chunk it was playing is played again by another

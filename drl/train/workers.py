@@ -1,6 +1,7 @@
 """Self-play on several cores of this machine: one worker process per core.
 
-Each worker runs its own :class:`~drl.train.selfplay.SelfPlayActor` with
+Each worker runs its own :class:`~drl.train.selfplay.SelfPlayActor` (with
+``algo=minimax`` a :class:`~drl.train.minimax.MinimaxActor`) with
 ``games_in_flight / workers`` games in flight and one thread (its compiled search and
 torch both single-threaded), so W workers keep W cores busy with no lock or barrier
 between them: the search, the game bookkeeping and the PDN text all run in parallel.

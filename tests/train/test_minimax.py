@@ -182,3 +182,27 @@ def test_a_tiny_minimax_run_writes_a_checkpoint_both_agents_load(tmp_path):
     for spec in (f"alphabeta:ckpt={run.checkpoint},depth=2", f"az:ckpt={run.checkpoint},sims=4"):
         move = make(spec).select_move(board)
         assert move in board.legal_moves
+
+
+def _pool_games(seed: list[int]) -> list[str]:
+    from drl.nn import describe
+    from drl.train.workers import WorkerPool
+
+    net = _net()
+    config = SelfPlayConfig(games_in_flight=4, max_plies=40, adjudicate_depth=0)
+    minimax = MinimaxConfig(depth=2, explore_plies=4)
+    pool = WorkerPool([Variant.parse("english")], SearchConfig(), config, describe(net), 2, minimax)
+    try:
+        got: list[str] = []
+        st = pool.play(net.state_dict(), 4, seed, lambda b, p: got.extend(p), 2)
+        assert st.games == 4 and st.searched > 0
+    finally:
+        pool.close()
+    return got
+
+
+def test_worker_processes_play_the_same_minimax_games_for_the_same_seed():
+    texts = _pool_games([3, 0])
+    assert _pool_games([3, 0]) == texts
+    moves = [" ".join(str(m) for m in g.moves) for t in texts for g in read_games(t)]
+    assert len(set(moves)) == len(moves) == 4  # the two workers play their own games
