@@ -85,8 +85,9 @@ def _sources(arch: str) -> dict[str, Sequence[type]]:
     from drl._configs import VariantCfg
     from drl.nn import arch_config_class
     from drl.search import SearchConfig
-    from drl.train.config import Config, LoopCfg, ModelNode, RuntimeCfg, TrainEvalCfg
+    from drl.train.config import AlgoCfg, Config, LoopCfg, ModelNode, RuntimeCfg, TrainEvalCfg
     from drl.train.learner import LossConfig
+    from drl.train.minimax import MinimaxConfig
     from drl.train.selfplay import SelfPlayConfig
 
     return {
@@ -97,6 +98,8 @@ def _sources(arch: str) -> dict[str, Sequence[type]]:
         "train": [LoopCfg, SelfPlayConfig, LossConfig],
         "train.eval": [TrainEvalCfg],
         "train.final_eval": [TrainEvalCfg],
+        "algo": [AlgoCfg],
+        "minimax": [MinimaxConfig],
         "runtime": [RuntimeCfg],
     }
 

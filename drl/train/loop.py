@@ -382,8 +382,9 @@ def _runtime(run: _Run) -> LocalRuntime | RayRuntime:
     """The self-play runtime, numbering games on from the replay folder's."""
     s, r = run.s, run.s.runtime
     cores = s.threads if s.threads > 0 else usable_cpus()
+    cores = min(cores, usable_cpus())
     runtime = make_runtime(
-        r, s.variants, s.search, s.selfplay, run.net, run.device, s.seed, min(cores, usable_cpus())
+        r, s.variants, s.search, s.selfplay, run.net, run.device, s.seed, cores, s.minimax
     )
     runtime.set_next_game_index(run.replay.next_game_index)
     return runtime

@@ -7,13 +7,14 @@ batches of planes (the residual ones) is run in this process on ``cores`` torch 
 Each Ray actor uses the cores it reserves (``cpus_per_actor``) the same way: its compiled
 search shares its trees over that many threads.
 
-Both runtimes drive the same :class:`~drl.train.selfplay.SelfPlayActor` code and hand
-finished games back in chunks (``on_games``), which the training loop writes to the
-replay buffer at once. Either way the games reach ``on_games`` numbered contiguously in
-the order they are handed back, from the index set by ``set_next_game_index`` (the Ray
-driver numbers each actor's chunk as it arrives, with
-:func:`~drl.train.selfplay.renumber_games`), and a call hands back exactly the games it
-was asked for.
+Both runtimes drive the same :class:`~drl.train.selfplay.SelfPlayActor` code (or its
+minimax twin, :class:`~drl.train.minimax.MinimaxActor`, made by
+:func:`~drl.train.minimax.make_actor`) and hand finished games back in chunks
+(``on_games``), which the training loop writes to the replay buffer at once. Either way
+the games reach ``on_games`` numbered contiguously in the order they are handed back,
+from the index set by ``set_next_game_index`` (the Ray driver numbers each actor's chunk
+as it arrives, with :func:`~drl.train.selfplay.renumber_games`), and a call hands back
+exactly the games it was asked for.
 
 A Ray actor lost mid-call (its node stopped, its process killed) loses no finished game:
 the chunks it delivered are kept, the chunk it was playing is played again by another
@@ -38,7 +39,8 @@ from drl.rules import Variant
 from drl.search import SearchConfig
 from drl.search.inline import set_search_threads
 from drl.train.buffer import GameBatch
-from drl.train.selfplay import SelfPlayActor, SelfPlayConfig, SelfPlayStats, renumber_games
+from drl.train.minimax import MinimaxConfig, make_actor
+from drl.train.selfplay import SelfPlayConfig, SelfPlayStats, renumber_games
 from drl.train.workers import WorkerPool, merge_stats
 
 if TYPE_CHECKING:
@@ -66,6 +68,7 @@ class LocalRuntime:
         cores: cores to play on (>= 1).
         net: the network; with ``cores > 1`` and a compiled forward pass on the CPU, the
             games are played by ``cores`` worker processes built for its architecture.
+        minimax: minimax self-play's settings, None for AlphaZero's.
 
     Attributes:
         net_seconds: time spent in the network's forward pass during the last call.
@@ -81,6 +84,7 @@ class LocalRuntime:
         seed: int = 0,
         cores: int = 1,
         net: PolicyValueModel | None = None,
+        minimax: MinimaxConfig | None = None,
     ) -> None:
         self.device = torch.device(device)
         self.net_seconds = 0.0
@@ -88,9 +92,9 @@ class LocalRuntime:
         compiled = net is not None and hasattr(net, "compiled_weights")
         if cores > 1 and compiled and self.device.type == "cpu":
             assert net is not None
-            self.pool = WorkerPool(variants, search, config, describe(net), cores)
+            self.pool = WorkerPool(variants, search, config, describe(net), cores, minimax)
         else:
-            self.actor = SelfPlayActor(variants, search, config, seed)
+            self.actor = make_actor(variants, search, config, seed, minimax)
         self.workers = cores if self.pool is not None else 1
         self.cores = max(1, cores)
         # The compiled search of this process (self-play here, the training's evaluation
@@ -222,6 +226,7 @@ class RayRuntime:
         address: str | None = None,
         cpus_per_actor: float = 1.0,
         seed: int = 0,
+        minimax: MinimaxConfig | None = None,
     ) -> None:
         try:
             import ray
@@ -252,6 +257,7 @@ class RayRuntime:
         self._cpus = cpus_per_actor
         self._cores = max(1, int(cpus_per_actor))  # threads of each actor's search
         self._args = ([str(v) for v in variants], search.__dict__, sub.__dict__, describe(net))
+        self._minimax = None if minimax is None else dict(minimax.__dict__)
         self._seed = seed
         self._started = 0
         self.actors: dict[int, Any] = {}
@@ -268,7 +274,9 @@ class RayRuntime:
         # same role at once.
         k = self._started
         self._started += 1
-        self.actors[k] = self._remote_cls.remote(*self._args, self._seed + k, k, self._cores)
+        self.actors[k] = self._remote_cls.remote(
+            *self._args, self._seed + k, k, self._cores, self._minimax
+        )
         return k
 
     def _lost(self, k: int, err: Exception) -> None:
@@ -399,15 +407,17 @@ class _RayActor:
         seed: int,
         first_variant: int = 0,
         cores: int = 1,
+        minimax: dict | None = None,
     ) -> None:
         torch.set_num_threads(cores)
         self.cores = set_search_threads(cores)
         self.net = build(network["arch"], **network["net_config"]).eval()
-        self.actor = SelfPlayActor(
+        self.actor = make_actor(
             [Variant.parse(v) for v in variants],
             SearchConfig(**search),
             SelfPlayConfig(**config),
             seed,
+            minimax,
         )
         self.actor.games_started = first_variant
 
@@ -453,6 +463,7 @@ def make_runtime(
     device: torch.device,
     seed: int,
     cores: int = 1,
+    minimax: MinimaxConfig | None = None,
 ) -> LocalRuntime | RayRuntime:
     """Build the runtime ``runtime.name`` names.
 
@@ -467,13 +478,14 @@ def make_runtime(
         device: where the local runtime evaluates the network.
         seed: the self-play seed.
         cores: the local runtime's cores (each Ray actor uses ``cpus_per_actor``).
+        minimax: minimax self-play's settings (``algo=minimax``), None for AlphaZero's.
 
     Raises:
         ValueError: for another name.
         RuntimeError: ``ray`` without Ray installed.
     """
     if runtime.name == "local":
-        return LocalRuntime(variants, search, config, device, seed, cores, net)
+        return LocalRuntime(variants, search, config, device, seed, cores, net, minimax)
     if runtime.name == "ray":
         return RayRuntime(
             variants,
@@ -484,5 +496,6 @@ def make_runtime(
             runtime.address,
             runtime.cpus_per_actor,
             seed,
+            minimax,
         )
     raise ValueError(f"runtime must be local or ray, got {runtime.name!r}")

@@ -1,6 +1,7 @@
 """Self-play on several cores of this machine: one worker process per core.
 
-Each worker runs its own :class:`~drl.train.selfplay.SelfPlayActor` with
+Each worker runs its own :class:`~drl.train.selfplay.SelfPlayActor` (with
+``algo=minimax`` a :class:`~drl.train.minimax.MinimaxActor`) with
 ``games_in_flight / workers`` games in flight and one thread (its compiled search and
 torch both single-threaded), so W workers keep W cores busy with no lock or barrier
 between them: the search, the game bookkeeping and the PDN text all run in parallel.
@@ -40,7 +41,8 @@ from drl._system import MAIN_GUARD
 from drl.rules import Variant
 from drl.search import SearchConfig
 from drl.train.buffer import GameBatch
-from drl.train.selfplay import SelfPlayActor, SelfPlayConfig, SelfPlayStats
+from drl.train.minimax import MinimaxConfig, make_actor
+from drl.train.selfplay import SelfPlayConfig, SelfPlayStats
 
 __all__ = ["WorkerPool", "merge_stats", "quotas"]
 
@@ -94,6 +96,7 @@ def _worker_main(
     config: dict,
     network: dict,
     rank: int,
+    minimax: dict | None = None,
 ) -> None:
     """A worker's life: build its actor, then play what each message asks for."""
     from drl.nn import NetworkEvaluator, build
@@ -107,8 +110,11 @@ def _worker_main(
     set_search_threads(1)
     parent = os.getppid()
     net = build(network["arch"], **network["net_config"]).eval()
-    actor = SelfPlayActor(
-        [Variant.parse(v) for v in variants], SearchConfig(**search), SelfPlayConfig(**config)
+    actor = make_actor(
+        [Variant.parse(v) for v in variants],
+        SearchConfig(**search),
+        SelfPlayConfig(**config),
+        minimax=minimax,
     )
     out.put(("ready", rank))
 
@@ -159,6 +165,8 @@ class WorkerPool:
         config: the self-play settings (``games_in_flight`` for all workers together).
         network: ``describe(net)`` of the network (architecture and sizes).
         workers: W >= 2.
+        minimax: the settings of minimax self-play
+            (:class:`~drl.train.minimax.MinimaxConfig`), None for AlphaZero's.
 
     Attributes:
         net_seconds: network time of the last call, summed over the workers.
@@ -174,6 +182,7 @@ class WorkerPool:
         config: SelfPlayConfig,
         network: dict,
         workers: int,
+        minimax: MinimaxConfig | None = None,
     ) -> None:
         ctx = mp.get_context("spawn")  # no copy of this process's threads or locks
         per = max(1, -(-config.games_in_flight // workers))
@@ -185,12 +194,13 @@ class WorkerPool:
         self.net_seconds = 0.0
         self._next_index = 0
         args = ([str(v) for v in variants], dict(search.__dict__), sub, network)
+        mm = None if minimax is None else dict(minimax.__dict__)
         for k in range(workers):
             parent_end, child_end = ctx.Pipe()
             q = ctx.Queue()
             p = ctx.Process(
                 target=_worker_main,
-                args=(child_end, q, *args, k),
+                args=(child_end, q, *args, k, mm),
                 daemon=True,
                 name=f"selfplay-{k}",
             )

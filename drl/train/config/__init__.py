@@ -16,7 +16,7 @@ One job per module:
 Import the names from this package.
 
 ``drl-train`` composes ``configs/config.yaml`` with the groups ``variant``, ``model``,
-``search``, ``train`` and ``runtime`` on top of :class:`Config`, registered with
+``search``, ``train``, ``algo`` and ``runtime`` on top of :class:`Config`, registered with
 Hydra's ConfigStore as ``base_config``, so that a misspelt key or a value of the wrong
 type is reported by Hydra when the config is composed. Each setting's range (or choices)
 is checked once, by the dataclass that holds it, in its ``__post_init__``;
@@ -37,7 +37,10 @@ only what differs:
 - ``train``: the loop's own settings, the fields of
   :class:`drl.train.selfplay.SelfPlayConfig` (except ``max_plies``, which is
   ``variant.max_plies``) and those of :class:`drl.train.learner.LossConfig`;
-- ``variant``: :class:`drl._configs.VariantCfg` (shared with ``drl-eval``).
+- ``variant``: :class:`drl._configs.VariantCfg` (shared with ``drl-eval``);
+- ``algo``: :class:`~drl.train.config.AlgoCfg`, the self-play algorithm (``az`` or
+  ``minimax``), and ``minimax`` (a node, not a group) the fields of
+  :class:`drl.train.minimax.MinimaxConfig`, read with ``algo=minimax``.
 
 :func:`search_config`, :func:`selfplay_config`, :func:`loss_config` and
 :func:`network_config` turn a config into the code's objects, passing every field by name;
@@ -64,6 +67,7 @@ from drl.train.config.memory import (
 )
 from drl.train.config.schema import (
     Config,
+    MinimaxCfg,
     ModelCfg,
     ModelNode,
     SearchCfg,
@@ -74,9 +78,11 @@ from drl.train.config.schema import (
     schema,
 )
 from drl.train.config.settings import (
+    ALGOS,
     DEVICES,
     OPTIMIZERS,
     RUNTIMES,
+    AlgoCfg,
     Device,
     LoopCfg,
     Optimizer,
@@ -87,11 +93,14 @@ from drl.train.config.settings import (
 )
 
 __all__ = [
+    "ALGOS",
+    "AlgoCfg",
     "Config",
     "DEVICES",
     "Device",
     "LoopCfg",
     "MEMORY_KEYS",
+    "MinimaxCfg",
     "ModelCfg",
     "ModelNode",
     "OPTIMIZERS",

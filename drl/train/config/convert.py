@@ -26,8 +26,9 @@ from drl.search import SearchConfig
 from drl.train.config.budget import scaled_to_budget
 from drl.train.config.checks import check_settings
 from drl.train.config.schema import Config, VariantCfg, check_top_level
-from drl.train.config.settings import LoopCfg, RuntimeCfg, TrainEvalCfg, TrainSettings
+from drl.train.config.settings import AlgoCfg, LoopCfg, RuntimeCfg, TrainEvalCfg, TrainSettings
 from drl.train.learner import LossConfig
+from drl.train.minimax import MinimaxConfig
 from drl.train.selfplay import SelfPlayConfig
 
 __all__ = [
@@ -168,6 +169,27 @@ def _alternated(v: Variant, alternate_roles: bool) -> tuple[Variant, ...]:
     return (v,)
 
 
+def _algo(cfg: Config, arch: str, net_config: Any) -> tuple[str, MinimaxConfig | None]:
+    """``(algo.name, minimax settings or None)``, checked.
+
+    ``algo=minimax`` needs a network evaluated inside the compiled search.
+    """
+    from drl.nn import build_from
+
+    name = _built("algo", _keys("algo", {"name": cfg.algo.name}), AlgoCfg).name
+    m = cfg.minimax
+    minimax = _built("minimax", _keys("minimax", _fields_for(m, MinimaxConfig)), MinimaxConfig)
+    if name != "minimax":
+        return name, None
+    if not hasattr(build_from(arch, net_config), "compiled_weights"):
+        raise ValueError(
+            f"config algo=minimax: model.arch={arch!r} has no compiled forward pass; the "
+            "alpha-beta search of minimax self-play evaluates the network inside its "
+            "compiled code: use model=sparse"
+        )
+    return name, minimax
+
+
 def train_settings(cfg: Config, available: tuple[int, str] | None = None) -> TrainSettings:
     """Convert a training configuration into :class:`TrainSettings`, and check it.
 
@@ -213,6 +235,10 @@ def train_settings(cfg: Config, available: tuple[int, str] | None = None) -> Tra
         for name in ("eval", "final_eval")
     }
     loop = {k: v for k, v in _fields_for(t, LoopCfg).items() if k not in evals}
+    algo, minimax = _algo(cfg, arch, net_config)
+    loss = _built("train", _keys("train", _fields_for(t, LossConfig)), LossConfig)
+    if minimax is not None:  # the learner's value target mixes by minimax.mix
+        loss = dataclasses.replace(loss, search_value_weight=minimax.mix)
     settings = TrainSettings(
         variant_spec=cfg.variant.spec,
         variant_name=cfg.variant.name,
@@ -220,7 +246,7 @@ def train_settings(cfg: Config, available: tuple[int, str] | None = None) -> Tra
         variants=_alternated(variant, cfg.variant.alternate_roles),
         search=search,
         selfplay=_built("train", selfplay, SelfPlayConfig),
-        loss=_built("train", _keys("train", _fields_for(t, LossConfig)), LossConfig),
+        loss=loss,
         arch=arch,
         net_fields=net_fields,
         net_config=net_config,
@@ -237,6 +263,8 @@ def train_settings(cfg: Config, available: tuple[int, str] | None = None) -> Tra
         progress=cfg.progress,
         tensorboard=cfg.tensorboard,
         config_yaml=OmegaConf.to_yaml(OmegaConf.structured(cfg)),
+        algo=algo,
+        minimax=minimax,
     )
     check_settings(settings, available)
     return settings

@@ -17,12 +17,15 @@ from drl._checks import INT64_MAX, check_choice, check_range
 from drl._configs import VariantCfg
 from drl.nn import DEFAULT_ARCH, INPUT_FIELDS, arch_config_class, registered_archs
 from drl.search import SearchConfig
-from drl.train.config.settings import DEVICES, LoopCfg, RuntimeCfg, _Device
+from drl.train.config.settings import DEVICES, AlgoCfg, LoopCfg, RuntimeCfg, _Device
 from drl.train.learner import LossConfig
+from drl.train.minimax import MinimaxConfig
 from drl.train.selfplay import SelfPlayConfig
 
 __all__ = [
+    "AlgoCfg",
     "Config",
+    "MinimaxCfg",
     "ModelCfg",
     "ModelNode",
     "SearchCfg",
@@ -170,6 +173,9 @@ if TYPE_CHECKING:
         """The ``train`` group: a ``name`` and the loop's, self-play's and loss's fields."""
 
         name: str
+
+    class MinimaxCfg(MinimaxConfig):
+        """The ``minimax`` node: the fields of ``MinimaxConfig``."""
 else:
     SearchCfg = schema(
         "SearchCfg",
@@ -188,6 +194,12 @@ else:
         "``SelfPlayConfig`` (but ``max_plies``: ``variant.max_plies``) and "
         "of ``LossConfig``.",
     )
+    MinimaxCfg = schema(
+        "MinimaxCfg",
+        MinimaxConfig,
+        doc="Minimax self-play (``algo=minimax``): the fields of "
+        "``drl.train.minimax.MinimaxConfig``.",
+    )
 
 
 @dataclass
@@ -199,6 +211,9 @@ class Config:
         model: the network (:class:`ModelNode`; ``ModelCfg`` for ``resnet``).
         search: :class:`SearchCfg`.
         train: :class:`TrainCfg`.
+        algo: the self-play algorithm (:class:`AlgoCfg`): ``algo=az`` (the default) or
+            ``algo=minimax``.
+        minimax: :class:`MinimaxCfg`, the settings of ``algo=minimax``.
         runtime: :class:`RuntimeCfg`.
         run_dir: run folder (default ``runs/<variant>-<time>``); re-running with an
             existing one continues it.
@@ -222,6 +237,8 @@ class Config:
     model: ModelNode = field(default_factory=ModelNode)
     search: SearchCfg = field(default_factory=SearchCfg)
     train: TrainCfg = field(default_factory=TrainCfg)
+    algo: AlgoCfg = field(default_factory=AlgoCfg)
+    minimax: MinimaxCfg = field(default_factory=MinimaxCfg)
     runtime: RuntimeCfg = field(default_factory=RuntimeCfg)
     run_dir: str | None = None
     resume: bool = False

@@ -14,9 +14,12 @@ from drl._checks import INT32_MAX, INT64_MAX, check_choice, check_range
 from drl.rules import Variant
 from drl.search import SearchConfig
 from drl.train.learner import LossConfig
+from drl.train.minimax import ALGOS, MinimaxConfig
 from drl.train.selfplay import SelfPlayConfig
 
 __all__ = [
+    "ALGOS",
+    "AlgoCfg",
     "DEVICES",
     "Device",
     "LoopCfg",
@@ -165,6 +168,26 @@ class LoopCfg:
 
 
 @dataclass
+class AlgoCfg:
+    """Which self-play algorithm makes the training games (the ``algo`` group).
+
+    Attributes:
+        name: ``az`` (AlphaZero: games played by MCTS, the network learns its visit
+            counts and values) or ``minimax`` (games played by alpha-beta with the
+            network's value at the leaves, the network learns the search's values: the
+            ``minimax`` keys, ``drl.train.minimax``).
+
+    Raises:
+        ValueError: ``name=value: must ...``: ``name`` not one of :data:`ALGOS`.
+    """
+
+    name: str = "az"
+
+    def __post_init__(self) -> None:
+        check_choice("name", self.name, ALGOS)
+
+
+@dataclass
 class RuntimeCfg:
     """Where self-play runs.
 
@@ -223,6 +246,8 @@ class TrainSettings:
         progress: show a progress bar.
         tensorboard: write TensorBoard scalars.
         config_yaml: the resolved configuration as YAML (``config.yaml``, checkpoints).
+        algo: the self-play algorithm (``algo.name``: ``az`` or ``minimax``).
+        minimax: the minimax self-play settings (``minimax``), None with ``az``.
     """
 
     variant_spec: str
@@ -244,6 +269,8 @@ class TrainSettings:
     progress: bool
     tensorboard: bool
     config_yaml: str
+    algo: str = "az"
+    minimax: MinimaxConfig | None = None
 
     @property
     def board_size(self) -> int:
