@@ -94,7 +94,7 @@ def _forward(tree, b, u, net, scratch, moves, steps, lg):
 
 
 @njit(cache=True)
-def _run_tree(tree, b, params, net, done, space):
+def _run_tree(tree, b, params, net, done, space, db):
     """Simulations ``done[b] .. budget[b] - 1`` of tree ``b``; returns (status, evaluations).
 
     A tree that runs out of edge room has the node just created removed and ``done[b]``
@@ -103,7 +103,7 @@ def _run_tree(tree, b, params, net, done, space):
     moves, played, steps, lg, scratch = space
     evals = 0
     for sim in range(done[b], tree.budget[b]):
-        c = descend(tree, b, params, sim, moves, played)
+        c = descend(tree, b, params, sim, moves, played, db)
         if c != NO_NODE:
             st, k, value = _forward(tree, b, c, net, scratch, moves, steps, lg)
             if st != _OK:
@@ -117,16 +117,16 @@ def _run_tree(tree, b, params, net, done, space):
 
 
 @njit(cache=True)
-def _run_tree_guarded(tree, b, params, net, done, space):
+def _run_tree_guarded(tree, b, params, net, done, space, db):
     """:func:`_run_tree`, with any exception turned into ``_FAILED``."""
     try:
-        return _run_tree(tree, b, params, net, done, space)
+        return _run_tree(tree, b, params, net, done, space, db)
     except Exception:  # noqa: BLE001 - reported as a status, raised by the caller
         return _FAILED, 0
 
 
 @njit(cache=True, parallel=True)
-def _run_trees(tree, params, net, done, status, evals, nt):
+def _run_trees(tree, params, net, done, status, evals, nt, db):
     """:func:`_run_tree` of every tree with simulations left, shared over ``nt`` threads."""
     nb = tree.budget.shape[0]
     for t in prange(nt):
@@ -134,7 +134,7 @@ def _run_trees(tree, params, net, done, status, evals, nt):
         for b in range(t, nb, nt):
             if tree.budget[b] == 0 or done[b] >= tree.budget[b]:
                 continue
-            st, n = _run_tree_guarded(tree, b, params, net, done, space)
+            st, n = _run_tree_guarded(tree, b, params, net, done, space, db)
             status[b] = st
             evals[b] += n
 
@@ -215,7 +215,7 @@ def _raise_for(status: np.ndarray) -> None:
     )
 
 
-def search_with_net(tree, params, net, done, seed) -> tuple[bool, int]:
+def search_with_net(tree, params, net, done, seed, db) -> tuple[bool, int]:
     """Run the searches of all B trees with the network inside, over numba's threads.
 
     The caller has loaded the roots (:func:`drl.search.kernels.init_roots`) and started
@@ -232,6 +232,8 @@ def search_with_net(tree, params, net, done, seed) -> tuple[bool, int]:
             updated.
         seed: seeds numba's generator for the root selection's draws (on the call that
             expands the roots; a call that resumes draws nothing).
+        db: the endgame database's kernel tuple, probed at the new nodes of the games
+            whose ``tree.egtb`` is not -1 (:func:`drl.search.kernels.descend`).
 
     Returns:
         ``(complete, evaluations)``: ``complete`` is False when a tree ran out of edge
@@ -262,7 +264,7 @@ def search_with_net(tree, params, net, done, seed) -> tuple[bool, int]:
             raise ValueError("search_with_net: the root's edges do not fit the edge arrays")
         _raise_for(status)
         roots = int(_expand_roots(tree, params, done, ks, values, root_steps, root_lg, seed))
-    _run_trees(tree, params, net, done, status, evals, nt)
+    _run_trees(tree, params, net, done, status, evals, nt, db)
     _raise_for(status)
     return not bool(np.any(status == _NO_ROOM)), roots + int(evals.sum())
 

@@ -11,7 +11,9 @@ position with one step played (:func:`drl.game.kernels.step`), which also counts
 repetitions of a completed move over the history ``tree.hist[b]`` (the game up to the
 root, then the move-boundary nodes of the path, recorded on the way down); a node is
 terminal when the game core says the game is over (valued by
-:func:`drl.game.kernels.value` for the node's player to move) or when the training cap
+:func:`drl.game.kernels.value` for the node's player to move), when the endgame
+database gives its exact result (:func:`_solve`: the game's counters included; valued
++1, -1 or 0 the same way, from the result code it writes) or when the training cap
 ``max_plies`` is reached (:func:`drl.game.kernels.truncated`, valued 0).
 """
 
@@ -22,9 +24,10 @@ import math
 import numpy as np
 from numba import njit
 
+from drl.egtb._search import database_code, with_flip
 from drl.game import kernels as G
-from drl.game.kernels import G_PLEN
-from drl.rules.core import MAX_MOVES, MOVE_WIDTH, ST_TURN
+from drl.game.kernels import G_CODE, G_PLEN
+from drl.rules.core import MAX_MOVES, MOVE_WIDTH, ONGOING, ST_TURN, STATE_SIZE
 from drl.search.puct import puct_edge
 from drl.search.root import init_root_edges, select_root_edge
 from drl.search.tree import NO_NODE
@@ -42,6 +45,23 @@ __all__ = [
 @njit(cache=True, inline="always")
 def _is_terminal(pos, max_plies):
     return G.is_over(pos) or G.truncated(pos, max_plies)
+
+
+@njit(cache=True)
+def _solve(tree, b, pos, db):
+    """Mark a new node solved where the endgame database gives its exact result.
+
+    Only a move-boundary position of a game that probes the database (``tree.egtb[b]``
+    not -1) whose game goes on is looked up; a solved one gets the database's result
+    code (:func:`drl.egtb._search.database_code`) as its ``G_CODE``, so that it is a
+    game-over node from then on: valued by its result, never expanded.
+    """
+    flip = tree.egtb[b]
+    if flip < 0 or pos[G_PLEN] != 0 or pos[G_CODE] != ONGOING:
+        return
+    code = database_code(pos[:STATE_SIZE], tree.params[b], with_flip(db, flip))
+    if code != ONGOING:
+        pos[G_CODE] = code
 
 
 @njit(cache=True)
@@ -145,15 +165,17 @@ def init_roots(tree, leaves):
 
 
 @njit(cache=True)
-def descend(tree, b, params, sim, moves, played):
+def descend(tree, b, params, sim, moves, played, db):
     """One descent of tree ``b`` at simulation ``sim``, creating one node.
 
     The descent goes from the root (root selection, then PUCT) to the first edge without a
-    node, whose node it creates.
+    node, whose node it creates. ``db`` is the endgame database's kernel tuple
+    (``Database.kernel``, :data:`drl.egtb._search.NO_DATABASE`), looked up as
+    ``tree.egtb[b]`` says.
 
     Every move-boundary node passed is recorded in the game's history so that
-    repetitions along the path count. A terminal node reached (or created) has its value
-    backed up at once.
+    repetitions along the path count. A terminal node reached (or created, the ones the
+    endgame database solves included) has its value backed up at once.
 
     Returns:
         The new node, to be evaluated (``moves`` holds its legal moves), or ``NO_NODE``
@@ -178,6 +200,7 @@ def descend(tree, b, params, sim, moves, played):
             continue
         c = _add_child(tree, b, u, e, moves, played)
         child = tree.pos[b, c]
+        _solve(tree, b, child, db)
         if _is_terminal(child, params.max_plies):
             _backup(tree, b, c, G.value(child, child[ST_TURN]))
             return NO_NODE
@@ -185,7 +208,7 @@ def descend(tree, b, params, sim, moves, played):
 
 
 @njit(cache=True)
-def select_leaves(tree, leaves, params, sim):
+def select_leaves(tree, leaves, params, sim, db):
     """Simulation ``sim`` of every tree whose ``budget`` exceeds it.
 
     Each tree is descended once (:func:`descend`); a new node that is not terminal is
@@ -196,6 +219,7 @@ def select_leaves(tree, leaves, params, sim):
         leaves: the slots, overwritten.
         params: :class:`~drl.search.tree.SearchParams`.
         sim: the simulation's index (Gumbel's schedule position).
+        db: the endgame database's kernel tuple (see :func:`descend`).
 
     Returns:
         L, the number of leaves queued (slots ``0 .. L - 1``).
@@ -208,7 +232,7 @@ def select_leaves(tree, leaves, params, sim):
         leaves.slot[b] = -1
         if sim >= tree.budget[b]:
             continue
-        c = descend(tree, b, params, sim, moves, played)
+        c = descend(tree, b, params, sim, moves, played, db)
         if c != NO_NODE:
             _queue_leaf(tree, leaves, b, c, slot, moves)
             slot += 1
