@@ -176,10 +176,9 @@ class NetworkPlayer:
         self.searches = 0
 
     def __getstate__(self) -> dict[str, Any]:
-        """Pickled without its search trees and databases (opened again on use)."""
+        """Pickled without its search trees (rebuilt at the next search)."""
         state = dict(self.__dict__)
         state["_mcts"] = None
-        state["databases"] = GameDatabases(self.databases.enabled, self.databases.directory)
         return state
 
     def _capacity(self) -> int:

@@ -81,6 +81,13 @@ class GameDatabases:
         self._key: str | None = None
         self._flags: dict[str, int] = {}
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without the opened database (opened again where it is used)."""
+        return {"enabled": self.enabled, "directory": self.directory}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        GameDatabases.__init__(self, state["enabled"], state["directory"])
+
     def flag(self, variant: Any) -> int:
         """How positions of ``variant`` are probed: -1 not at all, else the ``flip`` (0, 1).
 

@@ -130,3 +130,13 @@ def test_databases_are_found_for_both_give_and_take_role_assignments(built, egtb
     assert dbs.flag(Variant.parse("give_and_take").with_taker("white")) == 1
     assert dbs.flag("english") == -1  # another file than the one opened
     assert GameDatabases(False, egtb_folder).flag("give_and_take") == -1
+
+
+def test_a_pickled_player_opens_the_database_again(english3):
+    import pickle
+
+    dbs = GameDatabases()
+    assert dbs.flag("english") == 0
+    back = pickle.loads(pickle.dumps(dbs))
+    assert back.kernel is NO_DATABASE and back.enabled  # nothing mapped travels
+    assert back.flag("english") == 0 and back.kernel[3].size == english3.kernel[3].size
