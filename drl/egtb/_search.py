@@ -20,12 +20,20 @@ from __future__ import annotations
 import os
 from typing import Any
 
+import numpy as np
 from numba import njit
 
 from drl.egtb._probe import exact_code, no_database
 from drl.rules.core import DRAW, ONGOING, ST_TURN
 
-__all__ = ["NO_DATABASE", "T_DATABASE", "GameDatabases", "database_code", "with_flip"]
+__all__ = [
+    "NO_DATABASE",
+    "T_DATABASE",
+    "GameDatabases",
+    "database_code",
+    "history_allows",
+    "with_flip",
+]
 
 #: The kernel tuple of a search without a database: it holds no position.
 NO_DATABASE = no_database()
@@ -54,6 +62,34 @@ def database_code(state, params, db):
     turn = state[ST_TURN]
     winner = turn if code % 2 == 0 else 1 - turn
     return T_DATABASE * 4 + winner
+
+
+def history_allows(hist: np.ndarray, ply: int, no_progress: int, repetition_draw: int) -> bool:
+    """Whether a game may take a decided win or loss given its history of positions.
+
+    A win in ``d`` plies is played along a line whose positions never repeat (the plies
+    to the end fall by one each ply), so it can meet the repetition draw
+    (``repetition_draw`` occurrences, ``docs/rules.md`` "Win, loss and draw") only
+    through a position the game already holds ``repetition_draw - 1`` times since its
+    last capture or man move. True while none does.
+
+    Args:
+        hist: ``int64[> ply]`` the game's position hashes by ply, 0 where unknown
+            (unknown plies are left out, as the repetition count leaves them out).
+        ply: the position's ply.
+        no_progress: plies since the last capture or man move (``ST_NOPROG``).
+        repetition_draw: the variant's ``repetition_draw`` (0 or None: off).
+    """
+    if not repetition_draw:
+        return True
+    earlier = np.asarray(hist[max(0, ply - no_progress) : ply])
+    earlier = earlier[earlier != 0]
+    if earlier.size == 0:
+        return True
+    if repetition_draw <= 2:
+        return False
+    _, counts = np.unique(earlier, return_counts=True)
+    return int(counts.max()) < repetition_draw - 1
 
 
 @njit(cache=True, inline="always")

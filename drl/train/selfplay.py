@@ -15,8 +15,9 @@ delivered batch afresh, for a driver that gathers the games of several actors.
 
 A game that reaches a position whose exact result the endgame database of its variant
 gives (``egtb``; counters of the game included, :mod:`drl.egtb._probe`) ends there with
-that result, recorded with a ``Database`` tag in its PDN, and the searches solve such
-positions in their trees; only a database already on disk is used
+that result, recorded with the ``Termination "database"`` and ``Database`` tags in its
+PDN (a win or loss only where its history cannot draw it by repetition first), and the
+searches solve such positions in their trees; only a database already on disk is used
 (:func:`drl.egtb.egtb_dir`: none is built during training).
 
 In Give and Take the actor can alternate which colour is the Taker from game to game
@@ -34,7 +35,7 @@ import numpy as np
 
 from drl._checks import INT32_MAX, check_range
 from drl.agents.alphabeta import AlphaBetaAgent
-from drl.egtb._search import GameDatabases, database_code
+from drl.egtb._search import GameDatabases, database_code, history_allows
 from drl.encode.actions import num_actions as _num_actions
 from drl.encode.planes import N_CHANNELS
 from drl.game import kernels as G
@@ -44,6 +45,7 @@ from drl.rules.core import (
     MOVE_WIDTH,
     ST_BK,
     ST_BM,
+    ST_NOPROG,
     ST_PLY,
     ST_TURN,
     ST_WK,
@@ -504,12 +506,22 @@ class SelfPlayActor:
         return True
 
     def _solved(self, g: _RecordedGame, flip: int) -> bool:
-        """Set ``g.result`` and return True where the database gives the exact result."""
+        """Set ``g.result`` and return True where the database gives the exact result.
+
+        A decided win or loss is taken only where the game's history cannot draw it by
+        repetition first (:func:`drl.egtb._search.history_allows`), as in the arena.
+        """
         kernel = (*self._databases.kernel[:6], flip)
         code = int(database_code(g.pos[:STATE_SIZE], g.params, kernel))
         if code < 0:
             return False
-        g.result = int(code_winner(code))
+        winner = int(code_winner(code))
+        ply, quiet = int(g.pos[ST_PLY]), int(g.pos[ST_NOPROG])
+        if winner != RESULT_DRAW and not history_allows(
+            g.hist, ply, quiet, g.variant.repetition_draw or 0
+        ):
+            return False
+        g.result = winner
         return True
 
     def _finish(self, g: _RecordedGame, stats: SelfPlayStats) -> tuple[GameBatch, str]:
@@ -581,6 +593,7 @@ class SelfPlayActor:
             if g.adjudicated >= 0:
                 tags["Adjudicated"] = ("black", "white", "draw")[g.adjudicated]
         if g.database:  # the exact result of the last position, by the endgame database
+            tags["Termination"] = "database"
             tags["Database"] = ("black", "white", "draw")[g.result]
         tags["GameType"] = game_type
         if variant_tag is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from drl.egtb._search import history_allows
 from drl.nn import UniformEvaluator
 from drl.rules import Variant
 from drl.rules.board import Board
@@ -50,7 +51,7 @@ def test_a_game_that_enters_the_database_ends_with_its_exact_result(
     assert np.all(batch.game_plies == 1)
     assert np.all(batch.game_result == mover)
     for pdn in pdns:
-        assert f'[Database "{tag}"]' in pdn
+        assert f'[Database "{tag}"]' in pdn and '[Termination "database"]' in pdn
         assert "Adjudicated" not in pdn
     # the one recorded position (White to move, before 23x16) is taught the exact value
     white_value = {0: -1.0, 1: 1.0, 2: 0.0}[mover]
@@ -74,3 +75,12 @@ def test_without_a_database_on_disk_self_play_is_unchanged(tmp_path, monkeypatch
     np.testing.assert_array_equal(on.value, off.value)
     np.testing.assert_array_equal(on.policy, off.policy)
     np.testing.assert_array_equal(on.search_value, off.search_value)
+
+
+def test_a_decided_win_waits_while_the_history_could_draw_it_by_repetition():
+    hist = np.array([0, 5, 7, 5, 9, 11], np.int64)  # position 5 twice since ply 1
+    assert not history_allows(hist, 5, 5, 3)  # threefold: the line could meet it again
+    assert history_allows(hist, 5, 2, 3)  # a capture at ply 3 made them unreachable
+    assert history_allows(hist, 5, 5, 0)  # no repetition draw
+    assert history_allows(hist, 5, 5, 4)  # four occurrences needed: none three times
+    assert not history_allows(hist, 5, 2, 2)  # twofold: any earlier position could
