@@ -145,7 +145,7 @@ class BatchedMCTS:
             holds no position). A new move-boundary node of a game whose ``Roots.egtb``
             is not -1, and whose exact result the database gives, is a solved leaf:
             valued +1, -1 or 0 without the network, never expanded
-            (:func:`drl.search.kernels.descend`).
+            (:func:`drl.search.kernels.solve_leaf`).
         speed: simulations per second (all trees together) of the last search run on a
             clock (``run(deadline=...)``), None before the first; it sizes the next one's
             plan and chunks.
@@ -182,6 +182,7 @@ class BatchedMCTS:
             max_plies=self.max_plies,
         )
         self.database: tuple = NO_DATABASE
+        self._egtb = np.full(b, -1, np.int64)  # each game's lookup (Roots.egtb)
         n = config.num_simulations + 1
         self._n = n
         e = int(edge_capacity or max(64, 8 * n))
@@ -355,7 +356,9 @@ class BatchedMCTS:
             leaf_evals, batches = n_roots, 1
         ran = 0
         for sim in range(rounds):
-            n_leaves = K.select_leaves(self.tree, self.leaves, self.params, sim, self.database)
+            n_leaves = K.select_leaves(
+                self.tree, self.leaves, self.params, sim, self.database, self._egtb
+            )
             if n_leaves:
                 self._evaluate_and_expand(n_leaves, evaluate, rng)
                 leaf_evals += n_leaves
@@ -429,7 +432,7 @@ class BatchedMCTS:
         while True:
             try:
                 complete, n = search_with_net(
-                    self.tree, self.params, weights, done, seed, self.database
+                    self.tree, self.params, weights, done, seed, self.database, self._egtb
                 )
             except FloatingPointError as err:
                 raise TrainingDiverged(
@@ -454,9 +457,9 @@ class BatchedMCTS:
             self.tree = with_history_capacity(self.tree, max(width, 2 * self.tree.hist.shape[1]))
         tree = self.tree
         tree.budget[:] = budget
-        tree.egtb[:] = -1
+        self._egtb[:] = -1
         if roots.egtb is not None:
-            tree.egtb[:bsz] = roots.egtb
+            self._egtb[:bsz] = roots.egtb
         pos = tree.pos[:bsz, 0]
         pos[:] = 0
         pos[:, :STATE_SIZE] = states

@@ -85,9 +85,6 @@ class Tree(NamedTuple):
             nodes of the path being descended, rewritten on every descent; H exceeds the
             deepest ply the tree can reach.
         budget: ``int64[B]`` simulations of this search; 0 = the game is not searched.
-        egtb: ``int64[B]`` how the game's positions are looked up in the endgame
-            database the kernels are given (``db``): -1 not at all, else the lookup's
-            ``flip`` (:class:`drl.egtb._search.GameDatabases`).
 
     Root selection (see :mod:`drl.search.root`):
 
@@ -123,7 +120,6 @@ class Tree(NamedTuple):
     params: np.ndarray
     hist: np.ndarray
     budget: np.ndarray
-    egtb: np.ndarray
     noise: np.ndarray
     gumbel_scale: np.ndarray
     root_value: np.ndarray
@@ -207,7 +203,6 @@ def allocate(
         params=np.zeros((b, PARAMS_SIZE), i64),
         hist=np.zeros((b, max(history, 1)), i64),
         budget=np.zeros(b, i64),
-        egtb=np.full(b, -1, i64),
         noise=np.zeros(b, f64),
         gumbel_scale=np.zeros(b, f64),
         root_value=np.zeros(b, f64),
