@@ -85,11 +85,15 @@ def _make_alphabeta(
 
 
 def _make_mcts(
-    sims: int = 400, c: float = 1.4, rollout_limit: int = 200, seed: int | None = None
+    sims: int = 400,
+    c: float = 1.4,
+    rollout_limit: int = 200,
+    seed: int | None = None,
+    egtb: bool = True,
 ) -> Agent:
     from drl.agents.mcts import MCTSAgent
 
-    return MCTSAgent(sims=sims, c=c, rollout_limit=rollout_limit, seed=seed)
+    return MCTSAgent(sims=sims, c=c, rollout_limit=rollout_limit, seed=seed, egtb=egtb)
 
 
 def _make_az(
@@ -98,12 +102,13 @@ def _make_az(
     device: str = "auto",
     seed: int | None = None,
     time: float | None = None,
+    egtb: bool = True,
 ) -> Agent:
     if not ckpt:
         raise ValueError("az needs ckpt=PATH (a checkpoint file or a run folder)")
     from drl.agents.az import AZAgent
 
-    return AZAgent(ckpt, sims=sims, device=device, seed=seed, time=time)
+    return AZAgent(ckpt, sims=sims, device=device, seed=seed, time=time, egtb=egtb)
 
 
 def _need_cmd(kwargs: dict) -> None:
@@ -167,6 +172,12 @@ register_agent(
             int, 200, "plies per random playout before it counts as a draw", 1, 100_000
         ),
         "seed": _SEED,
+        "egtb": Param(
+            bool,
+            True,
+            "probe the variant's endgame database where one is on disk (drl-egtb build; "
+            "off where there is none): nodes it solves exactly take its result",
+        ),
     },
     "UCT with uniformly random playouts",
 )
@@ -192,6 +203,13 @@ register_agent(
             "search); one game at a time",
             1e-3,
             3600.0,
+        ),
+        "egtb": Param(
+            bool,
+            True,
+            "probe the variant's endgame database where one is on disk (drl-egtb build; "
+            "off where there is none): leaves it solves exactly take its result, not the "
+            "network's value",
         ),
     },
     "trained policy-value network with batched MCTS (drl-train checkpoints)",

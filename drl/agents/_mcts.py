@@ -9,7 +9,9 @@ made the move into it (the side to move at its parent), so backup never assumes 
 turns alternate. Terminal positions come from the rules' one end-of-game rule
 (``end_code``: win/loss, no-progress and endgame rules, and the variant's repetition
 draw counted over the game history and the path, in the hash-by-ply representation of
-``count_repetitions``).
+``count_repetitions``), and, below the root, from the endgame database where it gives
+the game's exact result (:func:`drl.egtb._search.database_code`, counters included): such
+a node is solved like a finished game, never expanded nor played out.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import numpy as np
 from numba import njit
 
 from drl.agents._kernels import CTX_SIZE, generate, generate_into
+from drl.egtb._search import database_code
 from drl.rules.core import (
     DRAW,
     MAX_MOVES,
@@ -134,10 +137,11 @@ def _rollout(state, params, limit, moves, scratch, path, ctx):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _init_node(tree, work, params, path, i, parent, sibling, mi):
+def _init_node(tree, work, params, path, i, parent, sibling, mi, db):
     """Fill node ``i``, whose ``state`` is already written.
 
-    Sets its links, its legal moves, a random first move to expand and its result code.
+    Sets its links, its legal moves, a random first move to expand and its result code
+    (below the root, the endgame database's ``db`` where the rules do not end the game).
     """
     tree.parent[i] = parent
     tree.first_child[i] = -1
@@ -148,18 +152,20 @@ def _init_node(tree, work, params, path, i, parent, sibling, mi):
     tree.n_expanded[i] = 0
     tree.expand_start[i] = np.random.randint(n) if n > 0 else 0
     tree.code[i] = _code(tree.state[i], params, n, path)
+    if parent >= 0 and tree.code[i] < 0:
+        tree.code[i] = database_code(tree.state[i], params, db)
     tree.visits[i] = 0
     tree.value[i] = 0.0
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _expand(tree, work, params, path, node, ch):
+def _expand(tree, work, params, path, node, ch, db):
     """Add child ``ch`` of ``node`` by the node's next untried move."""
     generate_into(tree.state, node, params, work.moves, 0, work.ctx)
     mi = (tree.expand_start[node] + tree.n_expanded[node]) % tree.n_moves[node]
     tree.n_expanded[node] += 1
     apply_move_into(tree.state[node], params, work.moves[0, mi], tree.state[ch])
-    _init_node(tree, work, params, path, ch, node, tree.first_child[node], mi)
+    _init_node(tree, work, params, path, ch, node, tree.first_child[node], mi, db)
     tree.first_child[node] = ch
 
 
@@ -202,7 +208,7 @@ def _backup(tree, node, winner):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _descend(tree, work, params, path, c, rollout_limit, count):
+def _descend(tree, work, params, path, c, rollout_limit, count, db):
     """One simulation's way down: selection, expansion and playout.
 
     Selects down to a terminal node or one with an untried move, expands it as node
@@ -216,7 +222,7 @@ def _descend(tree, work, params, path, c, rollout_limit, count):
         if tree.code[node] >= 0:  # a node's code holds for its one path from the root
             return node, code_winner(tree.code[node]), count
         if tree.n_expanded[node] < tree.n_moves[node]:
-            _expand(tree, work, params, path, node, count)
+            _expand(tree, work, params, path, node, count, db)
             if tree.code[count] >= 0:
                 return count, code_winner(tree.code[count]), count + 1
             winner = _rollout(
@@ -230,7 +236,7 @@ def _descend(tree, work, params, path, c, rollout_limit, count):
 
 
 @njit(cache=True, _nrt=False, nogil=True)  # a server answers others meanwhile
-def uct_search(tree, work, root, params, path, sims, c, rollout_limit, seed):
+def uct_search(tree, work, root, params, path, sims, c, rollout_limit, seed, db):
     """Run ``sims`` simulations from ``root``.
 
     ``tree`` and ``work`` may be passed as plain tuples of their fields
@@ -250,6 +256,8 @@ def uct_search(tree, work, root, params, path, sims, c, rollout_limit, seed):
         c: UCB1 exploration constant.
         rollout_limit: plies per random playout before it counts as a draw.
         seed: seed of the playouts and expansion orders.
+        db: the endgame database's kernel tuple (``Database.kernel`` of :mod:`drl.egtb`,
+            or :data:`drl.egtb._search.NO_DATABASE`).
 
     Returns:
         The number of nodes in the tree. Children of the root are linked from
@@ -261,9 +269,9 @@ def uct_search(tree, work, root, params, path, sims, c, rollout_limit, seed):
     _set_seed(seed)
     for i in range(STATE_SIZE):
         tree.state[0, i] = root[i]
-    _init_node(tree, work, params, path, 0, -1, -1, -1)
+    _init_node(tree, work, params, path, 0, -1, -1, -1, db)
     count = 1
     for _ in range(sims):
-        node, winner, count = _descend(tree, work, params, path, c, rollout_limit, count)
+        node, winner, count = _descend(tree, work, params, path, c, rollout_limit, count, db)
         _backup(tree, node, winner)
     return count

@@ -22,6 +22,7 @@ import numpy as np
 
 from drl.agents._board import move_from_row
 from drl.agents.base import Agent
+from drl.egtb._search import GameDatabases
 from drl.game import kernels as G
 from drl.game.batch import legal_counts, step_all
 from drl.rules import Board, Move, Variant
@@ -144,6 +145,9 @@ class NetworkPlayer:
             the measured speed up to ``num_simulations``. The time is the whole call's:
             boards chosen for together share it, so a game on a clock is played one at
             a time. None: ``num_simulations`` per search.
+        egtb: probe the endgame database of the boards' variant where one is on disk
+            (``drl-egtb build``; none is built here): a leaf whose exact result it gives,
+            counters included, is solved (:attr:`BatchedMCTS.database`).
 
     Attributes:
         simulations: search simulations run so far (summed over boards).
@@ -159,10 +163,12 @@ class NetworkPlayer:
         search: SearchConfig,
         seed: int = 0,
         time: float | None = None,
+        egtb: bool = True,
     ) -> None:
         self.evaluate = evaluate
         self.search = search
         self.time = check_time(time)
+        self.databases = GameDatabases(egtb)
         self.rng = np.random.default_rng(seed)
         self._mcts: BatchedMCTS | None = None
         self._late = 0.0  # on a clock: seconds the moves end past their searches' deadline
@@ -267,7 +273,7 @@ class NetworkPlayer:
             need = todo & (single < 0)
             if need.any():
                 res = mcts.run(
-                    self._roots(pos, params, hist),
+                    self._roots(pos, params, hist, boards, mcts),
                     self.evaluate,
                     self.rng,
                     active=need,
@@ -314,7 +320,7 @@ class NetworkPlayer:
         params, pos, hist = self._start([board])
         mcts = self._tree(1, board.variant.board_size)
         res = mcts.run(
-            self._roots(pos, params, hist),
+            self._roots(pos, params, hist, [board], mcts),
             self.evaluate,
             self.rng,
             active=None,
@@ -353,9 +359,13 @@ class NetworkPlayer:
                 raise ValueError(f"no move to choose: the game is over in {b.fen()}")
         return params, pos, hist
 
-    @staticmethod
-    def _roots(pos: np.ndarray, params: np.ndarray, hist: np.ndarray) -> Roots:
-        """Search roots of the positions ``pos`` (``int64[B, POS_SIZE]``)."""
+    def _roots(self, pos, params, hist, boards: Sequence[Board], mcts: BatchedMCTS) -> Roots:
+        """Search roots of the positions ``pos`` (``int64[B, POS_SIZE]``) of ``boards``.
+
+        Gives ``mcts`` the endgame database their variants probe (:attr:`databases`).
+        """
+        egtb = np.array([self.databases.flag(b.variant) for b in boards], np.int64)
+        mcts.database = self.databases.kernel
         return Roots(
             states=pos[:, :STATE_SIZE].copy(),
             prefixes=pos[:, G.G_PREFIX : G.G_PREFIX + G.MAX_STEPS].copy(),
@@ -364,6 +374,7 @@ class NetworkPlayer:
             params=params,
             history=hist,
             history_len=pos[:, ST_PLY] + 1,
+            egtb=egtb,
         )
 
 
@@ -575,6 +586,8 @@ class AZAgent(NetworkAgent):
             agent is then not batched (one game at a time).
         variant: the variant the agent will play; when given, the network is checked
             against it here (else before the first move of each board size).
+        egtb: probe the variant's endgame database where one is on disk
+            (:class:`NetworkPlayer`).
 
     Attributes:
         path: the checkpoint file read.
@@ -597,6 +610,7 @@ class AZAgent(NetworkAgent):
         seed: int | None = None,
         variant: Variant | str | None = None,
         time: float | None = None,
+        egtb: bool = True,
     ) -> None:
         from drl.nn import NetworkEvaluator
 
@@ -611,7 +625,7 @@ class AZAgent(NetworkAgent):
         if grows:  # (the stored budget plays no part)
             search = replace(search, num_simulations=MAX_TIMED_SIMULATIONS)
         super().__init__(
-            NetworkPlayer(NetworkEvaluator(self.net, device), search, seed or 0, time),
+            NetworkPlayer(NetworkEvaluator(self.net, device), search, seed or 0, time, egtb),
             f"az:sims={search.num_simulations}" if time is None else f"az:time={time}",
             source=f"checkpoint {path}",
             trained_on=self.trained_on,

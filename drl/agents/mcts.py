@@ -1,8 +1,10 @@
-"""``mcts:sims=N[,c=C,rollout_limit=L]``: UCT with random rollouts (compiled).
+"""``mcts:sims=N[,c=C,rollout_limit=L,egtb=B]``: UCT with random rollouts (compiled).
 
 The search itself is :func:`drl.agents._mcts.uct_search`; its tree
 (:class:`drl.agents._mcts.UctTree`) is allocated once per agent and reused for every
-move.
+move. With ``egtb`` (the default) the endgame database of the board's variant, where one
+is on disk (``drl-egtb build``; none is built here), solves the tree's nodes whose exact
+result it gives.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import numpy as np
 from drl.agents import _mcts
 from drl.agents._board import kernel_inputs, require_moves, search_history
 from drl.agents.base import Agent
+from drl.egtb._search import GameDatabases
 from drl.rules import Board, Move
 
 __all__ = ["MCTSAgent"]
@@ -27,6 +30,9 @@ class MCTSAgent(Agent):
         c: UCB1 exploration constant (>= 0); values are in [0, 1] (1 = win).
         rollout_limit: plies of a playout before it is scored as a draw (>= 1).
         seed: seed of playouts, expansion order and tie-breaks.
+        egtb: probe the endgame database of the board's variant where one is on disk:
+            below the root, a node whose exact result it gives (counters included) is
+            solved, valued by that result without playouts.
 
     Attributes (after each move): ``last_sims``, ``last_nodes`` (tree size),
     ``last_visits`` (visits of the chosen child).
@@ -36,7 +42,12 @@ class MCTSAgent(Agent):
     """
 
     def __init__(
-        self, sims: int = 400, c: float = 1.4, rollout_limit: int = 200, seed: int | None = None
+        self,
+        sims: int = 400,
+        c: float = 1.4,
+        rollout_limit: int = 200,
+        seed: int | None = None,
+        egtb: bool = True,
     ) -> None:
         if sims < 1:
             raise ValueError(f"sims must be >= 1, got {sims}")
@@ -49,6 +60,7 @@ class MCTSAgent(Agent):
         self._tree, work = _mcts.allocate(self.sims)
         self._args = (tuple(self._tree), tuple(work))  # as uct_search takes them fastest
         self._rng = np.random.default_rng(seed)
+        self._databases = GameDatabases(egtb)
         self.last_sims = self.last_nodes = self.last_visits = 0
 
     def reset(self, seed: int | None = None) -> None:
@@ -75,7 +87,15 @@ class MCTSAgent(Agent):
         path = search_history(board, _mcts.MAX_DEPTH + self.rollout_limit + 2)
         seed = int(self._rng.integers(2**31 - 1))
         nodes = _mcts.uct_search(
-            *self._args, state, params, path, sims, self.c, self.rollout_limit, seed
+            *self._args,
+            state,
+            params,
+            path,
+            sims,
+            self.c,
+            self.rollout_limit,
+            seed,
+            self._databases.kernel_for(board.variant),
         )
         tree = self._tree
         counts = np.zeros(len(board.legal_moves), dtype=np.int64)

@@ -120,7 +120,8 @@ def start_position_policy(agent: Any, variant: Variant | str) -> dict[str, Any]:
     moves = np.zeros((1, MAX_MOVES, MOVE_WIDTH), np.int64)
     G.start(pos[0], np.asarray(board.state, np.int64), params[0], moves[0], hist[0])
     mcts = player._tree(1, board.variant.board_size)
-    res = mcts.run(player._roots(pos, params, hist), player.evaluate, player.rng, explore=False)
+    roots = player._roots(pos, params, hist, [board], mcts)
+    res = mcts.run(roots, player.evaluate, player.rng, explore=False)
     first = [move_to_actions(m, board.turn, board.variant.params)[0] for m in legal]
     shares = {a: first.count(a) for a in first}
     # the prior: the network on the start position alone

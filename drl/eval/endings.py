@@ -25,8 +25,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from drl.rules.core import ST_NOPROG
 
 if TYPE_CHECKING:
@@ -60,19 +58,13 @@ def _history_allows(board: Board) -> bool:
     Plies before the board's first position are not known (0 in :meth:`Board.history`)
     and are left out, as the board's own repetition count leaves them out.
     """
-    limit = board.variant.repetition_draw
-    if not limit:
-        return True
+    from drl.egtb._search import history_allows
+
     hist = board.history()
     ply = len(hist) - 1
-    earlier = hist[max(0, ply - int(board.state[ST_NOPROG])) : ply]
-    earlier = earlier[earlier != 0]
-    if earlier.size == 0:
-        return True
-    if limit <= 2:
-        return False
-    _, counts = np.unique(earlier, return_counts=True)
-    return int(counts.max()) < limit - 1
+    return history_allows(
+        hist, ply, int(board.state[ST_NOPROG]), board.variant.repetition_draw or 0
+    )
 
 
 def database_result(board: Board, db: Database | None) -> Probe | None:

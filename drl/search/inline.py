@@ -31,7 +31,7 @@ from drl.encode.sparse_net import SparseScratch, hidden, logit, value_of
 from drl.game import kernels as G
 from drl.game.kernels import G_PLEN, G_PREFIX, G_REPS, MAX_STEPS
 from drl.rules.core import MAX_MOVES, MOVE_WIDTH, STATE_SIZE
-from drl.search.kernels import descend, expand
+from drl.search.kernels import descend, expand, solve_leaf
 from drl.search.tree import NO_NODE
 
 __all__ = ["search_with_net", "set_search_threads"]
@@ -94,7 +94,7 @@ def _forward(tree, b, u, net, scratch, moves, steps, lg):
 
 
 @njit(cache=True)
-def _run_tree(tree, b, params, net, done, space):
+def _run_tree(tree, b, params, net, done, space, db, egtb):
     """Simulations ``done[b] .. budget[b] - 1`` of tree ``b``; returns (status, evaluations).
 
     A tree that runs out of edge room has the node just created removed and ``done[b]``
@@ -104,6 +104,8 @@ def _run_tree(tree, b, params, net, done, space):
     evals = 0
     for sim in range(done[b], tree.budget[b]):
         c = descend(tree, b, params, sim, moves, played)
+        if c != NO_NODE and egtb[b] >= 0 and solve_leaf(tree, b, c, db, egtb[b]):
+            c = NO_NODE
         if c != NO_NODE:
             st, k, value = _forward(tree, b, c, net, scratch, moves, steps, lg)
             if st != _OK:
@@ -117,16 +119,16 @@ def _run_tree(tree, b, params, net, done, space):
 
 
 @njit(cache=True)
-def _run_tree_guarded(tree, b, params, net, done, space):
+def _run_tree_guarded(tree, b, params, net, done, space, db, egtb):
     """:func:`_run_tree`, with any exception turned into ``_FAILED``."""
     try:
-        return _run_tree(tree, b, params, net, done, space)
+        return _run_tree(tree, b, params, net, done, space, db, egtb)
     except Exception:  # noqa: BLE001 - reported as a status, raised by the caller
         return _FAILED, 0
 
 
 @njit(cache=True, parallel=True)
-def _run_trees(tree, params, net, done, status, evals, nt):
+def _run_trees(tree, params, net, done, status, evals, nt, db, egtb):
     """:func:`_run_tree` of every tree with simulations left, shared over ``nt`` threads."""
     nb = tree.budget.shape[0]
     for t in prange(nt):
@@ -134,7 +136,7 @@ def _run_trees(tree, params, net, done, status, evals, nt):
         for b in range(t, nb, nt):
             if tree.budget[b] == 0 or done[b] >= tree.budget[b]:
                 continue
-            st, n = _run_tree_guarded(tree, b, params, net, done, space)
+            st, n = _run_tree_guarded(tree, b, params, net, done, space, db, egtb)
             status[b] = st
             evals[b] += n
 
@@ -215,7 +217,7 @@ def _raise_for(status: np.ndarray) -> None:
     )
 
 
-def search_with_net(tree, params, net, done, seed) -> tuple[bool, int]:
+def search_with_net(tree, params, net, done, seed, db, egtb) -> tuple[bool, int]:
     """Run the searches of all B trees with the network inside, over numba's threads.
 
     The caller has loaded the roots (:func:`drl.search.kernels.init_roots`) and started
@@ -232,6 +234,9 @@ def search_with_net(tree, params, net, done, seed) -> tuple[bool, int]:
             updated.
         seed: seeds numba's generator for the root selection's draws (on the call that
             expands the roots; a call that resumes draws nothing).
+        db: the endgame database's kernel tuple, probed at the new nodes of the games
+            whose ``egtb`` is not -1 (:func:`drl.search.kernels.solve_leaf`).
+        egtb: ``int64[B]`` each game's lookup in ``db``: -1 none, else the ``flip``.
 
     Returns:
         ``(complete, evaluations)``: ``complete`` is False when a tree ran out of edge
@@ -262,7 +267,7 @@ def search_with_net(tree, params, net, done, seed) -> tuple[bool, int]:
             raise ValueError("search_with_net: the root's edges do not fit the edge arrays")
         _raise_for(status)
         roots = int(_expand_roots(tree, params, done, ks, values, root_steps, root_lg, seed))
-    _run_trees(tree, params, net, done, status, evals, nt)
+    _run_trees(tree, params, net, done, status, evals, nt, db, egtb)
     _raise_for(status)
     return not bool(np.any(status == _NO_ROOM)), roots + int(evals.sum())
 

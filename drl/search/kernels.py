@@ -11,7 +11,9 @@ position with one step played (:func:`drl.game.kernels.step`), which also counts
 repetitions of a completed move over the history ``tree.hist[b]`` (the game up to the
 root, then the move-boundary nodes of the path, recorded on the way down); a node is
 terminal when the game core says the game is over (valued by
-:func:`drl.game.kernels.value` for the node's player to move) or when the training cap
+:func:`drl.game.kernels.value` for the node's player to move), when the endgame
+database gives its exact result (:func:`solve_leaf`: the game's counters included; valued
++1, -1 or 0 the same way, from the result code it writes) or when the training cap
 ``max_plies`` is reached (:func:`drl.game.kernels.truncated`, valued 0).
 """
 
@@ -22,9 +24,10 @@ import math
 import numpy as np
 from numba import njit
 
+from drl.egtb._search import database_code, with_flip
 from drl.game import kernels as G
-from drl.game.kernels import G_PLEN
-from drl.rules.core import MAX_MOVES, MOVE_WIDTH, ST_TURN
+from drl.game.kernels import G_CODE, G_PLEN
+from drl.rules.core import MAX_MOVES, MOVE_WIDTH, ONGOING, ST_TURN, STATE_SIZE
 from drl.search.puct import puct_edge
 from drl.search.root import init_root_edges, select_root_edge
 from drl.search.tree import NO_NODE
@@ -36,6 +39,7 @@ __all__ = [
     "init_roots",
     "root_statistics",
     "select_leaves",
+    "solve_leaf",
 ]
 
 
@@ -153,7 +157,7 @@ def descend(tree, b, params, sim, moves, played):
 
     Every move-boundary node passed is recorded in the game's history so that
     repetitions along the path count. A terminal node reached (or created) has its value
-    backed up at once.
+    backed up at once; so has one the endgame database solved (:func:`solve_leaf`).
 
     Returns:
         The new node, to be evaluated (``moves`` holds its legal moves), or ``NO_NODE``
@@ -185,17 +189,53 @@ def descend(tree, b, params, sim, moves, played):
 
 
 @njit(cache=True)
-def select_leaves(tree, leaves, params, sim):
+def solve_leaf(tree, b, c, db, flip):
+    """Solve the new node ``c`` of tree ``b`` where the endgame database decides it.
+
+    Called for a node :func:`descend` has just created, in a game that probes the
+    database. A move-boundary position whose game goes on and
+    whose exact result the database gives (:func:`drl.egtb._search.database_code`)
+    gets that result code as its ``G_CODE``, so that it is a game-over node from then
+    on (valued by its result, never expanded), and its value is backed up.
+
+    Args:
+        tree: the trees.
+        b: the tree.
+        c: the node.
+        db: the endgame database's kernel tuple (``Database.kernel``,
+            :data:`drl.egtb._search.NO_DATABASE`).
+        flip: the game's lookup: 1 turned round with the colours swapped, else 0
+            (:meth:`drl.egtb._search.GameDatabases.flag`).
+
+    Returns:
+        True when the node was solved (nothing is left to evaluate).
+    """
+    pos = tree.pos[b, c]
+    if pos[G_PLEN] != 0 or pos[G_CODE] != ONGOING:
+        return False
+    code = database_code(pos[:STATE_SIZE], tree.params[b], with_flip(db, flip))
+    if code == ONGOING:
+        return False
+    pos[G_CODE] = code
+    _backup(tree, b, c, G.value(pos, pos[ST_TURN]))
+    return True
+
+
+@njit(cache=True)
+def select_leaves(tree, leaves, params, sim, db, egtb):
     """Simulation ``sim`` of every tree whose ``budget`` exceeds it.
 
-    Each tree is descended once (:func:`descend`); a new node that is not terminal is
-    queued for the network in the next free slot.
+    Each tree is descended once (:func:`descend`); a new node that is not terminal, nor
+    solved by the endgame database (:func:`solve_leaf`), is queued for the network in
+    the next free slot.
 
     Args:
         tree: the trees, expanded by earlier rounds.
         leaves: the slots, overwritten.
         params: :class:`~drl.search.tree.SearchParams`.
         sim: the simulation's index (Gumbel's schedule position).
+        db: the endgame database's kernel tuple (see :func:`solve_leaf`).
+        egtb: ``int64[B]`` each game's lookup in it: -1 none, else the ``flip``.
 
     Returns:
         L, the number of leaves queued (slots ``0 .. L - 1``).
@@ -209,6 +249,8 @@ def select_leaves(tree, leaves, params, sim):
         if sim >= tree.budget[b]:
             continue
         c = descend(tree, b, params, sim, moves, played)
+        if c != NO_NODE and egtb[b] >= 0 and solve_leaf(tree, b, c, db, egtb[b]):
+            c = NO_NODE
         if c != NO_NODE:
             _queue_leaf(tree, leaves, b, c, slot, moves)
             slot += 1

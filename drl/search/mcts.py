@@ -11,9 +11,9 @@ network into one ``[L, C, H, W]`` batch, calls the evaluator once, then expands 
 leaves and backs their values up (:mod:`drl.search.kernels`). An evaluator with a
 compiled forward pass (``compiled_weights()``, the ``sparse`` network) is run inside the
 compiled search instead: the whole search is one call (:mod:`drl.search.inline`).
-Terminal leaves (the game core's end of game, ``max_plies``) are backed up without the
-network. The root selection (:mod:`drl.search.root`) turns the searched trees into the
-action and policy target.
+Terminal leaves (the game core's end of game, a position the endgame database solves,
+``max_plies``) are backed up without the network. The root selection
+(:mod:`drl.search.root`) turns the searched trees into the action and policy target.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from drl.egtb._search import NO_DATABASE
 from drl.encode.actions import num_actions as _num_actions
 from drl.encode.mask import MAX_STEPS
 from drl.encode.planes import N_CHANNELS
@@ -62,6 +63,10 @@ class Roots:
             ``0..history_len-1`` (index = ``ST_PLY``), the root's own position included;
             0 marks an unknown entry.
         history_len: ``[B]`` int64.
+        egtb: ``[B]`` int64, how each game's positions are looked up in the search's
+            endgame database (:attr:`BatchedMCTS.database`): -1 not at all, else the
+            lookup's ``flip`` (:meth:`drl.egtb._search.GameDatabases.flag`); None: no
+            game probes it.
     """
 
     states: np.ndarray
@@ -71,6 +76,7 @@ class Roots:
     params: np.ndarray
     history: np.ndarray
     history_len: np.ndarray
+    egtb: np.ndarray | None = None
 
     @staticmethod
     def from_positions(
@@ -134,6 +140,12 @@ class BatchedMCTS:
 
     Attributes:
         tree: the :class:`~drl.search.tree.Tree` of the last search (read-only use).
+        database: the endgame database's kernel tuple the searches probe
+            (``Database.kernel``; :data:`~drl.egtb._search.NO_DATABASE`, the default,
+            holds no position). A new move-boundary node of a game whose ``Roots.egtb``
+            is not -1, and whose exact result the database gives, is a solved leaf:
+            valued +1, -1 or 0 without the network, never expanded
+            (:func:`drl.search.kernels.solve_leaf`).
         speed: simulations per second (all trees together) of the last search run on a
             clock (``run(deadline=...)``), None before the first; it sizes the next one's
             plan and chunks.
@@ -169,6 +181,8 @@ class BatchedMCTS:
             c_scale=float(config.gumbel_c_scale),
             max_plies=self.max_plies,
         )
+        self.database: tuple = NO_DATABASE
+        self._egtb = np.full(b, -1, np.int64)  # each game's lookup (Roots.egtb)
         n = config.num_simulations + 1
         self._n = n
         e = int(edge_capacity or max(64, 8 * n))
@@ -342,7 +356,9 @@ class BatchedMCTS:
             leaf_evals, batches = n_roots, 1
         ran = 0
         for sim in range(rounds):
-            n_leaves = K.select_leaves(self.tree, self.leaves, self.params, sim)
+            n_leaves = K.select_leaves(
+                self.tree, self.leaves, self.params, sim, self.database, self._egtb
+            )
             if n_leaves:
                 self._evaluate_and_expand(n_leaves, evaluate, rng)
                 leaf_evals += n_leaves
@@ -415,7 +431,9 @@ class BatchedMCTS:
         evals = 0
         while True:
             try:
-                complete, n = search_with_net(self.tree, self.params, weights, done, seed)
+                complete, n = search_with_net(
+                    self.tree, self.params, weights, done, seed, self.database, self._egtb
+                )
             except FloatingPointError as err:
                 raise TrainingDiverged(
                     f"network output {err} is not finite at a leaf of the compiled search "
@@ -439,6 +457,9 @@ class BatchedMCTS:
             self.tree = with_history_capacity(self.tree, max(width, 2 * self.tree.hist.shape[1]))
         tree = self.tree
         tree.budget[:] = budget
+        self._egtb[:] = -1
+        if roots.egtb is not None:
+            self._egtb[:bsz] = roots.egtb
         pos = tree.pos[:bsz, 0]
         pos[:] = 0
         pos[:, :STATE_SIZE] = states

@@ -13,6 +13,13 @@ games an actor hands out are contiguous whatever order they finished in (a game'
 number is its ``Round`` in the PDN, minus one). :func:`renumber_games` numbers a
 delivered batch afresh, for a driver that gathers the games of several actors.
 
+A game that reaches a position whose exact result the endgame database of its variant
+gives (``egtb``; counters of the game included, :mod:`drl.egtb._probe`) ends there with
+that result, recorded with the ``Termination "database"`` and ``Database`` tags in its
+PDN (a win or loss only where its history cannot draw it by repetition first), and the
+searches solve such positions in their trees; only a database already on disk is used
+(:func:`drl.egtb.egtb_dir`: none is built during training).
+
 In Give and Take the actor can alternate which colour is the Taker from game to game
 (``variants`` holds both role assignments), so the one network learns both roles; the
 observation's objective planes tell it which role it is playing.
@@ -28,6 +35,7 @@ import numpy as np
 
 from drl._checks import INT32_MAX, check_range
 from drl.agents.alphabeta import AlphaBetaAgent
+from drl.egtb._search import GameDatabases, database_code, history_allows
 from drl.encode.actions import num_actions as _num_actions
 from drl.encode.planes import N_CHANNELS
 from drl.game import kernels as G
@@ -37,6 +45,7 @@ from drl.rules.core import (
     MOVE_WIDTH,
     ST_BK,
     ST_BM,
+    ST_NOPROG,
     ST_PLY,
     ST_TURN,
     ST_WK,
@@ -89,6 +98,10 @@ class SelfPlayConfig:
         adjudicate_margin: the adjudicating search's score (centi-men for the player to
             move, a man = 100) from which the side ahead is judged the winner; below it
             the game is a draw. A forced win or loss the search finds is exact.
+        egtb: use the variant's endgame database where one is on disk (``drl-egtb
+            build``; none is built during training): a game ends at the first position
+            whose exact result it gives (counters included) with that result (PDN tag
+            ``Database``), its positions taught it, and the searches solve such leaves.
 
     Raises:
         ValueError: ``name=value: must ...`` for a value out of its range: the counts
@@ -105,6 +118,7 @@ class SelfPlayConfig:
     record_forced: bool = True
     adjudicate_depth: int = 4
     adjudicate_margin: int = 100
+    egtb: bool = True
 
     def __post_init__(self) -> None:
         check_range("games_in_flight", self.games_in_flight, 1, INT32_MAX)
@@ -149,6 +163,7 @@ class _RecordedGame:
         self.rows: list[np.ndarray] = []
         self.result = -1
         self.adjudicated = -1
+        self.database = False  # ended by the endgame database
         self.taker = -1
         if variant.is_asymmetric:
             self.taker = 0 if variant.taker == "black" else 1
@@ -246,6 +261,10 @@ class SelfPlayActor:
         self._single = np.zeros(b, np.int64)
         self._step = np.zeros(b, np.int64)
         self._all = np.ones(b, np.bool_)
+        self._databases = GameDatabases(config.egtb)
+        self._egtb = np.array([self._databases.flag(v) for v in self.variants], np.int64)
+        self.mcts.database = self._databases.kernel
+        self._slot_egtb = np.full(b, -1, np.int64)  # each slot's game's lookup (Roots.egtb)
         self._adjudicator: AlphaBetaAgent | None = None
         if config.adjudicate_depth > 0:
             self._adjudicator = AlphaBetaAgent(depth=config.adjudicate_depth, tt_bits=16)
@@ -276,8 +295,10 @@ class SelfPlayActor:
         self._started = int(value)
 
     def _new_game(self, slot: int) -> _RecordedGame:
-        v = self.variants[self._started % len(self.variants)]
+        k = self._started % len(self.variants)
+        v = self.variants[k]
         self._started += 1
+        self._slot_egtb[slot] = self._egtb[k]
         self._params[slot] = v.params
         return _RecordedGame(v, self._params[slot], self._pos[slot], self._hist[slot], self._moves)
 
@@ -442,6 +463,7 @@ class SelfPlayActor:
             params=self._params,
             history=self._hist,
             history_len=pos[:, ST_PLY] + 1,
+            egtb=self._slot_egtb,
         )
 
     def _record(
@@ -464,11 +486,14 @@ class SelfPlayActor:
     def _move_done(self, g: _RecordedGame, slot: int) -> bool:
         """Book the move game ``g`` just completed; returns True when the game is over.
 
-        Over by rule, or truncated at ``max_plies``; its slot is then free.
+        Over by rule, by the endgame database, or truncated at ``max_plies``; its slot
+        is then free.
         """
         g.rows.append(self._played[slot].copy())
         if G.is_over(g.pos):
             g.result = int(code_winner(g.pos[G.G_CODE]))
+        elif self._slot_egtb[slot] >= 0 and self._solved(g, int(self._slot_egtb[slot])):
+            g.database = True
         elif G.truncated(g.pos, self.config.max_plies):
             g.result = RESULT_TRUNCATED
             if self._adjudicator is not None:
@@ -478,6 +503,25 @@ class SelfPlayActor:
         else:
             return False
         g.leave_slot()
+        return True
+
+    def _solved(self, g: _RecordedGame, flip: int) -> bool:
+        """Set ``g.result`` and return True where the database gives the exact result.
+
+        A decided win or loss is taken only where the game's history cannot draw it by
+        repetition first (:func:`drl.egtb._search.history_allows`), as in the arena.
+        """
+        kernel = (*self._databases.kernel[:6], flip)
+        code = int(database_code(g.pos[:STATE_SIZE], g.params, kernel))
+        if code < 0:
+            return False
+        winner = int(code_winner(code))
+        ply, quiet = int(g.pos[ST_PLY]), int(g.pos[ST_NOPROG])
+        if winner != RESULT_DRAW and not history_allows(
+            g.hist, ply, quiet, g.variant.repetition_draw or 0
+        ):
+            return False
+        g.result = winner
         return True
 
     def _finish(self, g: _RecordedGame, stats: SelfPlayStats) -> tuple[GameBatch, str]:
@@ -548,6 +592,9 @@ class SelfPlayActor:
             tags["Termination"] = "max_plies"
             if g.adjudicated >= 0:
                 tags["Adjudicated"] = ("black", "white", "draw")[g.adjudicated]
+        if g.database:  # the exact result of the last position, by the endgame database
+            tags["Termination"] = "database"
+            tags["Database"] = ("black", "white", "draw")[g.result]
         tags["GameType"] = game_type
         if variant_tag is not None:
             tags["Variant"] = variant_tag
