@@ -502,17 +502,20 @@ class SelfPlayActor:
         policy: np.ndarray,
         weight: float,
         q: float,
-        player: int,
-        ply: int,
+        player: int | None = None,
+        ply: int | None = None,
     ) -> None:
-        """Add one position to ``g``: ``legal`` ``int16[k]``, ``policy`` ``float32[k]``."""
+        """Add one position to ``g``: its ``k`` legal steps and their policy target.
+
+        ``player`` and ``ply`` default to those of ``g``'s position.
+        """
         g.obs.append(obs.copy())
-        g.legal.append(legal)
-        g.policy.append(policy)
+        g.legal.append(legal.astype(np.int16, copy=False))
+        g.policy.append(np.asarray(policy, np.float32))
         g.weight.append(weight)
         g.search_value.append(q)
-        g.player.append(player)
-        g.ply.append(ply)
+        g.player.append(int(g.pos[ST_TURN]) if player is None else player)
+        g.ply.append(int(g.pos[ST_PLY]) if ply is None else ply)
 
     def _move_done(self, g: _RecordedGame, slot: int) -> bool:
         """Book the move game ``g`` just completed; returns True when the game is over.

@@ -166,7 +166,11 @@ def _die_with_parent() -> None:
 
 
 def warm_kernels(
-    variants: Sequence[Variant], search: SearchConfig, config: SelfPlayConfig, network: dict
+    variants: Sequence[Variant],
+    search: SearchConfig,
+    config: SelfPlayConfig,
+    network: dict,
+    minimax: MinimaxConfig | None = None,
 ) -> None:
     """Run, in this process, every compiled kernel a worker's self-play runs.
 
@@ -181,6 +185,7 @@ def warm_kernels(
         search: their search settings.
         config: their self-play settings.
         network: ``describe(net)`` of their network.
+        minimax: their minimax self-play settings, None for AlphaZero's.
     """
     from drl.nn import NetworkEvaluator, build
 
@@ -188,7 +193,7 @@ def warm_kernels(
         torch.manual_seed(0)
         net = build(network["arch"], **network["net_config"]).eval()
     small = dict(config.__dict__, games_in_flight=2, max_plies=2, full_search_prob=1.0)
-    actor = SelfPlayActor(list(variants), search, SelfPlayConfig(**small), seed=0)
+    actor = make_actor(list(variants), search, SelfPlayConfig(**small), 0, minimax)
     actor.play(NetworkEvaluator(net, "cpu"), 2)
     code_winner(np.int64(-1))  # these games end at the ply cap; one that ends by rule reads this
 
@@ -256,7 +261,7 @@ class WorkerPool:
             self._procs.append(p)
         try:
             # while the workers import, compile here what they will run
-            warm_kernels(variants, search, config, network)
+            warm_kernels(variants, search, config, network, minimax)
             for conn in self._conns:
                 conn.send("go")
             for k in range(workers):
