@@ -118,6 +118,7 @@ class _CompileNotices:
         self.announced = False
         self.seconds = 0.0
         self.kernels = 0
+        self.total = 0
         self.t0 = 0.0
         self.timer: threading.Timer | None = None
 
@@ -151,6 +152,7 @@ class _CompileNotices:
         """The outermost compile that began last has ended."""
         self.seconds += time.perf_counter() - self.t0
         self.kernels += 1
+        self.total += 1
         if self.timer is not None:
             self.timer.cancel()
             self.timer = None
@@ -220,3 +222,12 @@ def announce_compiles() -> None:
     notices = _notices = _CompileNotices()
     event.register("numba:compile", _listener(notices))
     atexit.register(notices.finish)
+
+
+def compiled_kernels() -> int:
+    """Kernels numba has compiled in this process so far (loads from its cache not counted).
+
+    Each outermost compile counts once (its callees compile inside it). 0 until
+    :func:`announce_compiles` has run (:mod:`drl.rules` runs it when imported).
+    """
+    return 0 if _notices is None else _notices.total

@@ -17,6 +17,10 @@ Agent objects (rather than spec strings) of batched agents are sent to each work
 once, pickled (a network agent's weights included); those of other agents cannot leave
 the process that made them.
 
+Before its first worker starts, the pool runs the first game's agents for two plies in
+the main process (:func:`warm_agents`), so that numba's on-disk cache holds the
+compiled code the workers need: they load it rather than each compiling it at once.
+
 A worker ignores SIGINT (a terminal's Ctrl-C reaches the whole process group): the main
 process stops the workers (:meth:`GamePool.stop`). Finished games come back one by one
 as they finish (:meth:`GamePool.finished`).
@@ -40,7 +44,7 @@ from drl.agents import Agent
 from drl.eval.records import GameRecord
 from drl.eval.tasks import GameTask
 
-__all__ = ["GamePool"]
+__all__ = ["GamePool", "warm_agents"]
 
 _POLL_S = 0.5  # how often a waiting main process checks that its workers are alive
 
@@ -73,6 +77,41 @@ def _portable(err: BaseException) -> BaseException:
         return err
     except Exception:
         return RuntimeError(f"{type(err).__name__}: {err}")
+
+
+def warm_agents(task: GameTask) -> None:
+    """Run here, once, the compiled code the agents of ``task`` play with.
+
+    Copies of both agents (a spec is built afresh, an agent object copied through
+    pickle, as the workers get it) are checked against the task's variant (which loads
+    the search of an agent on a clock, or of ``alphabeta``) and, when neither is on a
+    clock nor an outside engine (an agent with ``close``), play the task's first two
+    plies. numba compiles each kernel, or loads it from its cache, and writes what it
+    compiled to the cache: the workers started next load the kernels instead of each
+    compiling the same code at once. The copies are then closed and dropped: no agent,
+    generator or table the games use is touched.
+    """
+    from drl.agents import is_timed, make
+    from drl.eval.play import play_game
+    from drl.rules import Variant
+
+    agents = [
+        pickle.loads(pickle.dumps(spec)) if isinstance(spec, Agent) else make(spec)
+        for spec in (task.black_spec, task.white_spec)
+    ]
+    try:
+        variant = Variant.parse(task.variant)
+        for agent in agents:
+            agent.check_variant(variant)
+        timed = any(is_timed(spec) for spec in (task.black_spec, task.white_spec))
+        if not timed and not any(callable(getattr(a, "close", None)) for a in agents):
+            short = dataclasses.replace(task, black_spec=agents[0], white_spec=agents[1])
+            play_game(dataclasses.replace(short, max_plies=2))
+    finally:
+        for agent in agents:
+            close = getattr(agent, "close", None)
+            if callable(close):
+                close()
 
 
 def _serve(index: int, inbox: Any, outbox: Any, in_flight: int, threads: int) -> None:
@@ -151,6 +190,7 @@ class GamePool:
         self._objects: dict[int, Agent] = {}  # key -> agent object sent to workers
         self._keys: dict[int, int] = {}  # id(agent) -> key
         self._unpicklable: dict[int, Agent] = {}
+        self._warmed = False
 
     def busy(self) -> bool:
         """True while a game given to a worker has not come back from :meth:`finished`."""
@@ -231,6 +271,9 @@ class GamePool:
         i = self._choose(batched, timed)
         if i is None:
             return False
+        if not self._warmed:  # before the first worker starts
+            self._warmed = True
+            warm_agents(task)
         w = self._workers[i] or self._start(i)
         for spec in (black, white):
             if isinstance(spec, _Shipped) and spec.key not in w.shipped:

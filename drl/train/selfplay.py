@@ -42,6 +42,10 @@ from drl.game import kernels as G
 from drl.game.batch import legal_counts, observe_all, step_all
 from drl.rules import Board, Move, Variant
 from drl.rules.core import (
+    M_CAPTURED,
+    M_FROM,
+    M_NSTEPS,
+    M_PATH,
     MOVE_WIDTH,
     ST_BK,
     ST_BM,
@@ -54,6 +58,7 @@ from drl.rules.core import (
     code_winner,
     initial_state,
 )
+from drl.rules.notation import format_move
 from drl.rules.pdn import game_type_tag, result_for_file, write_game
 from drl.search import BatchedMCTS, Evaluator, Roots, SearchConfig, SearchResult
 from drl.train.buffer import GameBatch
@@ -127,6 +132,21 @@ class SelfPlayConfig:
         check_range("fast_simulations", self.fast_simulations, 1, INT32_MAX)
         check_range("adjudicate_depth", self.adjudicate_depth, 0, 20)
         check_range("adjudicate_margin", self.adjudicate_margin, 1, 100_000)
+
+
+def _move_texts(rows: list[np.ndarray], variant: Variant) -> list[str]:
+    """The PDN texts of the move rows a game played (what ``str(Move.from_row(...))`` gives).
+
+    The rows come from the move generator, so they are not checked again as
+    :meth:`~drl.rules.Move.from_row` checks a row it is given.
+    """
+    n, algebraic = variant.board_size, variant.notation == "algebraic"
+    texts = []
+    for row in rows:
+        v = row.tolist()
+        path = [v[M_FROM], *v[M_PATH : M_PATH + v[M_NSTEPS]]]
+        texts.append(format_move(path, v[M_CAPTURED] != 0, n, algebraic))
+    return texts
 
 
 class _RecordedGame:
@@ -425,17 +445,25 @@ class SelfPlayActor:
         one with the search's policy (weight 1 for a full search) and value.
         """
         obs = self._obs.astype(np.float16)
+        # every slot's numbers read at once (Python objects per slot cost more than the copy)
+        turn, ply = self._pos[:, ST_TURN].tolist(), self._pos[:, ST_PLY].tolist()
+        steps = forced.astype(np.int16)
+        if result is not None:
+            rows, cols = np.nonzero(result.legal)  # by slot, each slot's steps in order
+            ends = np.searchsorted(rows, np.arange(len(searched) + 1)).tolist()
+            legal, policy = cols.astype(np.int16), result.policy[rows, cols]
+            value, weight = result.root_value.tolist(), np.where(full, 1.0, 0.0).tolist()
         slots: list[_RecordedGame] = self._slots  # type: ignore[assignment]
-        for i, g in enumerate(slots):
-            if not searched[i]:
+        for i, was_searched in enumerate(searched.tolist()):
+            g = slots[i]
+            if not was_searched:
                 if self.config.record_forced:
-                    self._record(g, obs[i], forced[i : i + 1], _ONE, 0.0, np.nan)
+                    self._record(g, obs[i], steps[i : i + 1], _ONE, 0.0, np.nan, turn[i], ply[i])
             else:
                 assert result is not None, "a game with a choice of moves was searched"
-                legal = np.flatnonzero(result.legal[i])
-                w = 1.0 if full[i] else 0.0
+                a, z = ends[i], ends[i + 1]
                 self._record(
-                    g, obs[i], legal, result.policy[i, legal], w, float(result.root_value[i])
+                    g, obs[i], legal[a:z], policy[a:z], weight[i], value[i], turn[i], ply[i]
                 )
 
     def _advance(self, actions: np.ndarray) -> None:
@@ -474,14 +502,20 @@ class SelfPlayActor:
         policy: np.ndarray,
         weight: float,
         q: float,
+        player: int | None = None,
+        ply: int | None = None,
     ) -> None:
+        """Add one position to ``g``: its ``k`` legal steps and their policy target.
+
+        ``player`` and ``ply`` default to those of ``g``'s position.
+        """
         g.obs.append(obs.copy())
-        g.legal.append(legal.astype(np.int16))
+        g.legal.append(legal.astype(np.int16, copy=False))
         g.policy.append(np.asarray(policy, np.float32))
         g.weight.append(weight)
         g.search_value.append(q)
-        g.player.append(int(g.pos[ST_TURN]))
-        g.ply.append(int(g.pos[ST_PLY]))
+        g.player.append(int(g.pos[ST_TURN]) if player is None else player)
+        g.ply.append(int(g.pos[ST_PLY]) if ply is None else ply)
 
     def _move_done(self, g: _RecordedGame, slot: int) -> bool:
         """Book the move game ``g`` just completed; returns True when the game is over.
@@ -598,5 +632,5 @@ class SelfPlayActor:
         tags["GameType"] = game_type
         if variant_tag is not None:
             tags["Variant"] = variant_tag
-        texts = [str(m) for m in g.moves()]
+        texts = _move_texts(g.rows, g.variant)
         return write_game(texts, tags, result_for_file(result, g.variant))

@@ -39,12 +39,13 @@ import torch
 
 from drl._system import MAIN_GUARD
 from drl.rules import Variant
+from drl.rules.core import code_winner
 from drl.search import SearchConfig
 from drl.train.buffer import GameBatch
 from drl.train.minimax import MinimaxConfig, make_actor
 from drl.train.selfplay import SelfPlayConfig, SelfPlayStats
 
-__all__ = ["WorkerPool", "merge_stats", "quotas"]
+__all__ = ["WorkerPool", "merge_stats", "quotas", "warm_kernels"]
 
 log = logging.getLogger(__name__)
 
@@ -99,6 +100,7 @@ def _worker_main(
     minimax: dict | None = None,
 ) -> None:
     """A worker's life: build its actor, then play what each message asks for."""
+    from drl._numba_cache import compiled_kernels
     from drl.nn import NetworkEvaluator, build
     from drl.search.inline import set_search_threads
 
@@ -109,6 +111,13 @@ def _worker_main(
     torch.set_num_threads(1)
     set_search_threads(1)
     parent = os.getppid()
+    # Wait until the driver has the compiled code in numba's cache: then it is loaded here,
+    # not compiled once more by every worker at the same time.
+    try:
+        if conn.recv() is None:
+            return
+    except (EOFError, OSError):
+        return
     net = build(network["arch"], **network["net_config"]).eval()
     actor = make_actor(
         [Variant.parse(v) for v in variants],
@@ -140,7 +149,7 @@ def _worker_main(
             actor.rng = np.random.default_rng([*np.atleast_1d(seed).tolist(), rank])
             ev = NetworkEvaluator(net, "cpu")
             st = actor.play(ev, n, deliver, chunk)
-            out.put(("done", st, ev.seconds))
+            out.put(("done", st, ev.seconds, compiled_kernels()))
         except Exception as err:  # noqa: BLE001 - handed to the driver, which raises it
             out.put(("error", type(err).__name__, str(err), getattr(err, "what", None)))
 
@@ -156,6 +165,39 @@ def _die_with_parent() -> None:
         pass
 
 
+def warm_kernels(
+    variants: Sequence[Variant],
+    search: SearchConfig,
+    config: SelfPlayConfig,
+    network: dict,
+    minimax: MinimaxConfig | None = None,
+) -> None:
+    """Run, in this process, every compiled kernel a worker's self-play runs.
+
+    Two games with an untrained network of the same architecture are played to
+    ``2`` plies (cut there, so that their adjudication runs too, when it is on): numba
+    compiles each kernel, or loads it from its cache, and writes what it compiled to
+    the cache, where the workers find it. Nothing of this process's or the workers'
+    generators is touched; the games are thrown away.
+
+    Args:
+        variants: the variants the workers play.
+        search: their search settings.
+        config: their self-play settings.
+        network: ``describe(net)`` of their network.
+        minimax: their minimax self-play settings, None for AlphaZero's.
+    """
+    from drl.nn import NetworkEvaluator, build
+
+    with torch.random.fork_rng():  # an untrained network, without touching torch's seed
+        torch.manual_seed(0)
+        net = build(network["arch"], **network["net_config"]).eval()
+    small = dict(config.__dict__, games_in_flight=2, max_plies=2, full_search_prob=1.0)
+    actor = make_actor(list(variants), search, SelfPlayConfig(**small), 0, minimax)
+    actor.play(NetworkEvaluator(net, "cpu"), 2)
+    code_winner(np.int64(-1))  # these games end at the ply cap; one that ends by rule reads this
+
+
 class WorkerPool:
     """W self-play worker processes, each with ``games_in_flight / W`` games in flight.
 
@@ -168,8 +210,15 @@ class WorkerPool:
         minimax: the settings of minimax self-play
             (:class:`~drl.train.minimax.MinimaxConfig`), None for AlphaZero's.
 
+    The pool compiles (or loads) in this process, before its workers build their actors,
+    every kernel their self-play runs (:func:`warm_kernels`), so that numba's cache holds
+    them and W workers load them instead of each compiling the same code at once.
+
     Attributes:
         net_seconds: network time of the last call, summed over the workers.
+        worker_compiles: kernels the workers have compiled since they started (numba's
+            cache missed), as of the last call: 0 once the pool's own compiling has
+            filled the cache.
 
     Raises:
         RuntimeError: if a worker fails to start.
@@ -192,6 +241,7 @@ class WorkerPool:
         self._queues: list[Any] = []
         self._procs: list[Any] = []
         self.net_seconds = 0.0
+        self.worker_compiles = 0
         self._next_index = 0
         args = ([str(v) for v in variants], dict(search.__dict__), sub, network)
         mm = None if minimax is None else dict(minimax.__dict__)
@@ -210,6 +260,10 @@ class WorkerPool:
             self._queues.append(q)
             self._procs.append(p)
         try:
+            # while the workers import, compile here what they will run
+            warm_kernels(variants, search, config, network, minimax)
+            for conn in self._conns:
+                conn.send("go")
             for k in range(workers):
                 self._get(k, timeout=START_TIMEOUT_S)
         except BaseException:
@@ -291,11 +345,13 @@ class WorkerPool:
                 delivered += batch.num_games
                 if progress is not None:
                     progress(delivered)
+        self.worker_compiles = 0
         for k, n in enumerate(want):
             if n > 0:
-                _, st, net_s = self._get(k)
+                _, st, net_s, compiled = self._get(k)
                 stats.append(st)
                 self.net_seconds += net_s
+                self.worker_compiles += compiled
         return merge_stats(stats, _now() - t0)
 
     def close(self) -> None:

@@ -108,3 +108,79 @@ def test_results_hold_each_players_clock_and_the_table_shows_both(tmp_path, caps
     out = capsys.readouterr().out
     assert "ms/move" in out
     assert f"{1000 * ab['mean_s']:.0f}/{1000 * ab['max_s']:.0f}" in out
+
+
+def test_the_pool_runs_the_first_games_agents_here_before_starting_a_worker(monkeypatch):
+    """The kernels of a match's agents are compiled (or loaded) in this process before any
+    worker starts, so that the workers find them in numba's cache."""
+    from drl.eval import workers as W
+
+    order: list[str] = []
+    monkeypatch.setattr(W, "warm_agents", lambda task: order.append(f"warm {task.index}"))
+    start = W.GamePool._start
+    monkeypatch.setattr(
+        W.GamePool, "_start", lambda self, i: (order.append("start"), start(self, i))[1]
+    )
+    tasks = match_tasks("random", "greedy", "english", 4, 2, 3, 20)
+    run_games(tasks, workers=2, progress=False)
+    assert order[:2] == ["warm 0", "start"] and order.count("warm 0") == 1
+
+
+def test_warm_agents_plays_two_plies_with_copies_of_the_agents(checkpoint):
+    """The agents of the task are copied: an agent object comes out untouched."""
+    from drl._numba_cache import compiled_kernels
+    from drl.agents.az import AZAgent
+    from drl.eval.play import play_game
+    from drl.eval.workers import warm_agents
+
+    agent = AZAgent(str(checkpoint), sims=8, device="cpu")
+    task = match_tasks(agent, "alphabeta:depth=2", "english", 2, 0, 1, 20)[0]
+    warm_agents(task)
+    assert agent.player._mcts is None  # the object itself never played
+    before = compiled_kernels()
+    play_game(task)  # what a worker does with it: nothing left to compile
+    assert compiled_kernels() == before
+
+
+_COLD_EVAL = """
+import sys
+from drl._numba_cache import compiled_kernels
+from drl.eval.arena import match_tasks
+from drl.eval.play import play_game
+from drl.eval.workers import warm_agents
+
+if __name__ == "__main__":
+    task = match_tasks(f"az:ckpt={sys.argv[2]},sims=8", "alphabeta:depth=2", "english",
+                       2, 0, 1, 30)[0]
+    if sys.argv[1] == "warm":
+        warm_agents(task)
+    else:
+        play_game(task)
+        print("compiled", compiled_kernels())
+"""
+
+
+@pytest.mark.slow
+def test_on_a_cold_cache_a_worker_finds_every_kernel_of_its_game(tmp_path, checkpoint):
+    """After :func:`warm_agents` in one process, a process that plays the game (as a worker
+    does) compiles nothing, where numba's cache started empty."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = tmp_path / "cold_eval.py"
+    script.write_text(_COLD_EVAL)
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba-cache"))
+    root = Path(__file__).resolve().parents[2]
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), env.get("PYTHONPATH")]))
+    for step in ("warm", "play"):
+        out = subprocess.run(
+            [sys.executable, str(script), step, str(checkpoint)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=1800,
+        )
+        assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.strip().splitlines()[-1] == "compiled 0"

@@ -122,6 +122,63 @@ def test_worker_processes_play_the_same_games_for_the_same_seed_and_core_count()
     assert len(set(moves)) == len(moves)
 
 
+def test_the_workers_load_the_kernels_the_pool_compiled_before_them():
+    """The pool runs its workers' kernels here first: numba's cache then holds them, and
+    no worker compiles any (on a cold cache, see the slow test below, they all would)."""
+    net = _net()
+    pool = WorkerPool(_VARIANTS, _search(), _config(4), describe(net), 2)
+    try:
+        pool.set_next_game_index(0)
+        st = pool.play(net.state_dict(), 4, [1], lambda b, p: None, 2)
+        assert st.games == 4
+        assert pool.worker_compiles == 0
+    finally:
+        pool.close()
+
+
+_COLD_POOL = """
+import torch
+from drl import nn as drl_nn
+from drl.encode.actions import num_actions
+from drl.encode.planes import N_CHANNELS
+from drl.eval.arena import role_variant
+from drl.nn import describe
+from drl.rules import Variant
+from drl.search import SearchConfig
+from drl.train.selfplay import SelfPlayConfig
+from drl.train.workers import WorkerPool
+
+if __name__ == "__main__":
+    v = Variant.parse("give_and_take")
+    net = drl_nn.build("sparse", in_channels=N_CHANNELS, board_size=8,
+                       num_actions=num_actions(8), hidden=32, hidden2=8)
+    config = SelfPlayConfig(games_in_flight=4, max_plies=30, adjudicate_depth=2)
+    pool = WorkerPool([role_variant(v, "black"), role_variant(v, "white")],
+                      SearchConfig(num_simulations=8), config, describe(net), 2)
+    pool.set_next_game_index(0)
+    pool.play(net.state_dict(), 4, [1], lambda b, p: None, 2)
+    print("worker compiles", pool.worker_compiles)
+    pool.close()
+"""
+
+
+@pytest.mark.slow
+def test_on_a_cold_cache_the_workers_compile_nothing(tmp_path):
+    """With numba's cache empty, the pool compiles its workers' kernels (adjudication
+    included) before they start: they load every one."""
+    script = tmp_path / "cold_pool.py"
+    script.write_text(_COLD_POOL)
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba-cache"))
+    root = Path(__file__).resolve().parents[2]
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), env.get("PYTHONPATH")]))
+    out = subprocess.run(
+        [sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=1800
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "drl: compiling" in out.stderr  # the cache was cold: this process compiled
+    assert out.stdout.strip().splitlines()[-1] == "worker compiles 0"
+
+
 def test_a_worker_that_raises_fails_the_call_with_its_error():
     net = _net()
     pool = WorkerPool(_VARIANTS, _search(), _config(), describe(net), 2)
