@@ -167,6 +167,8 @@ def part_long(args: argparse.Namespace) -> None:
     records = rx.stage_eval(ns, out)
     meta = _meta(["python", _rel(Path(__file__)), "long", "--games", str(args.games)], t0)
     games = _read_pdn_counts(out / "games-alphabeta_depth_6_egtb_false.pdn")
+    for r in records:  # run_experiment's records do not count database endings
+        r["database"] = games[r["role"]].get("database", 0) if r["role"] in games else None
     original = json.loads((ROOT / "experiments/long-give_and_take/results.json").read_text())
     before = [
         r
@@ -188,14 +190,122 @@ def part_long(args: argparse.Namespace) -> None:
     print(json.dumps(result, indent=2))
 
 
-def _read_pdn_counts(path: Path) -> dict[str, int]:
-    """How many games of a PDN file end by each ``Termination`` tag."""
-    counts: dict[str, int] = {}
-    for line in path.read_text().splitlines():
-        if line.startswith("[Termination "):
-            kind = line.split('"')[1]
-            counts[kind] = counts.get(kind, 0) + 1
+def _read_pdn_counts(path: Path, net: str = "az") -> dict[str, dict[str, int]]:
+    """How many games of a PDN file end by each ``Termination`` tag.
+
+    By ``net``'s role (``BlackRole`` / ``WhiteRole`` tags) and in all.
+    """
+    import re
+
+    counts: dict[str, dict[str, int]] = {"all": {}}
+    for chunk in path.read_text().split("[Event ")[1:]:
+        tags = dict(re.findall(r'\[(\w+) "([^"]*)"\]', chunk))
+        colour = "Black" if tags.get("Black") == net else "White"
+        for key in {"all", tags.get(f"{colour}Role", "all")}:
+            group = counts.setdefault(key, {})
+            group[tags["Termination"]] = group.get(tags["Termination"], 0) + 1
     return counts
+
+
+def _rescored(game: Any, db: Any, net: str) -> tuple[str, str]:
+    """``(termination, network's result)`` of a played-out game, database endings on.
+
+    As if the arena had ended it at its first position the database decides
+    (:func:`drl.eval.endings.database_result`).
+    """
+    from drl.eval.endings import database_result
+
+    board = game.start_board()
+    colour = "black" if game.players[0] == net else "white"
+    for text in (*game.moves, None):
+        if board.outcome() is not None:
+            break
+        found = database_result(board, db)
+        if found is not None:
+            mover = "black" if board.turn == 0 else "white"
+            flip = {"win": "loss", "loss": "win", "draw": "draw"}
+            return "database", found.value if mover == colour else flip[found.value]
+        if text is None:
+            break
+        board.push(board.parse_move(text))
+    return game.termination, _result_of(game, colour)
+
+
+def _result_of(game: Any, colour: str) -> str:
+    if game.winner is None:
+        return "draw"
+    return "win" if game.winner == colour else "loss"
+
+
+def part_rescore(args: argparse.Namespace) -> None:
+    """The committed games of ``long-give_and_take`` against depth 6, database endings on.
+
+    Each game ends where the database first decides it: the same games, re-scored.
+
+    ``games-alphabeta_depth_6.pdn`` holds the 3,200-simulation games (its W-D-L and cut
+    count are that row's: the 800-simulation games were written to the same file first).
+    """
+    from drl.eval.endings import game_database
+    from drl.eval.stats import wilson_interval
+
+    t0 = time.perf_counter()
+    path = ROOT / "experiments/long-give_and_take/games-alphabeta_depth_6.pdn"
+    tallies: dict[str, dict[str, int]] = {}
+    for g in _load(path):
+        net = next(n for n in g.players if n.startswith("az"))
+        role = net[net.index("(") + 1 : -1]
+        term, value = _rescored(g, game_database(g.variant), net)
+        before = _result_of(g, "black" if g.players[0] == net else "white")
+        for key in (role, "all"):
+            t = tallies.setdefault(
+                key,
+                dict.fromkeys(
+                    ("win", "draw", "loss", "truncated", "database", "cut_decided", "changed"), 0
+                ),
+            )
+            t[value] += 1
+            t["truncated"] += term == "max_plies"
+            t["database"] += term == "database"
+            t["cut_decided"] += g.truncated and term == "database"
+            t["changed"] += value != before
+    records = []
+    for role, t in tallies.items():
+        n = t["win"] + t["draw"] + t["loss"]
+        lo, hi = wilson_interval(t["win"] + t["draw"] / 2, n)
+        records.append(
+            {
+                "variant": "give_and_take",
+                "agent": "az:ckpt=experiments/long-give_and_take/agent.pt,sims=3200",
+                "opponent": "alphabeta:depth=6",
+                "role": role,
+                "games": n,
+                "score": round((t["win"] + t["draw"] / 2) / n, 4),
+                "wins": t["win"],
+                "draws": t["draw"],
+                "losses": t["loss"],
+                "truncated": t["truncated"],
+                "database": t["database"],
+                "ci95": [round(lo, 4), round(hi, 4)],
+                "cut_games_decided_by_database": t["cut_decided"],
+                "results_changed": t["changed"],
+            }
+        )
+    original = json.loads((ROOT / "experiments/long-give_and_take/results.json").read_text())
+    before_rows = [
+        r
+        for r in original
+        if r["opponent"] == "alphabeta:depth=6"
+        and r["agent"].endswith("sims=3200")
+        and r["role"] in tallies
+    ]
+    out = {
+        "games": _rel(path),
+        "records": records,
+        "original": before_rows,
+        **_meta(["python", _rel(Path(__file__)), "rescore"], t0),
+    }
+    (HERE / "long-give_and_take-rescored.json").write_text(json.dumps(out, indent=2) + "\n")
+    print(json.dumps(records, indent=2))
 
 
 STUDY = ROOT / "experiments/cross_variant/strong"
@@ -310,28 +420,37 @@ def _report_ab() -> list[str]:
 
 
 def _report_long() -> list[str]:
-    path = HERE / "long-give_and_take.json"
-    if not path.exists():
-        return []
-    res = json.loads(path.read_text())
-    lines = [
-        "## `train=long` Give and Take network against depth 6, 800 simulations",
-        "",
-        "| games | network's role | W-D-L | score [95% CI] | cut at 200 plies | "
-        "ended by the database |",
-        "|---|---|---|---|---|---|",
-    ]
-    for label, rows in (
-        ("original (played out)", res["original"]),
-        ("database endings", res["records"]),
+    lines = []
+    for name, title in (
+        ("long-give_and_take", "re-played, 800 simulations"),
+        (
+            "long-give_and_take-rescored",
+            "the committed 3,200-simulation games ended at their first database-decided position",
+        ),
     ):
-        for r in rows:
-            if r["role"] in ("taker", "giver", "all"):
-                lines.append(
-                    f"| {label} | {r['role']} | {_wdl(r)} | {_ci(r)} | "
-                    f"{r['truncated']} | {r.get('database', '-')} |"
-                )
-    return lines + ["", f"Terminations with database endings: {res['terminations']}", ""]
+        path = HERE / f"{name}.json"
+        if not path.exists():
+            continue
+        res = json.loads(path.read_text())
+        lines += [
+            f"## `train=long` Give and Take network against depth 6: {title}",
+            "",
+            "| games | network's role | W-D-L | score [95% CI] | cut at 200 plies | "
+            "ended by the database |",
+            "|---|---|---|---|---|---|",
+        ]
+        for label, rows in (
+            ("original (played out)", res["original"]),
+            ("database endings", res["records"]),
+        ):
+            for r in rows:
+                if r["role"] in ("taker", "giver", "all"):
+                    lines.append(
+                        f"| {label} | {r['role']} | {_wdl(r)} | {_ci(r)} | "
+                        f"{r['truncated']} | {r.get('database', '-')} |"
+                    )
+        lines.append("")
+    return lines
 
 
 def _rate(x: dict | None) -> str:
@@ -384,15 +503,19 @@ def part_report(args: argparse.Namespace) -> None:
 def main() -> None:
     """Run one part (see the module docstring)."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("part", choices=["ab", "long", "accuracy", "report"])
+    ap.add_argument("part", choices=["ab", "long", "rescore", "accuracy", "report"])
     ap.add_argument("--variant", default="english", help="ab: the variant")
     ap.add_argument("--games", type=int, default=200, help="ab, long: games")
     ap.add_argument("--time", type=float, default=0.05, help="ab: seconds per move")
     ap.add_argument("--seed", type=int, default=32, help="ab: match seed")
     args = ap.parse_args()
-    {"ab": part_ab, "long": part_long, "accuracy": part_accuracy, "report": part_report}[args.part](
-        args
-    )
+    {
+        "ab": part_ab,
+        "long": part_long,
+        "rescore": part_rescore,
+        "accuracy": part_accuracy,
+        "report": part_report,
+    }[args.part](args)
 
 
 if __name__ == "__main__":
