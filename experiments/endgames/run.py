@@ -92,7 +92,8 @@ def part_ab(args: argparse.Namespace) -> None:
     """Alpha-beta with the database against the same alpha-beta without it."""
     agent = f"alphabeta:time={args.time}"
     opponent = f"{agent},egtb=false"
-    run_dir = RUNS / f"ab-{args.variant}"
+    name = f"ab-{args.variant}" + ("" if args.arena_egtb else "-played-out")
+    run_dir = RUNS / name
     cmd = [
         "drl-eval",
         f"variant={args.variant}",
@@ -102,7 +103,7 @@ def part_ab(args: argparse.Namespace) -> None:
         f"seed={args.seed}",
         "openings=4",
         "max_plies=200",
-        "egtb=true",
+        f"egtb={str(args.arena_egtb).lower()}",
         "progress=false",
         "plot=false",
         f"hydra.run.dir={_rel(run_dir)}",
@@ -117,8 +118,8 @@ def part_ab(args: argparse.Namespace) -> None:
     ]
     clocks = _clocks(res["games"], (agent, opponent))
     out = {"records": records, "clocks": clocks, "database_file": db, **meta}
-    (HERE / f"ab-{args.variant}.json").write_text(json.dumps(out, indent=2) + "\n")
-    (HERE / f"ab-{args.variant}.pdn").write_bytes((run_dir / "games.pdn").read_bytes())
+    (HERE / f"{name}.json").write_text(json.dumps(out, indent=2) + "\n")
+    (HERE / f"{name}.pdn").write_bytes((run_dir / "games.pdn").read_bytes())
     print(json.dumps(out, indent=2))
 
 
@@ -397,25 +398,26 @@ def _report_ab() -> list[str]:
     lines = [
         "## Alpha-beta with the database against alpha-beta without it",
         "",
-        "| variant | role of the database side | games | W-D-L | score [95% CI] | cut at "
-        "200 plies | ended by the database | ms per move, with / without | "
-        "longest move, with / without |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| variant | arena's database endings | role of the database side | games | W-D-L | "
+        "score [95% CI] | cut at 200 plies | ended by the database | ms per move, with / "
+        "without | longest move, with / without |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for variant in ("english", "give_and_take"):
-        path = HERE / f"ab-{variant}.json"
-        if not path.exists():
-            continue
-        res = json.loads(path.read_text())
-        clocks = list(res["clocks"].values())
-        clock = " / ".join(f"{1000 * c['mean_s']:.1f}" for c in clocks)
-        most = " / ".join(f"{1000 * c['max_s']:.0f}" for c in clocks)
-        for r in res["records"]:
-            lines.append(
-                f"| {variant} | {r['role']} | {r['games']} | {_wdl(r)} | {_ci(r)} | "
-                f"{r['truncated']} | {r['database']} | "
-                + (f"{clock} | {most} |" if r["role"] == "all" else " | |")
-            )
+        for tail, endings in (("", "on"), ("-played-out", "off")):
+            path = HERE / f"ab-{variant}{tail}.json"
+            if not path.exists():
+                continue
+            res = json.loads(path.read_text())
+            clocks = list(res["clocks"].values())
+            clock = " / ".join(f"{1000 * c['mean_s']:.1f}" for c in clocks)
+            most = " / ".join(f"{1000 * c['max_s']:.0f}" for c in clocks)
+            for r in res["records"]:
+                lines.append(
+                    f"| {variant} | {endings} | {r['role']} | {r['games']} | {_wdl(r)} | "
+                    f"{_ci(r)} | {r['truncated']} | {r['database']} | "
+                    + (f"{clock} | {most} |" if r["role"] == "all" else " | |")
+                )
     return lines + [""]
 
 
@@ -508,6 +510,12 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=200, help="ab, long: games")
     ap.add_argument("--time", type=float, default=0.05, help="ab: seconds per move")
     ap.add_argument("--seed", type=int, default=32, help="ab: match seed")
+    ap.add_argument(
+        "--played-out",
+        dest="arena_egtb",
+        action="store_false",
+        help="ab: the arena plays every game out (drl-eval egtb=false; -played-out files)",
+    )
     args = ap.parse_args()
     {
         "ab": part_ab,
