@@ -486,8 +486,9 @@ def _report_accuracy() -> list[str]:
             kept = sum((v["accuracy"]["value"] or 0) * v["accuracy"]["n"] for v in opp)
             n = sum(v["accuracy"]["n"] for v in opp)
             theirs = f"{kept / n:.3f} ({n})" if n else "-"
+            label = f"{name} {who[3:]}".strip()
             lines.append(
-                f"| {name} {who[3:]} | {row['pieces']} | {_rate(acc['accuracy'])} | "
+                f"| {label} | {row['pieces']} | {_rate(acc['accuracy'])} | "
                 f"{_rate(acc['win_kept'])} | {_rate(acc['draw_kept'])} | "
                 f"{acc['from_loss']} | {theirs} |"
             )
