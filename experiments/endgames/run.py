@@ -110,17 +110,47 @@ def part_ab(args: argparse.Namespace) -> None:
     ]
     db = _databases(args.variant)
     t0 = time.perf_counter()
-    subprocess.run(cmd, cwd=ROOT, check=True)
+    if not args.collect:
+        subprocess.run(cmd, cwd=ROOT, check=True)
     meta = _meta(cmd, t0)
     res = json.loads((run_dir / "results.json").read_text())
-    records = [
-        _record(args.variant, agent, opponent, role, s) for role, s in res["summary"][agent].items()
-    ]
+    records = _summary(args.variant, agent, opponent, res)
     clocks = _clocks(res["games"], (agent, opponent))
     out = {"records": records, "clocks": clocks, "database_file": db, **meta}
+    if args.collect:  # a match stopped early: its journal's finished games
+        out.update(status=res.get("status"), wall_s=None)
     (HERE / f"{name}.json").write_text(json.dumps(out, indent=2) + "\n")
-    (HERE / f"{name}.pdn").write_bytes((run_dir / "games.pdn").read_bytes())
+    (HERE / f"{name}.pdn").write_text(_pdn_of(res["games"], run_dir / "games.pdn"))
     print(json.dumps(out, indent=2))
+
+
+def _summary(variant: str, agent: str, opponent: str, res: dict) -> list[dict]:
+    """The records of ``agent`` from drl-eval's results.
+
+    Its summary, or for a match stopped early the finished games of its journal.
+    """
+    if "summary" in res:
+        return [_record(variant, agent, opponent, r, s) for r, s in res["summary"][agent].items()]
+    from drl.eval.records import GameRecord
+    from drl.eval.stats import summarize
+
+    games = [
+        GameRecord(**{**g, "roles": tuple(g["roles"]), "moves": tuple(g["moves"])})
+        for g in res["games"]
+    ]
+    return [
+        _record(variant, agent, opponent, r, w.to_dict())
+        for r, w in summarize(games, agent).items()
+    ]
+
+
+def _pdn_of(games: list[dict], path: Path) -> str:
+    """The PDN of the finished games (the whole file when the match finished)."""
+    text = path.read_text()
+    chunks = text.split("[Event ")
+    if len(chunks) - 1 == len(games):
+        return text
+    return "".join("[Event " + c for c in chunks[1 : len(games) + 1])
 
 
 def _clocks(games: list[dict], players: tuple[str, str]) -> dict[str, dict[str, float]]:
@@ -511,6 +541,11 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=200, help="ab, long: games")
     ap.add_argument("--time", type=float, default=0.05, help="ab: seconds per move")
     ap.add_argument("--seed", type=int, default=32, help="ab: match seed")
+    ap.add_argument(
+        "--collect",
+        action="store_true",
+        help="ab: only summarise the match's journal (a match stopped early)",
+    )
     ap.add_argument(
         "--played-out",
         dest="arena_egtb",
