@@ -280,10 +280,14 @@ def part_rescore(args: argparse.Namespace) -> None:
     from drl.eval.stats import wilson_interval
 
     t0 = time.perf_counter()
-    path = ROOT / "experiments/long-give_and_take/games-alphabeta_depth_6.pdn"
+    default = ROOT / "experiments/long-give_and_take/games-alphabeta_depth_6.pdn"
+    path = Path(args.pdn).resolve() if args.pdn else default
     tallies: dict[str, dict[str, int]] = {}
+    names = {}
     for g in _load(path):
-        net = next(n for n in g.players if n.startswith("az"))
+        base = [n.rsplit(" (", 1)[0] for n in g.players]
+        net = g.players[base.index(args.player)]
+        names["opponent"] = base[1 - base.index(args.player)]
         role = net[net.index("(") + 1 : -1]
         term, value = _rescored(g, game_database(g.variant), net)
         before = _result_of(g, "black" if g.players[0] == net else "white")
@@ -306,8 +310,10 @@ def part_rescore(args: argparse.Namespace) -> None:
         records.append(
             {
                 "variant": "give_and_take",
-                "agent": "az:ckpt=experiments/long-give_and_take/agent.pt,sims=3200",
-                "opponent": "alphabeta:depth=6",
+                "agent": "az:ckpt=experiments/long-give_and_take/agent.pt,sims=3200"
+                if path == default
+                else args.player,
+                "opponent": names["opponent"],
                 "role": role,
                 "games": n,
                 "score": round((t["win"] + t["draw"] / 2) / n, 4),
@@ -328,14 +334,20 @@ def part_rescore(args: argparse.Namespace) -> None:
         if r["opponent"] == "alphabeta:depth=6"
         and r["agent"].endswith("sims=3200")
         and r["role"] in tallies
+        and path == default
     ]
     out = {
         "games": _rel(path),
         "records": records,
         "original": before_rows,
-        **_meta(["python", _rel(Path(__file__)), "rescore"], t0),
+        **_meta(
+            ["python", _rel(Path(__file__)), "rescore"]
+            + (["--pdn", _rel(path), "--player", args.player] if path != default else []),
+            t0,
+        ),
     }
-    (HERE / "long-give_and_take-rescored.json").write_text(json.dumps(out, indent=2) + "\n")
+    stem = "long-give_and_take" if path == default else path.stem
+    (HERE / f"{stem}-rescored.json").write_text(json.dumps(out, indent=2) + "\n")
     print(json.dumps(records, indent=2))
 
 
@@ -541,6 +553,10 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=200, help="ab, long: games")
     ap.add_argument("--time", type=float, default=0.05, help="ab: seconds per move")
     ap.add_argument("--seed", type=int, default=32, help="ab: match seed")
+    ap.add_argument(
+        "--pdn", default=None, help="rescore: these games (default: long-give_and_take's)"
+    )
+    ap.add_argument("--player", default="az", help="rescore: the player whose results count")
     ap.add_argument(
         "--collect",
         action="store_true",
