@@ -3,6 +3,7 @@
     DRL_EGTB_DIR=/path/to/db python experiments/endgames/run.py ab --variant english
     DRL_EGTB_DIR=/path/to/db python experiments/endgames/run.py long --games 400
     DRL_EGTB_DIR=/path/to/db python experiments/endgames/run.py accuracy
+    DRL_EGTB_DIR=/path/to/db python experiments/endgames/run.py rescore
     python experiments/endgames/run.py report
 
 Parts (each writes its own JSON in this folder; ``report`` gathers them in ``results.md``):
@@ -20,6 +21,11 @@ Parts (each writes its own JSON in this folder; ``report`` gathers them in ``res
   20000, 200-ply cap) and database endings on; one worker. The opponent does not probe
   the database, so the only change from the original is where a game ends. Writes
   ``long-give_and_take.json`` and ``long-give_and_take.pdn``.
+- ``ab --played-out``: the same match with the arena's database endings off
+  (``ab-<variant>-played-out.*``); ``ab --collect`` summarises a match stopped early.
+- ``rescore``: the committed 3,200-simulation games of ``long-give_and_take`` against
+  depth 6, each ended at its first position the database decides, as the arena would
+  (``long-give_and_take-rescored.json``); ``--pdn FILE --player NAME`` for other games.
 - ``accuracy``: endgame accuracy (:func:`drl.analysis.endgame.endgame_accuracy`) of each
   committed agent of the cross-variant study (``cross_variant/strong/<variant>/``) on its
   committed games against the alpha-beta ladder, for the variants whose database is on
@@ -487,8 +493,11 @@ def _report_long() -> list[str]:
             ("original (played out)", res["original"]),
             ("database endings", res["records"]),
         ):
-            for r in rows:
-                if r["role"] in ("taker", "giver", "all"):
+            order = ("taker", "giver", "all")
+            for r in sorted(
+                (r for r in rows if r["role"] in order), key=lambda r: order.index(r["role"])
+            ):
+                if r["role"] in order:
                     lines.append(
                         f"| {label} | {r['role']} | {_wdl(r)} | {_ci(r)} | "
                         f"{r['truncated']} | {r.get('database', '-')} |"
