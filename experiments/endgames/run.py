@@ -294,10 +294,10 @@ def part_rescore(args: argparse.Namespace) -> None:
         base = [n.rsplit(" (", 1)[0] for n in g.players]
         net = g.players[base.index(args.player)]
         names["opponent"] = base[1 - base.index(args.player)]
-        role = net[net.index("(") + 1 : -1]
+        role = net[net.index("(") + 1 : -1] if "(" in net else "all"
         term, value = _rescored(g, game_database(g.variant), net)
         before = _result_of(g, "black" if g.players[0] == net else "white")
-        for key in (role, "all"):
+        for key in dict.fromkeys((role, "all")):
             t = tallies.setdefault(
                 key,
                 dict.fromkeys(
