@@ -106,21 +106,15 @@ def start_position_policy(agent: Any, variant: Variant | str) -> dict[str, Any]:
         "simulations": int}``.
     """
     from drl.encode import move_to_actions
-    from drl.game import kernels as G
-    from drl.rules.core import MAX_MOVES, MOVE_WIDTH
+    from drl.game.batch import GameStates
+    from drl.search import Roots
 
     board = Board(variant)
     player = agent.player
     legal = board.legal_moves
-    params = np.asarray(board.variant.params, np.int64)[None]
-    hist0 = board.history()
-    hist = np.zeros((1, len(hist0) + 1), np.int64)
-    hist[0, : len(hist0)] = hist0
-    pos = np.zeros((1, G.POS_SIZE), np.int64)
-    moves = np.zeros((1, MAX_MOVES, MOVE_WIDTH), np.int64)
-    G.start(pos[0], np.asarray(board.state, np.int64), params[0], moves[0], hist[0])
+    games = GameStates.from_boards([board])
     mcts = player._tree(1, board.variant.board_size)
-    roots = player._roots(pos, params, hist, [board], mcts)
+    roots = Roots.from_games(games, egtb=player._probes([board], mcts))
     res = mcts.run(roots, player.evaluate, player.rng, explore=False)
     first = [move_to_actions(m, board.turn, board.variant.params)[0] for m in legal]
     shares = {a: first.count(a) for a in first}
