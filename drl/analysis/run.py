@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -387,19 +388,10 @@ def _self_play(agent: Any, v: Variant, games: int, s: MatchSettings) -> list[Any
     """``games`` games of ``agent`` against itself, each from its own opening."""
     from drl.eval.arena import match_tasks, play_tasks
 
-    tasks = match_tasks(
-        agent,
-        agent,
-        v,
-        2 * games,
-        openings=s.openings,
-        seed=s.seed,
-        max_plies=s.max_plies,
-        names=("agent", "agent (other side)"),
-        event=s.event_or("drl analysis"),
-        egtb=False,  # played out: the endgame accuracy scores the moves in the database
-    )
+    # played out (egtb off): the endgame accuracy scores the moves in the database
+    s = replace(s, event=s.event_or("drl analysis"), egtb=False)
+    tasks = match_tasks(agent, agent, v, 2 * games, s, names=("agent", "agent (other side)"))
     chosen = [tasks[i] for i in range(0, 2 * games, 2)]
-    on_cpu = str(getattr(agent.player.evaluate, "device", "cpu")) == "cpu"
-    workers = s.workers if on_cpu else 1
-    return play_tasks(chosen, workers, s.progress, "self-play", None, s.pdn_path)[0]
+    if str(getattr(agent.player.evaluate, "device", "cpu")) != "cpu":
+        s = replace(s, workers=1)
+    return play_tasks(chosen, s, "self-play")[0]
