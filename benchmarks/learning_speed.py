@@ -113,18 +113,12 @@ def elo_games(records: Sequence[Any]) -> list[tuple[str, str, float]]:
 
 def _match(a: Any, b: str, names: tuple[str, str], args: argparse.Namespace) -> Any:
     from drl.eval.arena import match_tasks
+    from drl.eval.settings import MatchSettings
 
-    return match_tasks(
-        a,
-        b,
-        args.variant,
-        args.games,
-        openings=args.openings,
-        seed=args.seed,
-        max_plies=args.max_plies,
-        names=names,
-        event="learning-speed",
+    settings = MatchSettings(
+        openings=args.openings, seed=args.seed, max_plies=args.max_plies, event="learning-speed"
     )
+    return match_tasks(a, b, args.variant, args.games, settings, names=names)
 
 
 def _timed_agent(ckpt: str, sims: int, device: str, variant: str) -> Any:

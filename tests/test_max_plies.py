@@ -36,7 +36,7 @@ def _defaults():
         "drl-eval": EvalConfig().max_plies,
         "match settings": MatchSettings().max_plies,
         "game task": arg(GameTask),
-        "match_tasks": arg(match_tasks),
+        "match_tasks": inspect.signature(match_tasks).parameters["settings"].default.max_plies,
         "DraughtsEnv": arg(DraughtsEnv),
         "DraughtsVectorEnv": arg(DraughtsVectorEnv),
         "PettingZoo raw_env": arg(raw_env),

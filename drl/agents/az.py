@@ -24,9 +24,9 @@ from drl.agents._board import move_from_row
 from drl.agents.base import Agent
 from drl.egtb._search import GameDatabases
 from drl.game import kernels as G
-from drl.game.batch import legal_counts, step_all
+from drl.game.batch import GameStates
 from drl.rules import Board, Move, Variant
-from drl.rules.core import MOVE_WIDTH, ST_PLY, STATE_SIZE
+from drl.rules.core import MOVE_WIDTH
 from drl.search import BatchedMCTS, Evaluator, Roots, SearchConfig
 
 if TYPE_CHECKING:
@@ -260,7 +260,7 @@ class NetworkPlayer:
             raise ValueError(f"boards mix board sizes {sorted(sizes)}")
         n = len(boards)
         deadline = self._deadline()
-        params, pos, hist = self._start(boards)
+        games = GameStates.from_boards(boards)
         mcts = self._tree(n, sizes.pop())
         count, single = np.zeros(n, np.int64), np.zeros(n, np.int64)
         played, result = np.zeros((n, MOVE_WIDTH), np.int64), np.zeros(n, np.int64)
@@ -268,12 +268,12 @@ class NetworkPlayer:
         todo = np.ones(n, np.bool_)
         searched = False
         while todo.any():
-            legal_counts(pos, params, todo, count, single)
+            games.legal_counts(todo, count, single)
             actions = single.copy()
             need = todo & (single < 0)
             if need.any():
                 res = mcts.run(
-                    self._roots(pos, params, hist, boards, mcts),
+                    Roots.from_games(games, egtb=self._probes(boards, mcts)),
                     self.evaluate,
                     self.rng,
                     active=need,
@@ -284,7 +284,7 @@ class NetworkPlayer:
                 self.simulations += int(res.simulations)
                 self.searches += 1
                 searched = True
-            step_all(pos, params, hist, actions, todo, played, result)
+            games.step(actions, todo, played, result)
             bad = todo & (result == G.STEP_ILLEGAL)
             if bad.any():
                 i = int(np.flatnonzero(bad)[0])
@@ -317,10 +317,10 @@ class NetworkPlayer:
         if top < 1:
             raise ValueError(f"top must be at least 1, got {top}")
         deadline = self._deadline()
-        params, pos, hist = self._start([board])
+        games = GameStates.from_boards([board])
         mcts = self._tree(1, board.variant.board_size)
         res = mcts.run(
-            self._roots(pos, params, hist, [board], mcts),
+            Roots.from_games(games, egtb=self._probes([board], mcts)),
             self.evaluate,
             self.rng,
             active=None,
@@ -335,47 +335,14 @@ class NetworkPlayer:
         shares = tuple((a, float(visits[a] / total)) for a in order) if total > 0 else ()
         return RootAnalysis(float(res.root_value[0]), shares, int(res.simulations))
 
-    @staticmethod
-    def _start(boards: Sequence[Board]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Pack the boards at the start of their moves into the search's input arrays.
+    def _probes(self, boards: Sequence[Board], mcts: BatchedMCTS) -> np.ndarray:
+        """How the search looks up each board's positions in its endgame database.
 
-        Returns:
-            ``(params [B, P], positions [B, POS_SIZE], histories [B, H])``.
-
-        Raises:
-            ValueError: a board's game is over.
+        ``int64[B]`` for ``Roots.egtb`` (:meth:`~drl.egtb._search.GameDatabases.flag`);
+        gives ``mcts`` the database those lookups read (:attr:`databases`).
         """
-        n = len(boards)
-        params = np.stack([np.asarray(b.variant.params, np.int64) for b in boards])
-        hists = [b.history() for b in boards]
-        # one entry more than the longest history: a completed move records its position
-        hist = np.zeros((n, max(len(h) for h in hists) + 1), np.int64)
-        pos = np.zeros((n, G.POS_SIZE), np.int64)
-        moves = G.move_buffer()
-        for i, b in enumerate(boards):
-            hist[i, : len(hists[i])] = hists[i]
-            G.start(pos[i], np.asarray(b.state, np.int64), params[i], moves, hist[i])
-            if G.is_over(pos[i]):
-                raise ValueError(f"no move to choose: the game is over in {b.fen()}")
-        return params, pos, hist
-
-    def _roots(self, pos, params, hist, boards: Sequence[Board], mcts: BatchedMCTS) -> Roots:
-        """Search roots of the positions ``pos`` (``int64[B, POS_SIZE]``) of ``boards``.
-
-        Gives ``mcts`` the endgame database their variants probe (:attr:`databases`).
-        """
-        egtb = np.array([self.databases.flag(b.variant) for b in boards], np.int64)
         mcts.database = self.databases.kernel
-        return Roots(
-            states=pos[:, :STATE_SIZE].copy(),
-            prefixes=pos[:, G.G_PREFIX : G.G_PREFIX + G.MAX_STEPS].copy(),
-            prefix_lens=pos[:, G.G_PLEN].copy(),
-            repetitions=pos[:, G.G_REPS].copy(),
-            params=params,
-            history=hist,
-            history_len=pos[:, ST_PLY] + 1,
-            egtb=egtb,
-        )
+        return np.array([self.databases.flag(b.variant) for b in boards], np.int64)
 
 
 def network_config(evaluate: object) -> Any:

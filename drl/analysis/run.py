@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -106,21 +107,15 @@ def start_position_policy(agent: Any, variant: Variant | str) -> dict[str, Any]:
         "simulations": int}``.
     """
     from drl.encode import move_to_actions
-    from drl.game import kernels as G
-    from drl.rules.core import MAX_MOVES, MOVE_WIDTH
+    from drl.game.batch import GameStates
+    from drl.search import Roots
 
     board = Board(variant)
     player = agent.player
     legal = board.legal_moves
-    params = np.asarray(board.variant.params, np.int64)[None]
-    hist0 = board.history()
-    hist = np.zeros((1, len(hist0) + 1), np.int64)
-    hist[0, : len(hist0)] = hist0
-    pos = np.zeros((1, G.POS_SIZE), np.int64)
-    moves = np.zeros((1, MAX_MOVES, MOVE_WIDTH), np.int64)
-    G.start(pos[0], np.asarray(board.state, np.int64), params[0], moves[0], hist[0])
+    games = GameStates.from_boards([board])
     mcts = player._tree(1, board.variant.board_size)
-    roots = player._roots(pos, params, hist, [board], mcts)
+    roots = Roots.from_games(games, egtb=player._probes([board], mcts))
     res = mcts.run(roots, player.evaluate, player.rng, explore=False)
     first = [move_to_actions(m, board.turn, board.variant.params)[0] for m in legal]
     shares = {a: first.count(a) for a in first}
@@ -393,19 +388,10 @@ def _self_play(agent: Any, v: Variant, games: int, s: MatchSettings) -> list[Any
     """``games`` games of ``agent`` against itself, each from its own opening."""
     from drl.eval.arena import match_tasks, play_tasks
 
-    tasks = match_tasks(
-        agent,
-        agent,
-        v,
-        2 * games,
-        openings=s.openings,
-        seed=s.seed,
-        max_plies=s.max_plies,
-        names=("agent", "agent (other side)"),
-        event=s.event_or("drl analysis"),
-        egtb=False,  # played out: the endgame accuracy scores the moves in the database
-    )
+    # played out (egtb off): the endgame accuracy scores the moves in the database
+    s = replace(s, event=s.event_or("drl analysis"), egtb=False)
+    tasks = match_tasks(agent, agent, v, 2 * games, s, names=("agent", "agent (other side)"))
     chosen = [tasks[i] for i in range(0, 2 * games, 2)]
-    on_cpu = str(getattr(agent.player.evaluate, "device", "cpu")) == "cpu"
-    workers = s.workers if on_cpu else 1
-    return play_tasks(chosen, workers, s.progress, "self-play", None, s.pdn_path)[0]
+    if str(getattr(agent.player.evaluate, "device", "cpu")) != "cpu":
+        s = replace(s, workers=1)
+    return play_tasks(chosen, s, "self-play")[0]

@@ -26,7 +26,6 @@ is on disk and ``MatchSettings.egtb`` is on (the default).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -125,25 +124,36 @@ def _calls(*callbacks: Callable[[GameRecord], None] | None) -> Callable[[GameRec
 
 def play_tasks(
     tasks: Sequence[GameTask],
-    workers: int | None = None,
-    progress: bool = True,
+    settings: MatchSettings = DEFAULT_SETTINGS,
     description: str = "games",
     on_record: Callable[[GameRecord], None] | None = None,
-    pdn_path: str | os.PathLike | None = None,
 ) -> tuple[list[GameRecord], Path | None]:
-    """:func:`run_games`, writing each game to ``pdn_path`` as it finishes.
+    """:func:`run_games`, writing each game to ``settings.pdn_path`` as it finishes.
 
     Each game goes to the file as it finishes (:class:`PDNWriter`), and the file is
     rewritten in game order at the end (:func:`write_pdn`).
 
+    Args:
+        tasks: the games (:func:`match_tasks`).
+        settings: ``workers``, ``progress`` and ``pdn_path`` (None: no file) are used;
+            the tasks carry the rest.
+        description: the progress bar's label.
+        on_record: called with each finished game (in completion order).
+
     Returns:
         ``(records sorted by index, the PDN path or None)``.
+
+    Raises:
+        OSError: ``settings.pdn_path`` cannot be written (before the first game).
     """
-    if pdn_path is None:
-        return run_games(tasks, workers, progress, description, on_record), None
-    with PDNWriter(pdn_path) as writer:
-        records = run_games(tasks, workers, progress, description, _calls(writer.add, on_record))
-    return records, write_pdn(records, pdn_path)
+    s = settings
+    if s.pdn_path is None:
+        return run_games(tasks, s.workers, s.progress, description, on_record), None
+    with PDNWriter(s.pdn_path) as writer:
+        records = run_games(
+            tasks, s.workers, s.progress, description, _calls(writer.add, on_record)
+        )
+    return records, write_pdn(records, s.pdn_path)
 
 
 def play_match(
@@ -180,19 +190,6 @@ def play_match(
     names = _unique_names(spec_name(agent_a_spec), spec_name(agent_b_spec))  # checks specs
     v = Variant.parse(variant)
     check_agents([agent_a_spec, agent_b_spec], v)
-    tasks = match_tasks(
-        agent_a_spec,
-        agent_b_spec,
-        v,
-        games,
-        s.openings,
-        s.seed,
-        s.max_plies,
-        names=names,
-        event=s.event_or("drl arena"),
-        egtb=s.egtb,
-    )
-    records, written = play_tasks(
-        tasks, s.workers, s.progress, f"{names[0]} vs {names[1]}", on_record, s.pdn_path
-    )
+    tasks = match_tasks(agent_a_spec, agent_b_spec, v, games, s, names=names)
+    records, written = play_tasks(tasks, s, f"{names[0]} vs {names[1]}", on_record)
     return MatchResult(players=names, variant=str(v), records=records, pdn_path=written)

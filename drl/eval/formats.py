@@ -25,7 +25,7 @@ points).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -127,14 +127,7 @@ def halftime_match(
     if a == b:
         a, b = f"{a}#1", f"{b}#2"
     tasks = _halftime_tasks((agent_a, agent_b), (a, b), v, games_per_half, settings)
-    records, _ = play_tasks(
-        tasks,
-        settings.workers,
-        settings.progress,
-        f"{a} vs {b} (halftime)",
-        on_record,
-        settings.pdn_path,
-    )
+    records, _ = play_tasks(tasks, settings, f"{a} vs {b} (halftime)", on_record)
     halves = [
         (sum(r.score_of(a) for r in part), sum(r.score_of(b) for r in part))
         for part in (records[:games_per_half], records[games_per_half:])
@@ -345,21 +338,23 @@ class _Pool:
         spans = []
         for a, b in zip(order[::2], order[1::2], strict=False):
             start = len(tasks)
+            pair = replace(
+                s,
+                openings=self._opening(),  # drawn before the seed, from the same generator
+                seed=int(self.rng.integers(2**31)),
+                event=s.event_or("drl pool"),
+            )
             tasks += match_tasks(
                 self.by_name[a],
                 self.by_name[b],
                 v,
                 games_per_round,
-                self._opening(),
-                int(self.rng.integers(2**31)),
-                s.max_plies,
+                pair,
                 names=(a, b),
-                event=s.event_or("drl pool"),
                 first_index=len(self.result.records) + start,
-                egtb=s.egtb,
             )
             spans.append((a, b, start, len(tasks)))
-        records, _ = play_tasks(tasks, s.workers, s.progress, f"pool round {rnd}", on_record)
+        records, _ = play_tasks(tasks, replace(s, pdn_path=None), f"pool round {rnd}", on_record)
         self.result.records += records
         self.result.rounds.append(
             [self._score(a, b, records[lo:hi], rnd, life_lost_by) for a, b, lo, hi in spans]

@@ -20,8 +20,9 @@ import numpy as np
 
 from drl._configs import DEFAULT_MAX_PLIES
 from drl.agents import Agent, spec_name
-from drl.eval.limits import check_games, check_max_plies, check_openings
+from drl.eval.limits import check_games, check_max_plies
 from drl.eval.openings import _Openings, role_variant
+from drl.eval.settings import DEFAULT_SETTINGS, MatchSettings
 from drl.rules import Board, Variant
 
 __all__ = ["GameTask", "TaskList", "match_tasks"]
@@ -203,18 +204,15 @@ def _cycle_variants(v: Variant, cycle: int) -> list[str]:
     return out
 
 
-def match_tasks(  # noqa: PLR0913 (one per field a match's tasks share)
+def match_tasks(
     agent_a: str | Agent,
     agent_b: str | Agent,
     variant: Variant | str,
     games: int,
-    openings: int | Sequence[str] | None = 4,
-    seed: int = 0,
-    max_plies: int = DEFAULT_MAX_PLIES,
+    settings: MatchSettings = DEFAULT_SETTINGS,
+    *,
     names: tuple[str, str] | None = None,
-    event: str = "drl arena",
     first_index: int = 0,
-    egtb: bool = True,
 ) -> TaskList:
     """The tasks of an A-vs-B match.
 
@@ -228,15 +226,16 @@ def match_tasks(  # noqa: PLR0913 (one per field a match's tasks share)
         variant: the variant (Give and Take: its ``taker`` flag is set per game).
         games: number of games, in ``[1, MAX_GAMES]``; a multiple of 2 (4 in Give and
             Take) plays every colour/role combination equally often.
-        openings: plies of the seeded random openings, distinct, one per two games (at
-            most :data:`MAX_OPENING_PLIES`), a list of FENs (used in turn, one per two
-            games), or None / 0 for the start position.
-        seed: match seed (openings and agent seeds).
-        max_plies: per-game cap.
+        settings: the settings the tasks take: ``openings`` (plies of the seeded
+            random openings, distinct, one per two games; a list of FENs, used in turn,
+            one per two games; or None / 0 for the start position), ``seed`` (openings
+            and agent seeds), ``max_plies`` (per-game cap), ``event`` (the PDN
+            ``Event`` tag, default ``drl arena``) and ``egtb`` (end games at positions
+            the endgame database decides, :class:`GameTask`); the others are for
+            :func:`~drl.eval.arena.play_tasks`. Their ranges are checked when they are
+            made (:class:`~drl.eval.settings.MatchSettings`).
         names: display names of A and B (default: their specs, made unique).
-        event: PDN ``Event`` tag.
         first_index: index of the first task.
-        egtb: end games at positions the endgame database decides (:class:`GameTask`).
 
     Returns:
         A :class:`TaskList`: each task is made when it is read, and the random openings
@@ -245,21 +244,21 @@ def match_tasks(  # noqa: PLR0913 (one per field a match's tasks share)
         openings of that length fails at once).
 
     Raises:
-        ValueError: ``games`` outside ``[1, MAX_GAMES]``, ``max_plies`` outside
-            ``[1, MAX_PLIES]``, bad ``openings``, bad variant, bad FEN in ``openings``,
-            or fewer distinct live openings of ``openings`` plies than ``games / 2``
-            (counted up to :data:`OPENINGS_CHECKED` here, past it as they run out).
+        ValueError: ``games`` outside ``[1, MAX_GAMES]``, bad variant, bad FEN in
+            ``settings.openings``, or fewer distinct live openings of
+            ``settings.openings`` plies than ``games / 2`` (counted up to
+            :data:`OPENINGS_CHECKED` here, past it as they run out).
     """
     games = check_games(games)
-    check_max_plies(max_plies)
-    check_openings(openings)
+    s = settings
     v = Variant.parse(variant)
     cycle = 4 if v.is_asymmetric else 2  # games until the colour/role schedule repeats
-    fens = _opening_fens(v, games, openings, seed)
+    fens = _opening_fens(v, games, s.openings, s.seed)
     if names is None:
         names = _unique_names(spec_name(agent_a), spec_name(agent_b))
     name_a, name_b = names
-    game_seeds = np.random.SeedSequence(seed).generate_state(games, dtype=np.uint32)
+    game_seeds = np.random.SeedSequence(s.seed).generate_state(games, dtype=np.uint32)
+    max_plies, event = s.max_plies, s.event_or("drl arena")
     cycle_variants = _cycle_variants(v, cycle)
 
     def build(g: int) -> GameTask:
@@ -278,7 +277,7 @@ def match_tasks(  # noqa: PLR0913 (one per field a match's tasks share)
             max_plies=max_plies,
             event=event,
             round=str(g + 1),
-            egtb=egtb,
+            egtb=s.egtb,
         )
 
     return TaskList.lazy(games, build)

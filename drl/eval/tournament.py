@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 import numpy as np
 
@@ -101,20 +102,9 @@ def play_tournament(
     check_games(games_per_pair * len(pairs), f"games_per_pair * {len(pairs)} pairs")
     tasks = TaskList()
     for (a, b), seed in zip(pairs, seeds, strict=True):
+        pair = replace(s, seed=int(seed), event=s.event_or("drl tournament"))
         tasks += match_tasks(
-            by_name[a],
-            by_name[b],
-            v,
-            games_per_pair,
-            s.openings,
-            int(seed),
-            s.max_plies,
-            names=(a, b),
-            event=s.event_or("drl tournament"),
-            first_index=len(tasks),
-            egtb=s.egtb,
+            by_name[a], by_name[b], v, games_per_pair, pair, names=(a, b), first_index=len(tasks)
         )
-    records, written = play_tasks(
-        tasks, s.workers, s.progress, f"{schedule} {v}", on_record, s.pdn_path
-    )
+    records, written = play_tasks(tasks, s, f"{schedule} {v}", on_record)
     return MatchResult(players=tuple(names), variant=str(v), records=records, pdn_path=written)

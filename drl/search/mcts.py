@@ -28,6 +28,7 @@ from drl.encode.actions import num_actions as _num_actions
 from drl.encode.mask import MAX_STEPS
 from drl.encode.planes import N_CHANNELS
 from drl.encode.sparse_net import SparseWeights
+from drl.game.batch import GameStates
 from drl.game.kernels import G_PLEN, G_PREFIX, G_REPS
 from drl.nn.errors import TrainingDiverged
 from drl.rules.core import ST_HASH, ST_PLY, STATE_SIZE, count_repetitions
@@ -77,6 +78,28 @@ class Roots:
     history: np.ndarray
     history_len: np.ndarray
     egtb: np.ndarray | None = None
+
+    @staticmethod
+    def from_games(games: GameStates, egtb: np.ndarray | None = None) -> Roots:
+        """The roots of B games of the game core, each at its current step.
+
+        The one way from a :class:`~drl.game.batch.GameStates` to the search: every
+        history entry up to each game's ply is known (``history_len = ST_PLY + 1``). The
+        arrays are views of ``games``' (the search copies them into its trees), so step
+        the games only after the search. ``egtb`` is :attr:`egtb` (``int64[B]``, or None:
+        no game probes the endgame database).
+        """
+        pos = games.pos
+        return Roots(
+            states=pos[:, :STATE_SIZE],
+            prefixes=pos[:, G_PREFIX : G_PREFIX + MAX_STEPS],
+            prefix_lens=pos[:, G_PLEN],
+            repetitions=pos[:, G_REPS],
+            params=games.params,
+            history=games.hist,
+            history_len=pos[:, ST_PLY] + 1,
+            egtb=egtb,
+        )
 
     @staticmethod
     def from_positions(

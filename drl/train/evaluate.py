@@ -12,9 +12,8 @@ both roles from every opening and every colour/role pairing over four games. Res
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -99,21 +98,12 @@ def play_against_baseline(
     base_name = spec_name(baseline)
     names = (NET_NAME, base_name if base_name != NET_NAME else f"{base_name}#2")
     net = NetworkAgent(NetworkPlayer(evaluate, search, s.seed), NET_NAME)
-    tasks = match_tasks(
-        net,
-        baseline,
-        variant,
-        games,
-        s.openings,
-        s.seed,
-        s.max_plies,
-        names=names,
-        event=s.event_or("drl evaluation"),
-        egtb=s.egtb,
-    )
+    s = replace(s, event=s.event_or("drl evaluation"))
+    tasks = match_tasks(net, baseline, variant, games, s, names=names)
     description = f"{NET_NAME} vs {names[1]}"
-    workers = s.workers if _on_cpu(evaluate) else 1
-    return play_tasks(tasks, workers, s.progress, description, None, s.pdn_path)[0]
+    if not _on_cpu(evaluate):
+        s = replace(s, workers=1)
+    return play_tasks(tasks, s, description)[0]
 
 
 def _on_cpu(evaluate: Evaluator) -> bool:
@@ -146,7 +136,7 @@ def evaluate_against(
         )
     out = []
     for k, spec in enumerate(baselines):
-        each = dataclasses.replace(settings, seed=settings.seed + 7919 * k)
+        each = replace(settings, seed=settings.seed + 7919 * k)
         records = play_against_baseline(evaluate, search, spec, variant, games, settings=each)
         out.append(BaselineResult(spec, summarize(records, NET_NAME), records))
     return out

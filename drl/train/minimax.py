@@ -40,7 +40,6 @@ from drl.agents import _alphabeta as ab
 from drl.encode.actions import path_step_index
 from drl.encode.sparse_net import SparseWeights
 from drl.game import kernels as G
-from drl.game.batch import observe_all
 from drl.rules import Variant
 from drl.rules.core import (
     M_NSTEPS,
@@ -312,7 +311,7 @@ class MinimaxActor(SelfPlayActor):
             if self._slots[i] is None:
                 self._slots[i] = self._new_game(i)
                 self._plans[i] = None
-        observe_all(self._pos, self._params, self._all, self._obs)
+        self._games.observe(self._all, self._obs)
         obs = self._obs.astype(np.float16)
         actions = np.zeros(b, np.int64)
         for i in range(b):
@@ -322,7 +321,7 @@ class MinimaxActor(SelfPlayActor):
             if plan is None or not plan.steps:
                 plan = self._plans[i] = self._plan(i, stats)
             legal = self._legal(i)
-            start = int(self._pos[i, G.G_PLEN]) == 0
+            start = int(self._games.pos[i, G.G_PLEN]) == 0
             a = plan.steps.pop(0)
             actions[i] = a
             q = plan.q_root if start else plan.q_move
@@ -339,13 +338,14 @@ class MinimaxActor(SelfPlayActor):
 
     def _legal(self, i: int) -> np.ndarray:
         """The legal steps of slot ``i``, ascending (``int64[k]``)."""
-        G.generate(self._pos[i], self._params[i], self._moves)
-        k = G.legal_step_list(self._pos[i], self._params[i], self._moves, self._steps)
+        pos, params = self._games.pos[i], self._games.params[i]
+        G.generate(pos, params, self._moves)
+        k = G.legal_step_list(pos, params, self._moves, self._steps)
         return self._steps[:k].copy()
 
     def _plan(self, i: int, stats: SelfPlayStats) -> _Plan:
         """Choose slot ``i``'s move (it is at a move boundary): searched unless forced."""
-        pos, params = self._pos[i], self._params[i]
+        pos, params = self._games.pos[i], self._games.params[i]
         state = pos[:STATE_SIZE].copy()
         n = generate_moves(state, params, self._moves)
         turn = int(pos[ST_TURN])
@@ -356,7 +356,7 @@ class MinimaxActor(SelfPlayActor):
         m = self.minimax
         ply = int(pos[ST_PLY])
         path = np.zeros(ply + ab.MAX_PLY + 2, np.int64)
-        path[: ply + 1] = self._hist[i, : ply + 1]
+        path[: ply + 1] = self._games.hist[i, : ply + 1]
         rank = self.rng.permutation(MAX_MOVES).astype(np.int64)
         before = self.searcher.nodes
         if ply < m.explore_plies:

@@ -39,7 +39,7 @@ from drl.egtb._search import GameDatabases, database_code, history_allows
 from drl.encode.actions import num_actions as _num_actions
 from drl.encode.planes import N_CHANNELS
 from drl.game import kernels as G
-from drl.game.batch import legal_counts, observe_all, step_all
+from drl.game.batch import GameStates
 from drl.rules import Board, Move, Variant
 from drl.rules.core import (
     M_CAPTURED,
@@ -152,8 +152,8 @@ def _move_texts(rows: list[np.ndarray], variant: Variant) -> list[str]:
 class _RecordedGame:
     """One game in a slot: its position and history, the moves played and the positions recorded.
 
-    The game-core position and history are rows of the actor's slot arrays while it is
-    played.
+    The game-core position, parameters and history are the slot's row of the actor's
+    :class:`~drl.game.batch.GameStates` while it is played.
 
     ``index`` is -1 until the game is delivered and numbered.
     """
@@ -272,9 +272,7 @@ class SelfPlayActor:
         self.games_started = 0
         self._moves = G.move_buffer()
         # the games in flight, one row per slot, stepped together (drl.game.batch)
-        self._pos = np.zeros((b, G.POS_SIZE), np.int64)
-        self._hist = np.zeros((b, config.max_plies + 2), np.int64)
-        self._params = np.zeros((b, len(self.variants[0].params)), np.int64)
+        self._games = GameStates.zeros(b, config.max_plies + 2)
         self._obs = np.zeros((b, N_CHANNELS, self.board_size, self.board_size), np.float32)
         self._played = np.zeros((b, MOVE_WIDTH), np.int64)
         self._count = np.zeros(b, np.int64)
@@ -319,8 +317,9 @@ class SelfPlayActor:
         v = self.variants[k]
         self._started += 1
         self._slot_egtb[slot] = self._egtb[k]
-        self._params[slot] = v.params
-        return _RecordedGame(v, self._params[slot], self._pos[slot], self._hist[slot], self._moves)
+        games = self._games
+        games.params[slot] = v.params
+        return _RecordedGame(v, games.params[slot], games.pos[slot], games.hist[slot], self._moves)
 
     def play(
         self,
@@ -389,7 +388,7 @@ class SelfPlayActor:
         for i in range(b):
             if self._slots[i] is None:
                 self._slots[i] = self._new_game(i)
-        legal_counts(self._pos, self._params, self._all, self._count, self._single)
+        self._games.legal_counts(self._all, self._count, self._single)
         forced = self._single.copy()
         searched = forced < 0
         actions = forced.copy()
@@ -399,7 +398,7 @@ class SelfPlayActor:
         if searched.any():
             full, result, entropy = self._search(evaluate, searched, stats)
             actions[searched] = result.action[searched]  # sampled by the search
-        observe_all(self._pos, self._params, self._all, self._obs)
+        self._games.observe(self._all, self._obs)
         self._record_step(forced, searched, full, result)
         self._advance(actions)
         return entropy
@@ -418,7 +417,12 @@ class SelfPlayActor:
         sims = self.search_config.num_simulations
         budgets = np.where(full, sims, min(cfg.fast_simulations, sims))
         result = self.mcts.run(
-            self._roots(), evaluate, self.rng, active=searched, budgets=budgets, explore=full
+            Roots.from_games(self._games, egtb=self._slot_egtb),
+            evaluate,
+            self.rng,
+            active=searched,
+            budgets=budgets,
+            explore=full,
         )
         stats.simulations += result.simulations
         stats.leaf_evals += result.leaf_evals
@@ -446,7 +450,7 @@ class SelfPlayActor:
         """
         obs = self._obs.astype(np.float16)
         # every slot's numbers read at once (Python objects per slot cost more than the copy)
-        turn, ply = self._pos[:, ST_TURN].tolist(), self._pos[:, ST_PLY].tolist()
+        turn, ply = self._games.pos[:, ST_TURN].tolist(), self._games.pos[:, ST_PLY].tolist()
         steps = forced.astype(np.int16)
         if result is not None:
             rows, cols = np.nonzero(result.legal)  # by slot, each slot's steps in order
@@ -471,7 +475,7 @@ class SelfPlayActor:
 
         A game that ends frees its slot and waits for delivery.
         """
-        step_all(self._pos, self._params, self._hist, actions, self._all, self._played, self._step)
+        self._games.step(actions, self._all, self._played, self._step)
         if (self._step == G.STEP_ILLEGAL).any():
             bad = int(np.flatnonzero(self._step == G.STEP_ILLEGAL)[0])
             raise RuntimeError(f"self-play chose an illegal step {int(actions[bad])}")
@@ -480,19 +484,6 @@ class SelfPlayActor:
             if self._move_done(slots[i], i):
                 self._done.append(slots[i])
                 self._slots[i] = None
-
-    def _roots(self) -> Roots:
-        pos = self._pos
-        return Roots(
-            states=pos[:, :STATE_SIZE],
-            prefixes=pos[:, G.G_PREFIX : G.G_PREFIX + G.MAX_STEPS],
-            prefix_lens=pos[:, G.G_PLEN],
-            repetitions=pos[:, G.G_REPS],
-            params=self._params,
-            history=self._hist,
-            history_len=pos[:, ST_PLY] + 1,
-            egtb=self._slot_egtb,
-        )
 
     def _record(
         self,

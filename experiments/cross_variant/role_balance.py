@@ -79,6 +79,7 @@ def play_row(row: dict, games: int, openings: int, max_plies: int, seed: int) ->
 
     torch.set_num_threads(1)
     from drl.eval.arena import match_tasks, run_games
+    from drl.eval.settings import MatchSettings
     from drl.eval.stats import wilson_interval
 
     if row["player"] == "network":
@@ -92,8 +93,9 @@ def play_row(row: dict, games: int, openings: int, max_plies: int, seed: int) ->
     t0 = time.time()
     # One game per opening: the same player on both sides would replay the second game of
     # a pair move for move. The even games of a match alternate the Taker's colour.
-    pairs = match_tasks(spec, spec, row["variant"], 2 * games, openings=openings, seed=seed,
-                        max_plies=max_plies, event="role balance")
+    settings = MatchSettings(openings=openings, seed=seed, max_plies=max_plies,
+                             event="role balance")
+    pairs = match_tasks(spec, spec, row["variant"], 2 * games, settings)
     tasks = [pairs[i] for i in range(0, 2 * games, 2)]
     records = run_games(tasks, workers=1, progress=False)
     wins = draws = losses = truncated = 0

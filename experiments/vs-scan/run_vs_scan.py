@@ -85,6 +85,7 @@ def main() -> None:
 
     torch.set_num_threads(1)
     from drl.eval.arena import match_tasks, run_games, write_pdn
+    from drl.eval.settings import MatchSettings
     from drl.eval.elo import fit_elo
     from drl.eval.stats import wdl
 
@@ -111,9 +112,10 @@ def main() -> None:
     records, all_games, triples = [], [], []
     for k, (a, b) in enumerate(pairings):
         t0 = time.time()
-        tasks = match_tasks(a, b, "international", args.games, openings=args.openings,
-                            seed=args.seed + 101 * k, max_plies=args.max_plies,
-                            names=(name[a], name[b]), event="drl vs Scan 2.0")
+        settings = MatchSettings(openings=args.openings, seed=args.seed + 101 * k,
+                                 max_plies=args.max_plies, event="drl vs Scan 2.0")
+        tasks = match_tasks(a, b, "international", args.games, settings,
+                            names=(name[a], name[b]))
         games = run_games(tasks, workers=args.workers, progress=False)
         all_games += games
         w = wdl(games, name[a])

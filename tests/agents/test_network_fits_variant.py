@@ -91,7 +91,7 @@ def test_the_arena_refuses_before_any_game(english):
     # tasks built by hand are checked as each game starts, before its first move
     from drl.eval.arena import match_tasks
 
-    tasks = match_tasks(make(spec), "random", "international", 2, openings=None)
+    tasks = match_tasks(make(spec), "random", "international", 2, MatchSettings(openings=None))
     with pytest.raises(ValueError, match=str(english)):
         run_games(tasks, workers=1, progress=False, on_record=seen.append)
     assert seen == []

@@ -20,7 +20,9 @@ PRESETS = [
 
 
 def test_give_and_take_schedule_pairs_games_per_opening_and_role():
-    tasks = match_tasks("alphabeta:depth=2", "random", "give_and_take", 8, openings=2, seed=1)
+    tasks = match_tasks(
+        "alphabeta:depth=2", "random", "give_and_take", 8, MatchSettings(openings=2, seed=1)
+    )
     combos = []
     for t in tasks:
         a_color = "black" if t.black_name == "alphabeta:depth=2" else "white"
@@ -46,14 +48,14 @@ def test_give_and_take_schedule_pairs_games_per_opening_and_role():
 
 
 def test_symmetric_schedule_swaps_colours_per_opening():
-    tasks = match_tasks("greedy", "random", "english", 6, openings=3, seed=1)
+    tasks = match_tasks("greedy", "random", "english", 6, MatchSettings(openings=3, seed=1))
     assert [t.black_name for t in tasks] == ["greedy", "random"] * 3
     assert len({t.opening for t in tasks}) == 3
     assert all(t.opening == u.opening for t, u in zip(tasks[::2], tasks[1::2], strict=True))
 
 
 def test_same_spec_on_both_sides_gets_distinct_names():
-    tasks = match_tasks("random", "random", "english", 2, openings=None)
+    tasks = match_tasks("random", "random", "english", 2, MatchSettings(openings=None))
     assert {tasks[0].black_name, tasks[0].white_name} == {"random#1", "random#2"}
 
 
@@ -241,9 +243,16 @@ def test_games_in_flight_are_the_games_of_the_one_game_loop(variant):
     from drl.eval.arena import play_game, play_in_flight
 
     batched = _Batched()
-    tasks = match_tasks(batched, "alphabeta:depth=2", variant, 8, openings=2, seed=7, max_plies=60)
+    tasks = match_tasks(
+        batched, "alphabeta:depth=2", variant, 8, MatchSettings(openings=2, seed=7, max_plies=60)
+    )
     tasks += match_tasks(
-        "greedy", "random", variant, 4, openings=2, seed=8, max_plies=60, first_index=len(tasks)
+        "greedy",
+        "random",
+        variant,
+        4,
+        MatchSettings(openings=2, seed=8, max_plies=60),
+        first_index=len(tasks),
     )
     one_by_one = [play_game(t) for t in tasks]
     assert batched.calls == [1] * len(batched.calls)
@@ -257,15 +266,15 @@ def test_run_games_keeps_batched_games_in_process_and_the_rest_in_workers():
     from drl.eval.arena import run_games
 
     batched = _Batched()
-    tasks = match_tasks(batched, "greedy", "give_and_take", 4, openings=2, seed=3, max_plies=40)
+    tasks = match_tasks(
+        batched, "greedy", "give_and_take", 4, MatchSettings(openings=2, seed=3, max_plies=40)
+    )
     tasks += match_tasks(
         "alphabeta:depth=1",
         "random",
         "give_and_take",
         4,
-        openings=2,
-        seed=4,
-        max_plies=40,
+        MatchSettings(openings=2, seed=4, max_plies=40),
         first_index=len(tasks),
     )
     seen = []

@@ -170,9 +170,9 @@ def test_library_refuses_a_zero_ply_cap_and_negative_openings():
     with pytest.raises(ValueError, match="max_plies"):
         GameTask(0, "greedy", "random", "a", "b", "english", None, 0, 1, max_plies=0)
     with pytest.raises(ValueError, match="max_plies"):
-        match_tasks("greedy", "random", "english", 2, max_plies=0)
+        match_tasks("greedy", "random", "english", 2, MatchSettings(max_plies=0))
     with pytest.raises(ValueError, match="openings"):
-        match_tasks("greedy", "random", "english", 2, openings=-1)
+        match_tasks("greedy", "random", "english", 2, MatchSettings(openings=-1))
     with pytest.raises(ValueError, match="max_plies"):
         halftime_match(
             "greedy",

@@ -203,9 +203,12 @@ def test_library_matches_write_each_game_as_it_finishes(tmp_path):
 
 def test_interrupted_workers_are_stopped():
     from drl.eval.arena import match_tasks, run_games
+    from drl.eval.settings import MatchSettings
 
     # far more games than could be played: the queued ones are dropped, not waited for
-    tasks = match_tasks("greedy", "random", "english", 100_000, openings=0, max_plies=40)
+    tasks = match_tasks(
+        "greedy", "random", "english", 100_000, MatchSettings(openings=0, max_plies=40)
+    )
     on_record, seen = _stop_after(4)
     with pytest.raises(KeyboardInterrupt):
         run_games(tasks, workers=2, progress=False, on_record=on_record)

@@ -103,9 +103,9 @@ def test_the_library_refuses_huge_counts_naming_the_argument():
     with pytest.raises(ValueError, match="games must be between"):
         play_match("greedy", "random", "english", HUGE, settings=MatchSettings(progress=False))
     with pytest.raises(ValueError, match="openings must be at most 100 plies"):
-        match_tasks("greedy", "random", "english", 2, openings=HUGE)
+        match_tasks("greedy", "random", "english", 2, MatchSettings(openings=HUGE))
     with pytest.raises(ValueError, match="max_plies must be between 1 and 100,000"):
-        match_tasks("greedy", "random", "english", 2, max_plies=HUGE)
+        match_tasks("greedy", "random", "english", 2, MatchSettings(max_plies=HUGE))
     with pytest.raises(ValueError, match="games_per_half must be between"):
         halftime_match(
             "greedy", "random", "give_and_take", HUGE, settings=MatchSettings(progress=False)
@@ -143,7 +143,7 @@ def test_openings_are_drawn_as_the_games_start(monkeypatch):
         return board(variant, fen=fen)
 
     monkeypatch.setattr(openings, "Board", counting_board)
-    tasks = match_tasks("greedy", "random", "english", 2000, openings=6, seed=3)
+    tasks = match_tasks("greedy", "random", "english", 2000, MatchSettings(openings=6, seed=3))
     assert len(tasks) == 2000
     assert 1 <= len(drawn) <= 5  # the first opening only (a few tries at most)
     first = [tasks[i].opening for i in range(6)]  # three openings, each played twice
@@ -157,7 +157,9 @@ def test_openings_are_drawn_as_the_games_start(monkeypatch):
 def test_a_long_schedule_starts_at_once_and_is_played_as_built():
     from drl.eval.arena import run_games
 
-    tasks = match_tasks("random", "random", "english", MAX_GAMES, openings=8, max_plies=8)
+    tasks = match_tasks(
+        "random", "random", "english", MAX_GAMES, MatchSettings(openings=8, max_plies=8)
+    )
     assert len(tasks) == MAX_GAMES
     seen = []
 
@@ -173,8 +175,8 @@ def test_a_long_schedule_starts_at_once_and_is_played_as_built():
 
 
 def test_a_task_list_reads_as_a_list():
-    a = match_tasks("greedy", "random", "english", 4, openings=None)
-    b = match_tasks("random", "greedy", "english", 2, openings=None, first_index=4)
+    a = match_tasks("greedy", "random", "english", 4, MatchSettings(openings=None))
+    b = match_tasks("random", "greedy", "english", 2, MatchSettings(openings=None), first_index=4)
     both = a + b
     assert len(both) == 6
     assert [t.index for t in both] == list(range(6))

@@ -4,7 +4,7 @@ import dataclasses
 
 import pytest
 
-from drl.eval.arena import play_match
+from drl.eval.arena import match_tasks, play_match, play_tasks
 from drl.eval.settings import DEFAULT_SETTINGS, MatchSettings
 from drl.eval.sprt import SPRTSettings, play_sprt
 
@@ -42,6 +42,31 @@ def test_settings_decide_the_games_and_the_event():
         "greedy", "random", "english", 2, settings=dataclasses.replace(QUICK, max_plies=3)
     )
     assert all(r.plies <= 3 for r in cut.records)
+
+
+def test_match_tasks_and_play_tasks_take_the_settings_whole(tmp_path):
+    tasks = match_tasks("greedy", "random", "give_and_take", 4, QUICK)
+    assert [t.max_plies for t in tasks] == [8] * 4
+    assert {t.event for t in tasks} == {"drl arena"}  # the arena's tag when none is set
+    assert [t.seed for t in tasks] == [
+        t.seed for t in match_tasks("greedy", "random", "give_and_take", 4, QUICK)
+    ]
+    other = match_tasks("greedy", "random", "give_and_take", 4, dataclasses.replace(QUICK, seed=6))
+    assert [t.seed for t in tasks] != [t.seed for t in other]
+    assert [t.opening for t in tasks] != [t.opening for t in other]
+    named = match_tasks("greedy", "random", "english", 2, dataclasses.replace(QUICK, event="x"))
+    assert {t.event for t in named} == {"x"}
+    assert {t.egtb for t in named} == {True}
+    played_out = match_tasks(
+        "greedy", "random", "english", 2, dataclasses.replace(QUICK, egtb=False)
+    )
+    assert {t.egtb for t in played_out} == {False}
+    start = match_tasks("greedy", "random", "english", 2, dataclasses.replace(QUICK, openings=None))
+    assert {t.opening for t in start} == {None}
+    path = tmp_path / "games.pdn"
+    records, written = play_tasks(named, dataclasses.replace(QUICK, pdn_path=path))
+    assert written == path and path.read_text().count('[Event "x"]') == len(records) == 2
+    assert play_tasks(named, QUICK)[1] is None  # no PDN file unless the settings name one
 
 
 def test_sprt_settings_are_checked():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from drl.eval.arena import match_tasks, run_games
+from drl.eval.settings import MatchSettings
 from tests.agents.test_az_clock import sparse_checkpoint
 
 
@@ -21,7 +22,13 @@ def checkpoint(tmp_path_factory):
 def test_az_games_are_the_same_with_one_two_or_three_workers(checkpoint):
     """The network's games are seeded per game, not per worker: each number of workers
     plays the same games (here a batched agent's games split 8 / 4+4 / 3+3+2)."""
-    tasks = match_tasks(f"az:ckpt={checkpoint},sims=24", "greedy", "english", 8, 2, 5, 60)
+    tasks = match_tasks(
+        f"az:ckpt={checkpoint},sims=24",
+        "greedy",
+        "english",
+        8,
+        MatchSettings(openings=2, seed=5, max_plies=60),
+    )
     runs = {w: run_games(tasks, workers=w, progress=False, in_flight=3) for w in (1, 2, 3)}
     assert _content(runs[2]) == _content(runs[1])
     assert _content(runs[3]) == _content(runs[1])
@@ -37,14 +44,18 @@ def test_a_network_agent_object_plays_in_workers_as_in_this_process(checkpoint):
     from drl.agents.az import AZAgent
 
     agent = AZAgent(str(checkpoint), sims=16, device="cpu")
-    tasks = match_tasks(agent, "random", "english", 4, 2, 3, 40)
+    tasks = match_tasks(
+        agent, "random", "english", 4, MatchSettings(openings=2, seed=3, max_plies=40)
+    )
     one, two = (run_games(tasks, workers=w, progress=False, in_flight=2) for w in (1, 2))
     assert _content(two) == _content(one)
     assert agent.player._mcts is not None  # it played here once, and was still pickled
 
 
 def test_a_worker_error_reaches_the_caller_with_its_message(checkpoint):
-    tasks = match_tasks("random", f"az:ckpt={checkpoint},sims=8", "international", 2, 0)
+    tasks = match_tasks(
+        "random", f"az:ckpt={checkpoint},sims=8", "international", 2, MatchSettings(openings=0)
+    )
     with pytest.raises(ValueError, match="board"):
         run_games(tasks, workers=2, progress=False)
 

@@ -93,7 +93,11 @@ def test_az_games_in_flight_are_the_games_played_one_by_one(trained):
     _, ckpt = trained
     spec = f"az:ckpt={ckpt},sims=4,device=cpu"
     tasks = match_tasks(
-        spec, "alphabeta:depth=1", "give_and_take", 4, openings=2, seed=1, max_plies=30
+        spec,
+        "alphabeta:depth=1",
+        "give_and_take",
+        4,
+        MatchSettings(openings=2, seed=1, max_plies=30),
     )
     one_by_one = [play_game(t) for t in tasks]
     in_flight = play_in_flight(tasks)
@@ -128,11 +132,8 @@ def test_training_evaluation_plays_the_arena_games(trained):
         "random",
         "give_and_take",
         4,
-        openings=2,
-        seed=3,
-        max_plies=30,
+        MatchSettings(openings=2, seed=3, max_plies=30, event="drl evaluation"),
         names=(NET_NAME, "random"),
-        event="drl evaluation",
     )
     expected = [play_game(t) for t in tasks]
     assert [r.pdn for r in records] == [r.pdn for r in expected]

@@ -22,7 +22,7 @@ from drl.eval.arena import role_variant
 from drl.nn import NetworkEvaluator, describe
 from drl.rules import Variant
 from drl.rules.pdn import read_games
-from drl.search import BatchedMCTS, SearchConfig
+from drl.search import BatchedMCTS, Roots, SearchConfig
 from drl.search.inline import set_search_threads
 from drl.train.buffer import GameBatch, load_shard
 from drl.train.runtime import LocalRuntime
@@ -59,7 +59,7 @@ def test_the_compiled_search_gives_the_same_trees_on_one_and_on_two_threads(mode
     actor = SelfPlayActor(_VARIANTS, _search(mode), _config(5), seed=0)
     ev = NetworkEvaluator(_net(), "cpu")
     actor.play(ev, 3)  # games in flight at various plies
-    roots = actor._roots()
+    roots = Roots.from_games(actor._games)
     out = []
     for threads in (1, 2, 1):
         set_search_threads(threads)
