@@ -159,13 +159,17 @@ def test_a_bad_minimax_setting_is_a_clear_error(overrides, named):
         compose_config(overrides)
 
 
-def test_a_tiny_minimax_run_writes_a_checkpoint_both_agents_load(tmp_path):
+def test_a_tiny_minimax_run_rates_its_alphabeta_agent_and_both_agents_load(tmp_path):
+    import json
+
     import drl
     from drl.agents import make
+    from drl.cli.train import final_table
 
     overrides = [
         "variant=english",
         "train=tiny",
+        "train.eval.every=1",
         "algo=minimax",
         "minimax.depth=2",
         "tensorboard=false",
@@ -178,6 +182,19 @@ def test_a_tiny_minimax_run_writes_a_checkpoint_both_agents_load(tmp_path):
     assert "name: minimax" in (tmp_path / "run" / "config.yaml").read_text()
     pdn = (tmp_path / "run" / "games" / "selfplay-000000.pdn").read_text()
     assert '[Round "1"]' in pdn and '[Session "0"]' in pdn
+    # the final table rates the searcher the run trained, at its self-play depth
+    agent = f"alphabeta:ckpt={run.checkpoint},depth=2"
+    assert [r.agent for r in run.final_eval] == [agent]
+    assert run.final_eval[0].summary["all"].games == 4
+    table = final_table(run.final_eval, "english")
+    assert table.title is not None and agent in str(table.title)
+    saved = json.loads((tmp_path / "run" / "eval" / "final.json").read_text())
+    assert saved["random"]["agent"] == agent
+    # the evaluation during training too, with the network of iteration 1
+    during = json.loads((tmp_path / "run" / "eval" / "iter-0001.json").read_text())
+    first = tmp_path / "run" / "checkpoints" / "ckpt-00000001.pt"
+    assert during["random"]["agent"] == f"alphabeta:ckpt={first},depth=2"
+    assert during["random"]["all"]["games"] == 4
     board = Board("english")
     for spec in (f"alphabeta:ckpt={run.checkpoint},depth=2", f"az:ckpt={run.checkpoint},sims=4"):
         move = make(spec).select_move(board)
