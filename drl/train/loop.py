@@ -173,12 +173,19 @@ def _evaluate(run: _Run, ev: TrainEvalCfg, seed: int, final: bool) -> list[Basel
     ``alphabeta:ckpt=<checkpoint>,depth=<minimax.depth>`` (minimax self-play). The final
     evaluation plays the run's last checkpoint; one during training plays the network as
     it is, saved to a scratch checkpoint for the searcher (the results name the checkpoint
-    the iteration then writes with the same weights).
+    the iteration then writes with the same weights). The games are spread over the
+    run's ``threads`` processes (every usable core with ``threads=0``).
     """
     s = run.s
     if ev.games < 1 or not ev.baselines:
         return []
-    settings = replace(EVALUATION_SETTINGS, openings=ev.openings, seed=seed, max_plies=ev.max_plies)
+    settings = replace(
+        EVALUATION_SETTINGS,
+        openings=ev.openings,
+        seed=seed,
+        max_plies=ev.max_plies,
+        workers=min(s.threads, usable_cpus()) if s.threads > 0 else None,  # the run's cores
+    )
     ahead = run.run_dir / "checkpoints" / f"ckpt-{run.iteration:08d}.pt"
     shown = run.checkpoint if final else ahead
     if s.minimax is None:
