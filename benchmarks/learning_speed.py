@@ -2,7 +2,10 @@
 
 Trains with ``drl-train`` for a fixed wall-clock budget (``train.max_minutes``), then rates
 checkpoints spread over the run against ``alphabeta:depth=1..6`` and ``alphabeta:time=T``
-(T: the network's mean time per move in that checkpoint's games). Every checkpoint and
+(T: the network's mean time per move in that checkpoint's games), and at equal time: the
+searcher the run's algorithm trained (``az:ckpt=..,time=0.1`` for AlphaZero,
+``alphabeta:ckpt=..,time=0.1`` for ``algo=minimax``) against ``alphabeta:time=0.1``
+(``learning_equal_time.py``). Every checkpoint and
 every config plays the same seeded openings with the same game seeds (colours and, in
 Give and Take, roles swapped), so runs can be compared. Games between consecutive ladder
 rungs are played once per variant/settings and cached in ``ladder-<variant>.json``. All
@@ -11,8 +14,10 @@ games are fitted together (:func:`drl.eval.elo.fit_elo`, ``alphabeta:depth=1`` =
     python benchmarks/learning_speed.py --name base --minutes 12 -- model=small
     python benchmarks/learning_speed.py --name base --eval-only --ladder 1,2,3
     python benchmarks/learning_speed.py --compare base wide --out experiments/learning-speed/cmp.png
+    python benchmarks/learning_speed.py --name mm --minutes 12 -- algo=minimax
 
-Writes ``<out-dir>/NAME.json`` and ``NAME.png``; the run folder is ``<out-dir>/runs/NAME``.
+Writes ``<out-dir>/NAME.json``, ``NAME.png`` and ``NAME-equal-time.png`` (Elo at equal time
+against training wall minutes); the run folder is ``<out-dir>/runs/NAME``.
 """
 
 from __future__ import annotations
@@ -32,6 +37,9 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import learning_equal_time as equal_time  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "experiments" / "learning-speed"
@@ -467,7 +475,9 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     ap.add_argument("--eval-only", action="store_true", help="rate an existing run folder")
     ap.add_argument("--compare", nargs="+", metavar="RUN", help="names or JSON paths to plot")
     ap.add_argument("--out", type=Path, help="--compare: the PNG written")
+    equal_time.add_options(ap)
     args = ap.parse_args(argv[:cut])
+    equal_time.check_options(ap, args)
     args.overrides = argv[cut + 1 :]
     try:
         args.ladder = sorted({int(d) for d in args.ladder.split(",") if d.strip()})
@@ -500,6 +510,8 @@ def warm_up(args: argparse.Namespace) -> None:
             "progress=false",
             "tensorboard=false",
             "train.iterations=1",
+            # the algorithm's own kernels (minimax self-play: the alpha-beta search)
+            *(o for o in args.overrides if o.split("=", 1)[0].lstrip("+~") == "algo"),
         )
         subprocess.run(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, check=False)
 
@@ -512,6 +524,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         results = [_load_result(r, out_dir) for r in args.compare]
         out = args.out or out_dir / ("compare-" + "-".join(r["name"] for r in results) + ".png")
         plot(results, out, [r["name"] for r in results])
+        equal_time.plot(results, equal_time.plot_path(out), [r["name"] for r in results])
         if any(role_scores(p) for r in results for p in r["checkpoints"]):
             plot_roles(results, _roles_path(out), [r["name"] for r in results])
         print(f"wrote {out}")
@@ -560,11 +573,15 @@ def main(argv: Sequence[str] | None = None) -> None:
                 "seed",
                 "max_plies",
                 "prior_draws",
+                "equal_time",
+                "equal_games",
+                "equal_games_last",
             )
         },
         "git_commit": _git_commit(),
         **evaluate(args, run, out_dir),
     }
+    result["algo"] = equal_time.add_rungs(args, run, result["checkpoints"])
     result["eval_wall_s"] = time.perf_counter() - t0
     result["machine"] = {
         "cpu_count": os.cpu_count(),
@@ -576,16 +593,25 @@ def main(argv: Sequence[str] | None = None) -> None:
         "torch_threads": torch.get_num_threads(),
         "device": device,
     }
-    js = out_dir / f"{args.name}.json"
+    _write(result, out_dir, args.name)
+
+
+def _write(result: dict, out_dir: Path, name: str) -> None:
+    """The result's JSON and plots, and a summary line per rated checkpoint."""
+    js = out_dir / f"{name}.json"
     js.write_text(json.dumps(result, indent=1))
-    plot([result], out_dir / f"{args.name}.png", [args.name])
+    plot([result], out_dir / f"{name}.png", [name])
+    equal_time.plot([result], equal_time.plot_path(out_dir / f"{name}.png"), [name])
     if any(role_scores(p) for p in result["checkpoints"]):
-        plot_roles([result], _roles_path(out_dir / f"{args.name}.png"), [args.name])
+        plot_roles([result], _roles_path(out_dir / f"{name}.png"), [name])
     for p in result["checkpoints"]:
         print(
             f"{p['name']}: {p['cpu_minutes']:.2f} CPU-min  Elo {_f(p['elo']):.0f} "
             f"[{_f(p['lower']):.0f}, {_f(p['upper']):.0f}]"
         )
+        if "equal_time" in p:
+            e = p["equal_time"]
+            print(f"  at equal time, {e['agent']} vs {e['opponent']}: Elo {e['elo']:.0f}")
     print(f"wrote {js} and {js.with_suffix('.png')}")
 
 

@@ -61,6 +61,12 @@ def results_table(results: list, title: str):
     return table
 
 
+def final_table(results: list, variant_spec: str):
+    """The final evaluation's table, its title naming the agent spec that played."""
+    agent = results[0].agent if results else ""
+    return results_table(results, f"trained agent {agent} vs baselines, {variant_spec}")
+
+
 def _run(cfg: DictConfig) -> None:
     from hydra.core.hydra_config import HydraConfig
     from hydra.types import RunMode
@@ -110,13 +116,7 @@ def _run(cfg: DictConfig) -> None:
         f"checkpoint {result.checkpoint}"
     )
     if result.final_eval:
-        sims = conf.train.final_eval.simulations
-        console.print(
-            results_table(
-                result.final_eval,
-                f"trained network (search {sims} sims) vs baselines, {conf.variant.spec}",
-            )
-        )
+        console.print(final_table(result.final_eval, conf.variant.spec))
 
 
 def _print_keys(argv: list[str]) -> None:

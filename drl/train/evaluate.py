@@ -1,9 +1,13 @@
 """Evaluation of the network (with search) against baseline agents, in the arena.
 
-The network plays as a batched agent (:class:`~drl.agents.az.NetworkAgent`) through the
-arena's game loop (``drl.eval.spread.run_games``): the games of a match are spread over
-worker processes, one per core (a network on a GPU stays in this process), and in each
-the games in flight are searched in one batched call wherever the network is to move.
+With AlphaZero self-play the network plays as a batched agent
+(:class:`~drl.agents.az.NetworkAgent`, with MCTS) through the arena's game loop
+(``drl.eval.spread.run_games``): the games of a match are spread over worker processes,
+one per core (a network on a GPU stays in this process), and in each the games in flight
+are searched in one batched call wherever the network is to move.
+A run's agent can also be given as an agent spec (:func:`evaluate_spec_against`): minimax
+self-play rates ``alphabeta:ckpt=<checkpoint>,depth=<minimax.depth>``, the searcher it
+trained, each worker process loading the checkpoint.
 The colour/role/opening schedule is the arena's (``drl.eval.tasks.match_tasks``): a new
 distinct opening every two games, colours swapped; in Give and Take the network plays
 both roles from every opening and every colour/role pairing over four games. Results are
@@ -35,6 +39,7 @@ __all__ = [
     "BaselineResult",
     "EVALUATION_SETTINGS",
     "evaluate_against",
+    "evaluate_spec_against",
     "play_against_baseline",
     "preflight_baselines",
     "preflight_evaluations",
@@ -49,13 +54,17 @@ class BaselineResult:
 
     Attributes:
         baseline: the baseline's spec.
-        summary: W/D/L of the network overall, by colour and (Give and Take) by role.
-        records: the games.
+        summary: W/D/L of the run's agent overall, by colour and (Give and Take) by role.
+        records: the games (the run's agent is named ``"az"`` in them).
+        agent: the spec of the run's agent that played (``az:ckpt=PATH,sims=N`` when the
+            network played in-process with MCTS, ``alphabeta:ckpt=PATH,depth=D``); empty
+            when not told.
     """
 
     baseline: str
     summary: dict[str, WDL]
     records: list[GameRecord]
+    agent: str = ""
 
 
 EVALUATION_SETTINGS = MatchSettings(max_plies=200, progress=False)
@@ -120,26 +129,75 @@ def evaluate_against(
     games: int,
     *,
     settings: MatchSettings = EVALUATION_SETTINGS,
+    agent: str = "",
 ) -> list[BaselineResult]:
     """:func:`play_against_baseline` against each baseline, summarised (overall/colour/role).
 
-    Baseline ``k`` plays with seed ``settings.seed + 7919 k``.
+    Baseline ``k`` plays with seed ``settings.seed + 7919 k``; ``agent`` is the spec the
+    results name as the network's (see :class:`BaselineResult`).
 
     Raises:
         ValueError: as :func:`play_against_baseline`, or a ``settings.pdn_path`` (the
             games of each baseline are returned, for the caller to write one file each).
     """
-    if settings.pdn_path is not None:
-        raise ValueError(
-            "evaluate_against writes no PDN file (settings.pdn_path must be None): "
-            "each baseline's records are returned"
-        )
+    _check_no_pdn(settings)
     out = []
     for k, spec in enumerate(baselines):
         each = replace(settings, seed=settings.seed + 7919 * k)
         records = play_against_baseline(evaluate, search, spec, variant, games, settings=each)
-        out.append(BaselineResult(spec, summarize(records, NET_NAME), records))
+        out.append(BaselineResult(spec, summarize(records, NET_NAME), records, agent))
     return out
+
+
+def evaluate_spec_against(
+    agent: str,
+    baselines: Sequence[str],
+    variant: Variant | str,
+    games: int,
+    *,
+    settings: MatchSettings = EVALUATION_SETTINGS,
+) -> list[BaselineResult]:
+    """The agent of spec ``agent`` against each baseline, as :func:`evaluate_against`.
+
+    The same schedule, seeds and records as :func:`evaluate_against` (the agent is named
+    ``"az"`` in the records, as the network is there), but the agent is built from its
+    spec in each worker process (e.g. ``alphabeta:ckpt=PATH,depth=3``), every core used.
+
+    Raises:
+        ValueError: a bad ``agent`` or baseline spec, variant or counts, or a
+            ``settings.pdn_path``.
+    """
+    _check_no_pdn(settings)
+    s = settings
+    out = []
+    for k, spec in enumerate(baselines):
+        base_name = spec_name(spec)
+        names = (NET_NAME, base_name if base_name != NET_NAME else f"{base_name}#2")
+        seed = s.seed + 7919 * k
+        tasks = match_tasks(
+            agent,
+            spec,
+            variant,
+            games,
+            s.openings,
+            seed,
+            s.max_plies,
+            names=names,
+            event=s.event_or("drl evaluation"),
+            egtb=s.egtb,
+        )
+        description = f"{agent} vs {names[1]}"
+        records = play_tasks(tasks, s.workers, s.progress, description, None, None)[0]
+        out.append(BaselineResult(spec, summarize(records, NET_NAME), records, agent))
+    return out
+
+
+def _check_no_pdn(settings: MatchSettings) -> None:
+    if settings.pdn_path is not None:
+        raise ValueError(
+            "an evaluation of several baselines writes no PDN file (settings.pdn_path "
+            "must be None): each baseline's records are returned"
+        )
 
 
 def preflight_baselines(

@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import os
+import tempfile
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -41,6 +42,7 @@ from drl.train.evaluate import (
     EVALUATION_SETTINGS,
     BaselineResult,
     evaluate_against,
+    evaluate_spec_against,
     preflight_evaluations,
 )
 from drl.train.learner import check_network, train_step
@@ -164,22 +166,45 @@ def _restore(
     torch.set_rng_state(found.payload["rng"]["torch"].cpu())
 
 
-def _evaluate(
-    s: TrainSettings, net: PolicyValueModel, device: torch.device, ev: TrainEvalCfg, seed: int
-) -> list[BaselineResult]:
+def _evaluate(run: _Run, ev: TrainEvalCfg, seed: int, final: bool) -> list[BaselineResult]:
+    """The run's agent against ``ev``'s baselines.
+
+    The agent is the network with MCTS (AlphaZero), or
+    ``alphabeta:ckpt=<checkpoint>,depth=<minimax.depth>`` (minimax self-play). The final
+    evaluation plays the run's last checkpoint; one during training plays the network as
+    it is, saved to a scratch checkpoint for the searcher (the results name the checkpoint
+    the iteration then writes with the same weights). The games are spread over the
+    run's ``threads`` processes (every usable core with ``threads=0``).
+    """
+    s = run.s
     if ev.games < 1 or not ev.baselines:
         return []
-    evaluator = NetworkEvaluator(net, device)
-    return evaluate_against(
-        evaluator,
-        dataclasses.replace(s.search, num_simulations=ev.simulations),
-        list(ev.baselines),
-        s.variant_spec,
-        ev.games,
-        settings=replace(
-            EVALUATION_SETTINGS, openings=ev.openings, seed=seed, max_plies=ev.max_plies
-        ),
+    settings = replace(
+        EVALUATION_SETTINGS,
+        openings=ev.openings,
+        seed=seed,
+        max_plies=ev.max_plies,
+        workers=min(s.threads, usable_cpus()) if s.threads > 0 else None,  # the run's cores
     )
+    ahead = run.run_dir / "checkpoints" / f"ckpt-{run.iteration:08d}.pt"
+    shown = run.checkpoint if final else ahead
+    if s.minimax is None:
+        return evaluate_against(
+            NetworkEvaluator(run.net, run.device),
+            dataclasses.replace(s.search, num_simulations=ev.simulations),
+            list(ev.baselines),
+            s.variant_spec,
+            ev.games,
+            settings=settings,
+            agent=f"az:ckpt={shown},sims={ev.simulations}",
+        )
+    agent = f"alphabeta:ckpt={{}},depth={s.minimax.depth}"
+    with tempfile.TemporaryDirectory(prefix="drl-eval-") as tmp:
+        played = run.checkpoint if final else run.save(run.iteration, Path(tmp))
+        results = evaluate_spec_against(
+            agent.format(played), list(ev.baselines), s.variant_spec, ev.games, settings=settings
+        )
+    return [replace(r, agent=agent.format(shown)) for r in results]
 
 
 def _diverged_in_run(
@@ -227,8 +252,11 @@ class _Run:
     games_at_ckpt: int  # games finished before the iteration in progress
     checkpoint: Path | None  # the newest checkpoint written or continued from
 
-    def save(self, iteration: int) -> Path:
-        """Checkpoint the network, the optimiser and the counters as of ``iteration``."""
+    def save(self, iteration: int, directory: Path | None = None) -> Path:
+        """Checkpoint the network, the optimiser and the counters as of ``iteration``.
+
+        Into the run's ``checkpoints`` folder, or ``directory`` (a scratch copy).
+        """
         if self.lock is not None:
             self.lock.check()
         replay, clock = self.replay, self.clock
@@ -254,7 +282,8 @@ class _Run:
             "config_yaml": self.s.config_yaml,
         }
         keep = self.s.loop.keep_checkpoints
-        return save_checkpoint(self.run_dir / "checkpoints", iteration, payload, keep=keep)
+        where = self.run_dir / "checkpoints" if directory is None else directory
+        return save_checkpoint(where, iteration, payload, keep=keep)
 
     def on_games(self, batch: GameBatch, pdns: list[str]) -> None:
         """Write a chunk of finished games: their shard, then their PDN."""
@@ -464,7 +493,7 @@ def _iterate(
     ev = loop.eval
     if ev.every > 0 and run.iteration % ev.every == 0 and run.iteration < loop.iterations:
         t_ev = time.perf_counter()
-        results = _evaluate(run.s, run.net, run.device, ev, run.s.seed + run.iteration)
+        results = _evaluate(run, ev, run.s.seed + run.iteration, final=False)
         scalars.update(_eval_scalars(results, "eval"))
         scalars["time/eval_s"] = time.perf_counter() - t_ev
         _save_eval(run.run_dir, f"iter-{run.iteration:04d}", results)
@@ -537,7 +566,7 @@ def _final_eval(run: _Run, logger: _Logger) -> list[BaselineResult]:
     It is saved as ``eval/final*`` and logged under the last iteration.
     """
     t_ev = time.perf_counter()
-    final = _evaluate(run.s, run.net, run.device, run.s.loop.final_eval, run.s.seed + 10_000)
+    final = _evaluate(run, run.s.loop.final_eval, run.s.seed + 10_000, final=True)
     if final:
         _save_eval(run.run_dir, "final", final)
         scalars = _eval_scalars(final, "final_eval")

@@ -102,10 +102,17 @@ def eval_scalars(results: list[BaselineResult], prefix: str) -> dict[str, float]
 
 
 def save_eval(run_dir: Path, tag: str, results: list[BaselineResult]) -> None:
-    """Write ``eval/<tag>.json`` and each baseline's games as PDN."""
+    """Write ``eval/<tag>.json`` and each baseline's games as PDN.
+
+    The JSON maps each baseline's spec to the run agent's W/D/L by ``all``, colour and
+    role, and ``agent`` to the spec of the run's agent that played.
+    """
     d = run_dir / "eval"
     d.mkdir(parents=True, exist_ok=True)
-    data = {r.baseline: {k: w.to_dict() for k, w in r.summary.items()} for r in results}
+    data = {
+        r.baseline: {"agent": r.agent, **{k: w.to_dict() for k, w in r.summary.items()}}
+        for r in results
+    }
     write_atomic(d / f"{tag}.json", json.dumps(data, indent=2))
     for r in results:
         safe = "".join(c if c.isalnum() else "_" for c in r.baseline)

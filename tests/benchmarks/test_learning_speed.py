@@ -84,6 +84,12 @@ def test_end_to_end_tiny(tmp_path):
         "2",
         "--max-plies",
         "40",
+        "--equal-time",
+        "0.01",
+        "--equal-games",
+        "0",
+        "--equal-games-last",
+        "4",
         "--out-dir",
         str(out),
         "--",
@@ -113,6 +119,13 @@ def test_end_to_end_tiny(tmp_path):
     for t in rungs.values():
         assert t["W"] + t["D"] + t["L"] == t["games"] == 4
         assert set(t["roles"]) == {"taker", "giver"}
+    # the equal-time rung: the last point only, az with a clock against alpha-beta's
+    assert res["algo"] == "az"
+    assert all("equal_time" not in p for p in res["checkpoints"][:-1])
+    eq = last["equal_time"]
+    assert eq["agent"].startswith("az:ckpt=") and eq["agent"].endswith(",time=0.01")
+    assert eq["opponent"] == "alphabeta:time=0.01" and eq["W"] + eq["D"] + eq["L"] == 4
+    assert (out / "t-equal-time.png").stat().st_size > 0
     # --compare plots without training
     subprocess.run(
         [
@@ -128,3 +141,52 @@ def test_end_to_end_tiny(tmp_path):
         timeout=120,
     )
     assert (tmp_path / "c.png").exists()
+
+
+def _equal_time():
+    _module()  # puts the benchmarks folder on sys.path
+    import learning_equal_time
+
+    return learning_equal_time
+
+
+def test_the_equal_time_rung_plays_the_searcher_each_algorithm_trained(tmp_path):
+    et = _equal_time()
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config.yaml").write_text("algo:\n  name: minimax\nminimax:\n  depth: 3\n")
+    assert et.run_algo(run) == "minimax"
+    (run / "config.yaml").write_text("algo:\n  name: az\n")
+    assert et.run_algo(run) == "az"
+    ckpt = run / "checkpoints" / "ckpt-00000002.pt"
+    assert et.agent_spec("minimax", ckpt, 0.1) == f"alphabeta:ckpt={ckpt},time=0.1"
+    assert et.agent_spec("az", ckpt, 0.1) == f"az:ckpt={ckpt},time=0.1"
+    with pytest.raises(ValueError, match="mcts"):
+        et.agent_spec("mcts", ckpt, 0.1)
+    e = et.elo_of(0.75, 0.5, 1.0)
+    assert e["elo"] == pytest.approx(190.8, abs=0.5) and e["lower"] == 0.0
+    assert e["upper"] == et.ELO_CAP and et.elo_of(0.0, 0.0, 0.2)["elo"] == -et.ELO_CAP
+
+
+def test_the_equal_time_plot_draws_both_algorithms_and_options_are_checked(tmp_path):
+    et = _equal_time()
+    ls = _module()
+
+    def result(algo, elos):
+        pts = [
+            {"wall_minutes": 2.0 * k, "equal_time": {"elo": e, "lower": e - 50, "upper": e + 50}}
+            for k, e in enumerate(elos, 1)
+        ]
+        for p in pts:
+            p["equal_time"]["opponent"] = "alphabeta:time=0.1"
+        return {"variant": "english", "algo": algo, "checkpoints": pts}
+
+    png = tmp_path / "e.png"
+    assert et.plot([result("az", [-300, -100]), result("minimax", [-50, 80])], png, ["a", "m"])
+    assert png.stat().st_size > 0
+    assert not et.plot([{"variant": "english", "checkpoints": [{}]}], tmp_path / "n.png", ["x"])
+    assert not (tmp_path / "n.png").exists()
+    args = ls.parse(["--name", "x", "--equal-games", "7", "--equal-games-last", "9"])
+    assert (args.equal_time, args.equal_games, args.equal_games_last) == (0.1, 7, 9)
+    with pytest.raises(SystemExit):
+        ls.parse(["--name", "x", "--equal-time", "-1"])

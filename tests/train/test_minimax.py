@@ -159,13 +159,17 @@ def test_a_bad_minimax_setting_is_a_clear_error(overrides, named):
         compose_config(overrides)
 
 
-def test_a_tiny_minimax_run_writes_a_checkpoint_both_agents_load(tmp_path):
+def test_a_tiny_minimax_run_rates_its_alphabeta_agent_and_both_agents_load(tmp_path):
+    import json
+
     import drl
     from drl.agents import make
+    from drl.cli.train import final_table
 
     overrides = [
         "variant=english",
         "train=tiny",
+        "train.eval.every=1",
         "algo=minimax",
         "minimax.depth=2",
         "tensorboard=false",
@@ -178,31 +182,44 @@ def test_a_tiny_minimax_run_writes_a_checkpoint_both_agents_load(tmp_path):
     assert "name: minimax" in (tmp_path / "run" / "config.yaml").read_text()
     pdn = (tmp_path / "run" / "games" / "selfplay-000000.pdn").read_text()
     assert '[Round "1"]' in pdn and '[Session "0"]' in pdn
+    # the final table rates the searcher the run trained, at its self-play depth
+    agent = f"alphabeta:ckpt={run.checkpoint},depth=2"
+    assert [r.agent for r in run.final_eval] == [agent]
+    assert run.final_eval[0].summary["all"].games == 4
+    table = final_table(run.final_eval, "english")
+    assert table.title is not None and agent in str(table.title)
+    saved = json.loads((tmp_path / "run" / "eval" / "final.json").read_text())
+    assert saved["random"]["agent"] == agent
+    # the evaluation during training too, with the network of iteration 1
+    during = json.loads((tmp_path / "run" / "eval" / "iter-0001.json").read_text())
+    first = tmp_path / "run" / "checkpoints" / "ckpt-00000001.pt"
+    assert during["random"]["agent"] == f"alphabeta:ckpt={first},depth=2"
+    assert during["random"]["all"]["games"] == 4
     board = Board("english")
     for spec in (f"alphabeta:ckpt={run.checkpoint},depth=2", f"az:ckpt={run.checkpoint},sims=4"):
         move = make(spec).select_move(board)
         assert move in board.legal_moves
 
 
-def _pool_games(seed: list[int]) -> list[str]:
+def test_worker_processes_play_the_same_minimax_games_for_the_same_seed():
     from drl.nn import describe
     from drl.train.workers import WorkerPool
 
     net = _net()
-    config = SelfPlayConfig(games_in_flight=4, max_plies=40, adjudicate_depth=0)
+    config = SelfPlayConfig(games_in_flight=2, max_plies=30, adjudicate_depth=0)
     minimax = MinimaxConfig(depth=2, explore_plies=4)
     pool = WorkerPool([Variant.parse("english")], SearchConfig(), config, describe(net), 2, minimax)
-    try:
+
+    def moves(seed: list[int]) -> list[str]:
         got: list[str] = []
         st = pool.play(net.state_dict(), 4, seed, lambda b, p: got.extend(p), 2)
         assert st.games == 4 and st.searched > 0
+        return [" ".join(str(m) for m in g.moves) for text in got for g in read_games(text)]
+
+    try:
+        first = moves([3, 0])
+        assert moves([3, 0]) == first  # the same seed again: the same games, same order
+        assert moves([4, 0]) != first
     finally:
         pool.close()
-    return got
-
-
-def test_worker_processes_play_the_same_minimax_games_for_the_same_seed():
-    texts = _pool_games([3, 0])
-    assert _pool_games([3, 0]) == texts
-    moves = [" ".join(str(m) for m in g.moves) for t in texts for g in read_games(t)]
-    assert len(set(moves)) == len(moves) == 4  # the two workers play their own games
+    assert len(set(first)) == len(first) == 4  # the two workers play their own games

@@ -231,7 +231,15 @@ def _games_of(run: Path) -> tuple[list[int], list[str]]:
 
 
 @pytest.mark.skipif(not hasattr(os, "sched_getaffinity"), reason="needs Linux")
-def test_a_run_killed_with_two_cores_resumes_without_losing_or_repeating_a_game(tmp_path):
+@pytest.mark.parametrize(
+    "algo",
+    [
+        pytest.param([], id="az"),
+        # the same resume code as az's (the actor differs, not the run folder): slow
+        pytest.param(["algo=minimax", "minimax.depth=2"], id="minimax", marks=pytest.mark.slow),
+    ],
+)
+def test_a_run_killed_with_two_cores_resumes_without_losing_or_repeating_a_game(tmp_path, algo):
     run = tmp_path / "run"
     wrapper = tmp_path / "wrapper.py"
     wrapper.write_text(_WRAPPER)
@@ -257,6 +265,7 @@ def test_a_run_killed_with_two_cores_resumes_without_losing_or_repeating_a_game(
         "tensorboard=false",
         "threads=2",
         f"run_dir={run}",
+        *algo,
     ]
     env = dict(os.environ, DRL_KILL_AT_SHARD="3")  # 2 shards (4 games) saved, then killed
     proc = subprocess.run(

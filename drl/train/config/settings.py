@@ -59,7 +59,8 @@ class TrainEvalCfg:
         baselines: agent specs (``random``, ``alphabeta:depth=2``, ``mcts:sims=200``).
         games: games per baseline (a multiple of 4 plays every colour/role pairing
             equally often in Give and Take, of 2 otherwise).
-        simulations: search budget of the trained agent.
+        simulations: MCTS simulations of the trained agent with ``algo=az`` (minimax
+            self-play is rated as ``alphabeta:ckpt=<checkpoint>,depth=<minimax.depth>``).
         max_plies: games longer than this are truncated (half a point each).
         openings: plies of the distinct seeded random openings, one per two games (0 =
             start position; 4 plies give every preset at least 400 distinct ones).
