@@ -173,21 +173,10 @@ def evaluate_spec_against(
     for k, spec in enumerate(baselines):
         base_name = spec_name(spec)
         names = (NET_NAME, base_name if base_name != NET_NAME else f"{base_name}#2")
-        seed = s.seed + 7919 * k
-        tasks = match_tasks(
-            agent,
-            spec,
-            variant,
-            games,
-            s.openings,
-            seed,
-            s.max_plies,
-            names=names,
-            event=s.event_or("drl evaluation"),
-            egtb=s.egtb,
-        )
+        each = replace(s, seed=s.seed + 7919 * k, event=s.event_or("drl evaluation"))
+        tasks = match_tasks(agent, spec, variant, games, each, names=names)
         description = f"{agent} vs {names[1]}"
-        records = play_tasks(tasks, s.workers, s.progress, description, None, None)[0]
+        records = play_tasks(tasks, each, description)[0]
         out.append(BaselineResult(spec, summarize(records, NET_NAME), records, agent))
     return out
 
