@@ -25,12 +25,12 @@ draw).
 
 Database endings: the arena ends a game at a position that the variant's endgame
 database decides (termination ``database``, the exact result; ``docs/egtb.md``) where
-that database is on disk at ``DRL_EGTB_DIR``, and the network's search probes it too;
-``--no-egtb`` plays every game out (the arena's endings off). A row counts those games
-(``database``) beside the cut ones. ``--out FILE.json`` writes the rows there (and
-``FILE.md``) instead of the study's ``role_balance.*``, each finished game as it ends to
-``FILE.games.jsonl`` (index, Taker colour, winner, termination, plies) and its PDN to
-``FILE.pdn``:
+that database is on disk at ``DRL_EGTB_DIR`` (the players' searches probe it too, their
+default); ``--no-egtb`` plays every game out (the arena's endings off). A row counts
+those games (``database``) beside the cut ones. ``--out FILE.json`` writes the rows there
+(and ``FILE.md``, without the alpha-beta rows of this folder) instead of the study's
+``role_balance.*``, each finished game as it ends to ``FILE.games.jsonl`` (index, Taker
+colour, winner, termination, plies) and its PDN to ``FILE.pdn``:
 
     DRL_EGTB_DIR=/path python experiments/cross_variant/role_balance.py --study strong \
         --only gt-10x10 --sims 800 --depths "" --games 256 --jobs 1 \
@@ -313,8 +313,9 @@ def main() -> None:
         title = f" ({args.study} agents)"
         base = read_rows(OUT_JSON) if OUT_JSON.exists() else []
         reference = [r for r in base if r["player"] == "alphabeta"]
-    if args.out is not None:
-        out_json, out_md = args.out.resolve(), args.out.resolve().with_suffix(".md")
+    if args.out is not None:  # its own rows only: the reference rows were played otherwise
+        out_json, reference = args.out.resolve(), []
+        out_md = out_json.with_suffix(".md")
     done = read_rows(out_json) if out_json.exists() else []
     todo = [r for r in rows_for(names, sims, depths)
             if args.redo or _key(r) not in {_key(d) for d in done if "error" not in d}]
