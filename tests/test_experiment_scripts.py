@@ -208,6 +208,7 @@ ROLE_BALANCE_BAD = [
     (["--games", "3"], "--games"),
     (["--study", "nosuch"], "no study folder"),
     (["--study", "/tmp"], "inside"),
+    (["--out", "rows.txt"], "--out"),
 ]
 
 
@@ -217,6 +218,56 @@ def test_role_balance_refuses_bad_arguments_before_playing(
 ):
     code, message = _fail(role_balance, ["--only", "give_and_take", *argv], monkeypatch, capsys)
     assert code == 2 and named in message
+
+
+def test_role_balance_journal_and_database_column(role_balance, tmp_path):
+    from types import SimpleNamespace
+
+    out = tmp_path / "rb.json"
+    on_record = role_balance._journal(out)
+    for index, roles, winner, term in [
+        (0, ("taker", "giver"), None, "database"),
+        (2, ("giver", "taker"), "black", "no_pieces"),
+    ]:
+        on_record(
+            SimpleNamespace(
+                index=index,
+                roles=roles,
+                winner=winner,
+                termination=term,
+                plies=40,
+                pdn=f'[Result "*"]\n\n{index} *\n',
+            )
+        )
+    lines = [json.loads(x) for x in out.with_suffix(".games.jsonl").read_text().splitlines()]
+    assert lines == [
+        {"game": 0, "taker": "black", "winner": None, "termination": "database", "plies": 40},
+        {"game": 1, "taker": "white", "winner": "black", "termination": "no_pieces", "plies": 40},
+    ]
+    assert out.with_suffix(".pdn").read_text().count("[Result") == 2
+    assert role_balance._journal(None) is None
+    row = {
+        "name": "gt-10x10",
+        "variant": "give_and_take:board_size=10",
+        "player": "network",
+        "budget": "800 sims",
+        "sims": 800,
+        "games": 4,
+        "taker_wins": 1,
+        "draws": 2,
+        "taker_losses": 1,
+        "truncated": 1,
+        "database": 2,
+        "taker_score": 0.5,
+        "ci95": [0.15, 0.85],
+        "mean_plies": 90.0,
+    }
+    role_balance.write_md([row], out.with_suffix(".md"))
+    md = out.with_suffix(".md").read_text()
+    assert "| truncated | database | Taker score |" in md
+    assert "| 1-2-1 | 1 | 2 | 0.500 |" in md
+    role_balance.write_md([{k: v for k, v in row.items() if k != "database"}], out)
+    assert "database" not in out.read_text()
 
 
 def test_role_balance_names_a_corrupt_rows_file(role_balance, monkeypatch, capsys, tmp_path):

@@ -22,6 +22,19 @@ What an estimate depends on: the players (a stronger player can move the balance
 way), the search budget, the opening plies (random openings may hand one side an
 advantage the start position does not), and the ply cap (a truncated game counts as a
 draw).
+
+Database endings: the arena ends a game at a position that the variant's endgame
+database decides (termination ``database``, the exact result; ``docs/egtb.md``) where
+that database is on disk at ``DRL_EGTB_DIR`` (the players' searches probe it too, their
+default); ``--no-egtb`` plays every game out (the arena's endings off). A row counts
+those games (``database``) beside the cut ones. ``--out FILE.json`` writes the rows there
+(and ``FILE.md``, without the alpha-beta rows of this folder) instead of the study's
+``role_balance.*``, each finished game as it ends to ``FILE.games.jsonl`` (index, Taker
+colour, winner, termination, plies) and its PDN to ``FILE.pdn``:
+
+    DRL_EGTB_DIR=/path python experiments/cross_variant/role_balance.py --study strong \
+        --only gt-10x10 --sims 800 --depths "" --games 256 --jobs 1 \
+        --out experiments/endgames/role_balance_10x10.json
 """
 
 from __future__ import annotations
@@ -29,6 +42,7 @@ from __future__ import annotations
 import argparse
 import concurrent.futures as cf
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -74,7 +88,29 @@ def rows_for(names: list[str], sims: list[int], depths: list[int]) -> list[dict]
     return rows
 
 
-def play_row(row: dict, games: int, openings: int, max_plies: int, seed: int) -> dict:
+def _journal(path: Path | None):
+    """The ``on_record`` of a match that appends each finished game to ``path``
+    (``.games.jsonl``) and its PDN beside it (``.pdn``); None without a path."""
+    if path is None:
+        return None
+    games, pdn = path.with_suffix(".games.jsonl"), path.with_suffix(".pdn")
+    games.write_text("")
+    pdn.write_text("")
+
+    def on_record(rec) -> None:
+        taker = "black" if rec.roles[0] == "taker" else "white"
+        line = {"game": rec.index // 2, "taker": taker, "winner": rec.winner,
+                "termination": rec.termination, "plies": rec.plies}
+        with games.open("a") as f:
+            f.write(json.dumps(line) + "\n")
+        with pdn.open("a") as f:
+            f.write(rec.pdn.rstrip("\n") + "\n\n")
+
+    return on_record
+
+
+def play_row(row: dict, games: int, openings: int, max_plies: int, seed: int,
+             egtb: bool = True, journal: Path | None = None) -> dict:
     import torch
 
     torch.set_num_threads(1)
@@ -94,16 +130,17 @@ def play_row(row: dict, games: int, openings: int, max_plies: int, seed: int) ->
     # One game per opening: the same player on both sides would replay the second game of
     # a pair move for move. The even games of a match alternate the Taker's colour.
     settings = MatchSettings(openings=openings, seed=seed, max_plies=max_plies,
-                             event="role balance")
+                             event="role balance", egtb=egtb)
     pairs = match_tasks(spec, spec, row["variant"], 2 * games, settings)
     tasks = [pairs[i] for i in range(0, 2 * games, 2)]
-    records = run_games(tasks, workers=1, progress=False)
-    wins = draws = losses = truncated = 0
+    records = run_games(tasks, workers=1, progress=False, on_record=_journal(journal))
+    wins = draws = losses = truncated = database = 0
     plies = 0
     for rec in records:
         taker = "black" if rec.roles[0] == "taker" else "white"
         plies += rec.plies
         truncated += rec.truncated
+        database += rec.by_database
         if rec.winner is None:
             draws += 1
         elif rec.winner == taker:
@@ -119,7 +156,9 @@ def play_row(row: dict, games: int, openings: int, max_plies: int, seed: int) ->
     lo, hi = wilson_interval(wins + draws / 2, n)
     return {**row, "games": n, "openings_plies": openings, "max_plies": max_plies,
             "seed": seed, "taker_wins": wins, "draws": draws, "taker_losses": losses,
-            "truncated": truncated, "taker_score": round(score, 4),
+            "truncated": truncated, "database": database, "egtb": egtb,
+            "egtb_dir": os.environ.get("DRL_EGTB_DIR") if egtb else None,
+            "taker_score": round(score, 4),
             "taker_score_uncut": round(score_uncut, 4),
             "ci95": [round(lo, 4), round(hi, 4)],
             "distinct_games": len({(r.opening, r.moves) for r in records}),
@@ -140,21 +179,26 @@ def with_reference(rows: list[dict], reference: list[dict]) -> list[dict]:
 
 
 def write_md(rows: list[dict], out: Path = OUT_MD, title: str = "") -> None:
+    # The column of games ended by the database, where a row counted them.
+    db = any("database" in r for r in rows)
     lines = ["# Give and Take role balance" + title, "",
              "Taker's score against the Giver, one player in both roles (see "
              "`role_balance.py` for what it depends on). *Uncut*: the Taker's score over the "
-             "games that ended by the rules, without those cut at the ply cap.", "",
-             "| variation | player | budget | games | Taker W-D-L | truncated | Taker score "
-             "| 95% CI | uncut | mean plies |", "|---|---|---|---|---|---|---|---|---|---|"]
+             "games that ended by the rules, without those cut at the ply cap"
+             + (" (*database*: games the endgame database ended, uncut)." if db else "."), "",
+             "| variation | player | budget | games | Taker W-D-L | truncated "
+             + ("| database " if db else "") + "| Taker score | 95% CI | uncut | mean plies |",
+             "|---|---|---|---|---|---|---|---|---|---|" + ("---|" if db else "")]
     for r in sorted(rows, key=lambda r: (list(VARIANTS).index(r["name"]), r["player"],
                                          r.get("sims", 0), r.get("depth", 0))):
         if "error" in r:
             lines.append(f"| {r['variant']} | {r['player']} | {r['budget']} | — | — | — | — "
-                         f"| {r['error']} | — | — |")
+                         + ("| — " if db else "") + f"| {r['error']} | — | — |")
             continue
         lines.append(f"| {r['variant']} | {r['player']} | {r['budget']} | {r['games']} | "
                      f"{r['taker_wins']}-{r['draws']}-{r['taker_losses']} | {r['truncated']} "
-                     f"| {r['taker_score']:.3f} | {r['ci95'][0]:.3f}-{r['ci95'][1]:.3f} | "
+                     + (f"| {r.get('database', '—')} " if db else "")
+                     + f"| {r['taker_score']:.3f} | {r['ci95'][0]:.3f}-{r['ci95'][1]:.3f} | "
                      f"{_uncut(r)} | {r['mean_plies']} |")
     out.write_text("\n".join(lines) + "\n")
 
@@ -253,8 +297,14 @@ def main() -> None:
     ap.add_argument("--redo", action="store_true")
     ap.add_argument("--study", default=None,
                     help="the trained agents of cross_variant/STUDY/<variation>/agent.pt")
+    ap.add_argument("--no-egtb", dest="egtb", action="store_false",
+                    help="play every game out (no database endings in the arena)")
+    ap.add_argument("--out", default=None, type=Path,
+                    help="write the rows to this .json (and .md, .games.jsonl, .pdn)")
     args = ap.parse_args()
     names, sims, depths, folder = check_args(ap, args)
+    if args.out is not None and args.out.suffix != ".json":
+        ap.error(f"--out {args.out}: must name a .json file")
     out_json, out_md, reference, title = OUT_JSON, OUT_MD, [], ""
     if folder is not None:
         for name, (spec, _) in list(VARIANTS.items()):
@@ -263,12 +313,18 @@ def main() -> None:
         title = f" ({args.study} agents)"
         base = read_rows(OUT_JSON) if OUT_JSON.exists() else []
         reference = [r for r in base if r["player"] == "alphabeta"]
+    if args.out is not None:  # its own rows only: the reference rows were played otherwise
+        out_json, reference = args.out.resolve(), []
+        out_md = out_json.with_suffix(".md")
     done = read_rows(out_json) if out_json.exists() else []
     todo = [r for r in rows_for(names, sims, depths)
             if args.redo or _key(r) not in {_key(d) for d in done if "error" not in d}]
     done = [d for d in done if _key(d) not in {_key(r) for r in todo}]
     with cf.ProcessPoolExecutor(args.jobs) as pool:
-        futs = {pool.submit(play_row, r, args.games, args.openings, args.max_plies, args.seed): r
+        # One journal per --out file: with several rows it would hold the last one's games.
+        journal = out_json if args.out is not None and len(todo) == 1 else None
+        futs = {pool.submit(play_row, r, args.games, args.openings, args.max_plies, args.seed,
+                            args.egtb, journal): r
                 for r in todo}
         for fut in cf.as_completed(futs):
             try:
