@@ -188,7 +188,7 @@ def _evaluate(run: _Run, ev: TrainEvalCfg, seed: int, final: bool) -> list[Basel
     )
     ahead = run.run_dir / "checkpoints" / f"ckpt-{run.iteration:08d}.pt"
     shown = run.checkpoint if final else ahead
-    if s.minimax is None:
+    if s.minimax_selfplay is None:
         return evaluate_against(
             NetworkEvaluator(run.net, run.device),
             dataclasses.replace(s.search, num_simulations=ev.simulations),
@@ -413,7 +413,7 @@ def _runtime(run: _Run) -> LocalRuntime | RayRuntime:
     cores = s.threads if s.threads > 0 else usable_cpus()
     cores = min(cores, usable_cpus())
     runtime = make_runtime(
-        r, s.variants, s.search, s.selfplay, run.net, run.device, s.seed, cores, s.minimax
+        r, s.variants, s.search, s.selfplay, run.net, run.device, s.seed, cores, s.minimax_selfplay
     )
     runtime.set_next_game_index(run.replay.next_game_index)
     return runtime

@@ -132,7 +132,9 @@ def test_the_pool_runs_the_first_games_agents_here_before_starting_a_worker(monk
     monkeypatch.setattr(
         W.GamePool, "_start", lambda self, i: (order.append("start"), start(self, i))[1]
     )
-    tasks = match_tasks("random", "greedy", "english", 4, 2, 3, 20)
+    tasks = match_tasks(
+        "random", "greedy", "english", 4, MatchSettings(openings=2, seed=3, max_plies=20)
+    )
     run_games(tasks, workers=2, progress=False)
     assert order[:2] == ["warm 0", "start"] and order.count("warm 0") == 1
 
@@ -145,7 +147,9 @@ def test_warm_agents_plays_two_plies_with_copies_of_the_agents(checkpoint):
     from drl.eval.workers import warm_agents
 
     agent = AZAgent(str(checkpoint), sims=8, device="cpu")
-    task = match_tasks(agent, "alphabeta:depth=2", "english", 2, 0, 1, 20)[0]
+    task = match_tasks(
+        agent, "alphabeta:depth=2", "english", 2, MatchSettings(openings=0, seed=1, max_plies=20)
+    )[0]
     warm_agents(task)
     assert agent.player._mcts is None  # the object itself never played
     before = compiled_kernels()
@@ -156,13 +160,13 @@ def test_warm_agents_plays_two_plies_with_copies_of_the_agents(checkpoint):
 _COLD_EVAL = """
 import sys
 from drl._numba_cache import compiled_kernels
-from drl.eval.arena import match_tasks
+from drl.eval.arena import MatchSettings, match_tasks
 from drl.eval.play import play_game
 from drl.eval.workers import warm_agents
 
 if __name__ == "__main__":
     task = match_tasks(f"az:ckpt={sys.argv[2]},sims=8", "alphabeta:depth=2", "english",
-                       2, 0, 1, 30)[0]
+                       2, MatchSettings(openings=0, seed=1, max_plies=30))[0]
     if sys.argv[1] == "warm":
         warm_agents(task)
     else:

@@ -127,7 +127,7 @@ def test_the_value_target_mixes_result_and_search_by_minimax_mix():
     assert s.algo == "minimax" and s.minimax is not None and s.minimax.mix == 0.3
     assert s.loss.search_value_weight == pytest.approx(0.3)
     az = train_settings(compose_config(["minimax.mix=0.3", *_TINY_NET]))
-    assert az.algo == "az" and az.minimax is None and az.loss.search_value_weight == 0.5
+    assert az.algo == "az" and az.minimax_selfplay is None and az.loss.search_value_weight == 0.5
     z = np.array([1.0, -1.0, 0.0, 1.0], np.float32)
     q = np.array([0.2, -0.6, 1.0, -1.0], np.float32)
     t = value_target(SimpleNamespace(value=z, search_value=q), s.loss.search_value_weight)

@@ -442,6 +442,11 @@ BAD = {
     "train.max_minutes": -1.0,
     "runtime.actors": 0,
     "runtime.cpus_per_actor": 0.0,
+    "minimax.depth": 0,
+    "minimax.mix": 1.5,
+    "minimax.explore_plies": -1,
+    "minimax.temperature": 0.0,
+    "minimax.tt_bits": 9,
     **{
         f"train.{ev}.{k}": v
         for ev in ("eval", "final_eval")

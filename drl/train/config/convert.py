@@ -169,8 +169,8 @@ def _alternated(v: Variant, alternate_roles: bool) -> tuple[Variant, ...]:
     return (v,)
 
 
-def _algo(cfg: Config, arch: str, net_config: Any) -> tuple[str, MinimaxConfig | None]:
-    """``(algo.name, minimax settings or None)``, checked.
+def _algo(cfg: Config, arch: str, net_config: Any) -> tuple[str, MinimaxConfig]:
+    """``(algo.name, minimax settings)``, checked (the minimax keys whatever the algorithm).
 
     ``algo=minimax`` needs a network evaluated inside the compiled search.
     """
@@ -180,7 +180,7 @@ def _algo(cfg: Config, arch: str, net_config: Any) -> tuple[str, MinimaxConfig |
     m = cfg.minimax
     minimax = _built("minimax", _keys("minimax", _fields_for(m, MinimaxConfig)), MinimaxConfig)
     if name != "minimax":
-        return name, None
+        return name, minimax
     if not hasattr(build_from(arch, net_config), "compiled_weights"):
         raise ValueError(
             f"config algo=minimax: model.arch={arch!r} has no compiled forward pass; the "
@@ -237,7 +237,7 @@ def train_settings(cfg: Config, available: tuple[int, str] | None = None) -> Tra
     loop = {k: v for k, v in _fields_for(t, LoopCfg).items() if k not in evals}
     algo, minimax = _algo(cfg, arch, net_config)
     loss = _built("train", _keys("train", _fields_for(t, LossConfig)), LossConfig)
-    if minimax is not None:  # the learner's value target mixes by minimax.mix
+    if algo == "minimax":  # the learner's value target mixes by minimax.mix
         loss = dataclasses.replace(loss, search_value_weight=minimax.mix)
     settings = TrainSettings(
         variant_spec=cfg.variant.spec,

@@ -18,6 +18,7 @@ from drl._system import format_bytes as _fmt_bytes
 from drl.nn import INPUT_FIELDS, build_from, make_config
 from drl.train.config.settings import LoopCfg, TrainSettings
 from drl.train.learner import LossConfig
+from drl.train.minimax import MinimaxConfig
 from drl.train.selfplay import SelfPlayConfig
 
 __all__ = ["MEMORY_KEYS", "check_memory", "memory_estimate", "setting", "with_setting"]
@@ -55,6 +56,8 @@ def _path(key: str) -> tuple[str, ...]:
         return ("search", rest)
     if group == "model":
         return ("net_fields", rest)
+    if group == "minimax" and rest in {f.name for f in dataclasses.fields(MinimaxConfig)}:
+        return ("minimax", rest)
     if group == "train":
         head, _, leaf = rest.partition(".")
         if head in ("eval", "final_eval") and leaf:

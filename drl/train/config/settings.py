@@ -248,7 +248,8 @@ class TrainSettings:
         tensorboard: write TensorBoard scalars.
         config_yaml: the resolved configuration as YAML (``config.yaml``, checkpoints).
         algo: the self-play algorithm (``algo.name``: ``az`` or ``minimax``).
-        minimax: the minimax self-play settings (``minimax``), None with ``az``.
+        minimax: the settings of the ``minimax`` keys, checked whatever ``algo`` is;
+            self-play reads them only with ``algo=minimax`` (:attr:`minimax_selfplay`).
     """
 
     variant_spec: str
@@ -271,7 +272,12 @@ class TrainSettings:
     tensorboard: bool
     config_yaml: str
     algo: str = "az"
-    minimax: MinimaxConfig | None = None
+    minimax: MinimaxConfig = field(default_factory=MinimaxConfig)
+
+    @property
+    def minimax_selfplay(self) -> MinimaxConfig | None:
+        """The minimax settings self-play plays with: None for AlphaZero's (``algo=az``)."""
+        return self.minimax if self.algo == "minimax" else None
 
     @property
     def board_size(self) -> int:
