@@ -39,3 +39,22 @@ def tiny_config(iterations: int = 2, variant: str = "give_and_take", **train) ->
         progress=False,
         threads=1,
     )
+
+
+def tiny_sparse_net(seed: int = 0, hidden: int = 32, hidden2: int = 8):
+    """An untrained 8x8 sparse network (``hidden`` / ``hidden2`` units), seeded by ``seed``."""
+    import torch
+
+    from drl import nn as drl_nn
+    from drl.encode.actions import num_actions
+    from drl.encode.planes import N_CHANNELS
+
+    torch.manual_seed(seed)
+    return drl_nn.build(
+        "sparse",
+        in_channels=N_CHANNELS,
+        board_size=8,
+        num_actions=num_actions(8),
+        hidden=hidden,
+        hidden2=hidden2,
+    )

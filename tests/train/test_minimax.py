@@ -6,12 +6,8 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-import torch
 
-from drl import nn as drl_nn
 from drl.agents import _alphabeta as ab
-from drl.encode.actions import num_actions
-from drl.encode.planes import N_CHANNELS
 from drl.nn import NetworkEvaluator
 from drl.rules import Board, Variant
 from drl.rules.pdn import read_games, replay
@@ -20,20 +16,9 @@ from drl.train.buffer import GameBatch
 from drl.train.learner import value_target
 from drl.train.minimax import MinimaxActor, MinimaxConfig, root_value, sample_move
 from drl.train.selfplay import RESULT_DRAW, RESULT_TRUNCATED, SelfPlayConfig
+from tests.tiny_configs import tiny_sparse_net
 
 _TINY_NET = ["model.hidden=32", "model.hidden2=8"]
-
-
-def _net(seed: int = 0):
-    torch.manual_seed(seed)
-    return drl_nn.build(
-        "sparse",
-        in_channels=N_CHANNELS,
-        board_size=8,
-        num_actions=num_actions(8),
-        hidden=32,
-        hidden2=8,
-    )
 
 
 def _play(seed: int, games: int = 4, explore_plies: int = 6) -> tuple[GameBatch, list[str]]:
@@ -45,7 +30,9 @@ def _play(seed: int, games: int = 4, explore_plies: int = 6) -> tuple[GameBatch,
         minimax=MinimaxConfig(depth=2, explore_plies=explore_plies, temperature=0.2),
     )
     chunks: list[tuple[GameBatch, list[str]]] = []
-    stats = actor.play(NetworkEvaluator(_net(), "cpu"), games, lambda b, p: chunks.append((b, p)))
+    stats = actor.play(
+        NetworkEvaluator(tiny_sparse_net(), "cpu"), games, lambda b, p: chunks.append((b, p))
+    )
     assert stats.games == games and stats.searched > 0 and stats.simulations > 0
     return GameBatch.concat([c[0] for c in chunks]), [p for c in chunks for p in c[1]]
 
@@ -205,7 +192,7 @@ def test_worker_processes_play_the_same_minimax_games_for_the_same_seed():
     from drl.nn import describe
     from drl.train.workers import WorkerPool
 
-    net = _net()
+    net = tiny_sparse_net()
     config = SelfPlayConfig(games_in_flight=2, max_plies=30, adjudicate_depth=0)
     minimax = MinimaxConfig(depth=2, explore_plies=4)
     pool = WorkerPool([Variant.parse("english")], SearchConfig(), config, describe(net), 2, minimax)

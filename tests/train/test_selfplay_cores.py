@@ -15,9 +15,6 @@ import numpy as np
 import pytest
 import torch
 
-from drl import nn as drl_nn
-from drl.encode.actions import num_actions
-from drl.encode.planes import N_CHANNELS
 from drl.eval.arena import role_variant
 from drl.nn import NetworkEvaluator, describe
 from drl.rules import Variant
@@ -28,21 +25,10 @@ from drl.train.buffer import GameBatch, load_shard
 from drl.train.runtime import LocalRuntime
 from drl.train.selfplay import SelfPlayActor, SelfPlayConfig
 from drl.train.workers import WorkerPool, quotas
+from tests.tiny_configs import tiny_sparse_net
 
 _VARIANT = Variant.parse("give_and_take")
 _VARIANTS = [role_variant(_VARIANT, "black"), role_variant(_VARIANT, "white")]
-
-
-def _net(seed: int = 0):
-    torch.manual_seed(seed)
-    return drl_nn.build(
-        "sparse",
-        in_channels=N_CHANNELS,
-        board_size=8,
-        num_actions=num_actions(8),
-        hidden=32,
-        hidden2=8,
-    )
 
 
 def _search(mode: str = "gumbel") -> SearchConfig:
@@ -57,7 +43,7 @@ def _config(in_flight: int = 6) -> SelfPlayConfig:
 def test_the_compiled_search_gives_the_same_trees_on_one_and_on_two_threads(mode):
     """Each tree is searched by one thread, in order: the thread count changes nothing."""
     actor = SelfPlayActor(_VARIANTS, _search(mode), _config(5), seed=0)
-    ev = NetworkEvaluator(_net(), "cpu")
+    ev = NetworkEvaluator(tiny_sparse_net(), "cpu")
     actor.play(ev, 3)  # games in flight at various plies
     roots = Roots.from_games(actor._games)
     out = []
@@ -78,7 +64,7 @@ def test_threads_in_one_process_play_the_same_games_as_one_thread():
         rt = LocalRuntime(_VARIANTS, _search(), _config(), torch.device("cpu"), 0, threads)
         rt.set_next_game_index(0)
         texts: list[str] = []
-        rt.play(_net(), 5, [3, 0], lambda b, p: texts.extend(p), 2)
+        rt.play(tiny_sparse_net(), 5, [3, 0], lambda b, p: texts.extend(p), 2)
         return texts
 
     one, two = games(1), games(2)
@@ -93,7 +79,7 @@ def test_quotas_split_the_games_over_the_workers():
 
 
 def _pool_games(seed: list[int], workers: int = 2) -> tuple[list[str], GameBatch]:
-    net = _net()
+    net = tiny_sparse_net()
     pool = WorkerPool(_VARIANTS, _search(), _config(), describe(net), workers)
     try:
         pool.set_next_game_index(10)
@@ -125,7 +111,7 @@ def test_worker_processes_play_the_same_games_for_the_same_seed_and_core_count()
 def test_the_workers_load_the_kernels_the_pool_compiled_before_them():
     """The pool runs its workers' kernels here first: numba's cache then holds them, and
     no worker compiles any (on a cold cache, see the slow test below, they all would)."""
-    net = _net()
+    net = tiny_sparse_net()
     pool = WorkerPool(_VARIANTS, _search(), _config(4), describe(net), 2)
     try:
         pool.set_next_game_index(0)
@@ -180,7 +166,7 @@ def test_on_a_cold_cache_the_workers_compile_nothing(tmp_path):
 
 
 def test_a_worker_that_raises_fails_the_call_with_its_error():
-    net = _net()
+    net = tiny_sparse_net()
     pool = WorkerPool(_VARIANTS, _search(), _config(), describe(net), 2)
     try:
         state = {k: v.clone() for k, v in net.state_dict().items()}
